@@ -1,0 +1,36 @@
+# The two commands a fresh clone needs: `make demo` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+PYTEST_ARGS ?=
+
+.PHONY: setup demo test lint bench clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@bash scripts/ensure-java.sh
+	@bash scripts/check-python.sh $(PYTHON)
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+demo: setup
+	$(BIN)/streamplace demo --out demo-report
+
+# pytest exits 5 when it collected no test: that is reported, not hidden as a pass or a crash.
+test: setup
+	@$(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; exit 0; fi; exit $$rc
+
+lint: setup
+	$(BIN)/ruff check src tests benchmarks
+
+bench: setup
+	$(BIN)/python benchmarks/scale.py
+	$(BIN)/python benchmarks/evaluate_speed.py
+
+clean:
+	rm -rf $(VENV) demo-report .pytest_cache

@@ -1,0 +1,80 @@
+"""Built-in clusters.
+
+* ``rstorm-12`` — R-Storm's testbed (paper 001 §6.1): 12 workers in 2 racks of
+  6, one 3 GHz core (100 points), 2 GB RAM, 100 Mbit/s NICs, 4 ms inter-rack
+  round trip (2 ms one way); 0.1 ms within a rack (assumed).
+* ``rstorm-24`` — the multi-topology testbed (§6.5): 24 machines in two
+  sub-clusters of 12.
+* ``hetero-3`` and ``hetero-12`` — paper 000's heterogeneous machine types.
+  Its Table 2 was lost; we assume (and say so): Pentium — 2 cores (200
+  points), speed-up 1.0, 4 GB; Core i3 — 2 cores / 4 threads (400 points),
+  speed-up 1.5, 4 GB; Core i5 — 4 cores (400 points), speed-up 2.2, 8 GB;
+  1 Gbit/s switch. Speed-ups are single-thread ratios typical of those
+  generations. ``hetero-3`` has one worker of each type (the paper's three
+  workers); ``hetero-12`` four of each in two racks.
+* ``racks-RxN`` — a generator: R racks of N identical nodes (4 cores,
+  16 GB, 1 Gbit/s), e.g. ``racks-25x40`` for Storm's 1,000-node test shape.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from streamplace.model.cluster import Cluster, Links, Node
+
+HETERO_TYPES = {
+    # type: (cpu points, memory MB, speed-up, cost per hour)
+    "pentium": (200.0, 4096.0, 1.0, 0.02),
+    "core-i3": (400.0, 4096.0, 1.5, 0.04),
+    "core-i5": (400.0, 8192.0, 2.2, 0.08),
+}
+
+
+def rstorm(n_racks: int = 2, per_rack: int = 6, name: str | None = None) -> Cluster:
+    nodes = tuple(
+        Node(id=f"w{r * per_rack + k + 1:02d}", cpu=100.0, memory_mb=2048.0, type="emulab-3ghz",
+             rack=f"rack{r + 1}", bandwidth_mbps=100.0, slots=4)
+        for r in range(n_racks) for k in range(per_rack)
+    )
+    return Cluster(name or f"rstorm-{n_racks * per_rack}", nodes,
+                   Links(same_rack_ms=0.1, cross_rack_ms=2.0))
+
+
+def hetero(per_type: int = 1, racks: int = 1, name: str | None = None) -> Cluster:
+    nodes = []
+    k = 0
+    for t, (cpu, mem, speed, cost) in HETERO_TYPES.items():
+        for j in range(per_type):
+            nodes.append(Node(id=f"{t}-{j + 1}", cpu=cpu, memory_mb=mem, type=t, rack=f"rack{k % racks + 1}",
+                              speedup=speed, cost_per_hour=cost, bandwidth_mbps=1000.0, slots=4))
+            k += 1
+    return Cluster(name or f"hetero-{len(nodes)}", tuple(nodes), Links(same_rack_ms=0.1, cross_rack_ms=0.5))
+
+
+def racks(n_racks: int, per_rack: int) -> Cluster:
+    nodes = tuple(
+        Node(id=f"r{r + 1:02d}n{k + 1:03d}", cpu=400.0, memory_mb=16384.0, type="standard",
+             rack=f"rack{r + 1:02d}", bandwidth_mbps=1000.0, slots=4, cost_per_hour=0.1)
+        for r in range(n_racks) for k in range(per_rack)
+    )
+    return Cluster(f"racks-{n_racks}x{per_rack}", nodes, Links(same_rack_ms=0.1, cross_rack_ms=1.0))
+
+
+BUILTIN_CLUSTERS: dict[str, tuple[Callable[[], Cluster], str]] = {
+    "rstorm-12": (lambda: rstorm(2, 6), "R-Storm testbed: 12 × (1 core, 2 GB, 100 Mbit/s) in 2 racks"),
+    "rstorm-24": (lambda: rstorm(2, 12), "R-Storm multi-topology testbed: 24 nodes in 2 racks of 12"),
+    "hetero-3": (lambda: hetero(1, 1), "paper 000: one Pentium, one Core i3, one Core i5"),
+    "hetero-12": (lambda: hetero(4, 2), "paper 000 types, four of each, in 2 racks"),
+}
+
+RACKS_PATTERN = re.compile(r"^racks-(\d+)x(\d+)$")
+
+
+def parametric_cluster(name: str) -> Cluster | None:
+    m = RACKS_PATTERN.match(name)
+    if m:
+        r, n = int(m.group(1)), int(m.group(2))
+        if 1 <= r and 1 <= n and r * n <= 100_000:
+            return racks(r, n)
+    return None

@@ -1,0 +1,268 @@
+"""Clusters: nodes and the logical links between them (DESIGN.md, "Vocabulary").
+
+Link attributes (latency, availability, transfer cost) default by topology of
+the racks and zones: same node, same rack, cross rack. Explicit pairs override
+the defaults and are symmetric unless both directions are given. Dense
+``n × n`` matrices are built once per cluster and cached.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from types import MappingProxyType
+
+import numpy as np
+
+from streamplace.errors import ModelError, Problem
+from streamplace.model.topology import ID_PATTERN, Topology
+
+PairTable = Mapping[str, Mapping[str, float]]
+
+
+@dataclass(frozen=True)
+class Node:
+    """One worker machine (Storm supervisor, Spark worker, VM).
+
+    ``cpu`` in points (100 = one core), ``speedup`` relative to the reference
+    processor on which operators' ``cost_ms`` was measured, ``slots`` the
+    number of worker processes it offers, ``bandwidth_mbps`` its NIC
+    (None = not a limit).
+    """
+
+    id: str
+    cpu: float
+    memory_mb: float
+    type: str = "default"
+    rack: str = "rack-0"
+    zone: str = "zone-0"
+    speedup: float = 1.0
+    availability: float = 1.0
+    cost_per_hour: float = 0.0
+    slots: int = 4
+    bandwidth_mbps: float | None = None
+    coords: tuple[float, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Links:
+    """Default link attributes by locality, plus explicit per-pair overrides."""
+
+    same_node_ms: float = 0.0
+    same_rack_ms: float = 0.2
+    cross_rack_ms: float = 2.0
+    cross_zone_ms: float | None = None
+    latency_ms: PairTable = field(default_factory=lambda: MappingProxyType({}))
+    availability: float = 1.0
+    availability_pairs: PairTable = field(default_factory=lambda: MappingProxyType({}))
+    cost_per_mb: float = 0.0
+    cost_per_mb_pairs: PairTable = field(default_factory=lambda: MappingProxyType({}))
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """An immutable, validated set of nodes and links."""
+
+    name: str
+    nodes: tuple[Node, ...]
+    links: Links = field(default_factory=Links)
+    utilization_limit: float = 1.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "nodes", tuple(self.nodes))
+        problems = validate_cluster(self)
+        if problems:
+            raise ModelError(problems)
+
+    @cached_property
+    def index(self) -> Mapping[str, int]:
+        return MappingProxyType({n.id: i for i, n in enumerate(self.nodes)})
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        return tuple(n.id for n in self.nodes)
+
+    def node(self, node_id: str) -> Node:
+        return self.nodes[self.index[node_id]]
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    # ---------------------------------------------------------- vector views
+    @cached_property
+    def cpu(self) -> np.ndarray:
+        return _ro(np.array([n.cpu for n in self.nodes], dtype=float))
+
+    @cached_property
+    def memory(self) -> np.ndarray:
+        return _ro(np.array([n.memory_mb for n in self.nodes], dtype=float))
+
+    @cached_property
+    def speedup(self) -> np.ndarray:
+        return _ro(np.array([n.speedup for n in self.nodes], dtype=float))
+
+    @cached_property
+    def node_availability(self) -> np.ndarray:
+        return _ro(np.array([n.availability for n in self.nodes], dtype=float))
+
+    @cached_property
+    def bandwidth_bytes(self) -> np.ndarray:
+        """NIC capacity in bytes/s per node (inf where unlimited)."""
+        return _ro(
+            np.array(
+                [np.inf if n.bandwidth_mbps is None else n.bandwidth_mbps * 1e6 / 8 for n in self.nodes],
+                dtype=float,
+            )
+        )
+
+    @cached_property
+    def types(self) -> tuple[str, ...]:
+        """Distinct node types in order of first appearance."""
+        return tuple(dict.fromkeys(n.type for n in self.nodes))
+
+    @cached_property
+    def type_index(self) -> np.ndarray:
+        pos = {t: i for i, t in enumerate(self.types)}
+        return _ro(np.array([pos[n.type] for n in self.nodes], dtype=np.intp))
+
+    @cached_property
+    def racks(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(n.rack for n in self.nodes))
+
+    @cached_property
+    def rack_index(self) -> np.ndarray:
+        pos = {r: i for i, r in enumerate(self.racks)}
+        return _ro(np.array([pos[n.rack] for n in self.nodes], dtype=np.intp))
+
+    @cached_property
+    def zone_index(self) -> np.ndarray:
+        zones = {z: i for i, z in enumerate(dict.fromkeys(n.zone for n in self.nodes))}
+        return _ro(np.array([zones[n.zone] for n in self.nodes], dtype=np.intp))
+
+    # ---------------------------------------------------------- link matrices
+    @cached_property
+    def latency(self) -> np.ndarray:
+        """One-way link latency in ms between every pair of nodes (n × n)."""
+        ln = self.links
+        same_rack = self.rack_index[:, None] == self.rack_index[None, :]
+        lat = np.where(same_rack, ln.same_rack_ms, ln.cross_rack_ms).astype(float)
+        if ln.cross_zone_ms is not None:
+            cross_zone = self.zone_index[:, None] != self.zone_index[None, :]
+            lat[cross_zone] = ln.cross_zone_ms
+        self._apply_pairs(lat, ln.latency_ms)
+        np.fill_diagonal(lat, ln.same_node_ms)
+        return _ro(lat)
+
+    @cached_property
+    def link_availability(self) -> np.ndarray:
+        av = np.full((len(self), len(self)), self.links.availability, dtype=float)
+        self._apply_pairs(av, self.links.availability_pairs)
+        np.fill_diagonal(av, 1.0)  # a node talks to itself over a perfect link (ODRP §3.1)
+        return _ro(av)
+
+    @cached_property
+    def link_cost_per_mb(self) -> np.ndarray:
+        cost = np.full((len(self), len(self)), self.links.cost_per_mb, dtype=float)
+        self._apply_pairs(cost, self.links.cost_per_mb_pairs)
+        np.fill_diagonal(cost, 0.0)
+        return _ro(cost)
+
+    @cached_property
+    def network_distance(self) -> np.ndarray:
+        """R-Storm's rack-aware network distance: 0 same node, 0.5 same rack, 1 across racks."""
+        same_rack = self.rack_index[:, None] == self.rack_index[None, :]
+        d = np.where(same_rack, 0.5, 1.0)
+        np.fill_diagonal(d, 0.0)
+        return _ro(d)
+
+    def _apply_pairs(self, m: np.ndarray, table: PairTable) -> None:
+        given = {(a, b) for a, row in table.items() for b in row}
+        for a, row in table.items():
+            for b, value in row.items():
+                i, j = self.index[a], self.index[b]
+                m[i, j] = value
+                if (b, a) not in given:
+                    m[j, i] = value
+
+
+def _ro(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
+
+
+def validate_cluster(c: Cluster) -> list[Problem]:
+    problems: list[Problem] = []
+    if not c.nodes:
+        return [Problem("nodes", "the cluster has no nodes", "list at least one node")]
+    if not 0 < c.utilization_limit <= 1.0:
+        problems.append(Problem("utilization_limit", f"must be in (0, 1], got {c.utilization_limit}",
+                                "use e.g. 1.0, or 0.95 as in the latency-aware paper"))
+    seen: dict[str, int] = {}
+    for i, n in enumerate(c.nodes):
+        p = f"nodes[{i}]"
+        if not ID_PATTERN.match(n.id or ""):
+            problems.append(Problem(f"{p}.id", f"invalid id {n.id!r}", "use letters, digits, '_', '.', '-'"))
+        if n.id in seen:
+            problems.append(Problem(f"{p}.id", f"duplicate node id {n.id!r} (first at nodes[{seen[n.id]}])",
+                                    "give every node a unique id"))
+        else:
+            seen[n.id] = i
+        for name in ("cpu", "memory_mb", "speedup"):
+            value = getattr(n, name)
+            if not value > 0:
+                problems.append(Problem(f"{p}.{name}", f"must be > 0, got {value}", "give a positive capacity"))
+        if not 0 < n.availability <= 1:
+            problems.append(Problem(f"{p}.availability", f"must be in (0, 1], got {n.availability}",
+                                    "give the probability the node is up, e.g. 0.999"))
+        if n.cost_per_hour < 0:
+            problems.append(Problem(f"{p}.cost_per_hour", f"must be >= 0, got {n.cost_per_hour}",
+                                    "give a non-negative price"))
+        if n.slots < 1:
+            problems.append(Problem(f"{p}.slots", f"must be >= 1, got {n.slots}", "give 1 or more worker slots"))
+        if n.bandwidth_mbps is not None and not n.bandwidth_mbps > 0:
+            problems.append(Problem(f"{p}.bandwidth_mbps", f"must be > 0, got {n.bandwidth_mbps}",
+                                    "give the NIC speed in Mbit/s, or omit it"))
+    ln = c.links
+    for name in ("same_node_ms", "same_rack_ms", "cross_rack_ms", "cost_per_mb"):
+        if getattr(ln, name) < 0:
+            problems.append(Problem(f"links.{name}", "must be >= 0", "use a non-negative value"))
+    if ln.cross_zone_ms is not None and ln.cross_zone_ms < 0:
+        problems.append(Problem("links.cross_zone_ms", "must be >= 0", "use a non-negative value"))
+    if not 0 < ln.availability <= 1:
+        problems.append(Problem("links.availability", "must be in (0, 1]", "e.g. 1.0 or 0.999"))
+    for label, table, low, high in (
+        ("latency_ms", ln.latency_ms, 0.0, np.inf),
+        ("availability_pairs", ln.availability_pairs, 1e-300, 1.0),
+        ("cost_per_mb_pairs", ln.cost_per_mb_pairs, 0.0, np.inf),
+    ):
+        for a, row in table.items():
+            if a not in seen:
+                problems.append(Problem(f"links.{label}.{a}", f"unknown node {a!r}",
+                                        f"use one of: {', '.join(sorted(seen))}"))
+            for b, value in row.items():
+                if b not in seen:
+                    problems.append(Problem(f"links.{label}.{a}.{b}", f"unknown node {b!r}",
+                                            f"use one of: {', '.join(sorted(seen))}"))
+                if not low <= value <= high:
+                    problems.append(Problem(f"links.{label}.{a}.{b}", f"value {value} out of range",
+                                            f"use a value in [{low:g}, {high:g}]"))
+    return problems
+
+
+def check_compatible(topology: Topology, cluster: Cluster) -> list[Problem]:
+    """Problems that need both specs: operators pinned to nodes the cluster lacks."""
+    problems = []
+    ids = set(cluster.index)
+    for i, op in enumerate(topology.operators):
+        for k, node in enumerate(op.pinned or ()):
+            if node not in ids:
+                shown = ", ".join(sorted(ids)[:12]) + (" …" if len(ids) > 12 else "")
+                problems.append(
+                    Problem(
+                        f"operators[{i}].pinned[{k}]",
+                        f"operator {op.id!r} is pinned to unknown node {node!r} of cluster {cluster.name!r}",
+                        f"use one of: {shown}",
+                    )
+                )
+    return problems

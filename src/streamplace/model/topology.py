@@ -1,0 +1,355 @@
+"""Topologies: operators joined by streams (DESIGN.md, "Vocabulary").
+
+A topology is a directed graph. Sources have no inputs and an offered rate;
+sinks have no outputs. Cycles are allowed (feedback loops) but reported by
+:meth:`Topology.cycles` so callers can warn about them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from types import MappingProxyType
+from typing import Literal
+
+import networkx as nx
+
+from streamplace.errors import ModelError, Problem
+
+Kind = Literal["source", "operator", "sink"]
+GroupingKind = Literal["shuffle", "key", "all"]
+
+ID_PATTERN = re.compile(r"^[A-Za-z0-9_.\-]+$")
+
+#: Storm's defaults per task (reference-data.md): 10 CPU points, 100 MB on-heap + 50 MB off-heap.
+DEFAULT_CPU_POINTS = 10.0
+DEFAULT_MEMORY_MB = 150.0
+DEFAULT_BYTES_PER_TUPLE = 100.0
+
+
+@dataclass(frozen=True)
+class Operator:
+    """One logical operator; its replicas are what schedulers place.
+
+    ``cost_ms`` is CPU milliseconds per tuple on a speed-up 1.0 node (e),
+    ``overhead`` the fixed CPU points per replica (MET), ``cpu`` and
+    ``memory_mb`` the *declared* per-replica demands R-Storm-style schedulers
+    use. ``rate`` is the offered rate of a source in tuples/s.
+    """
+
+    id: str
+    kind: Kind = "operator"
+    rate: float | None = None
+    cost_ms: float = 0.0
+    overhead: float = 0.0
+    selectivity: float = 1.0
+    cpu: float = DEFAULT_CPU_POINTS
+    memory_mb: float = DEFAULT_MEMORY_MB
+    bytes_per_tuple: float = DEFAULT_BYTES_PER_TUPLE
+    replicas: int = 1
+    max_replicas: int | None = None
+    pinned: tuple[str, ...] | None = None
+    unit_cost: float = 1.0
+    logic: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
+
+    @property
+    def is_source(self) -> bool:
+        return self.kind == "source"
+
+    @property
+    def is_sink(self) -> bool:
+        return self.kind == "sink"
+
+
+@dataclass(frozen=True)
+class Stream:
+    """A directed stream; ``grouping`` says how tuples split over the target's replicas."""
+
+    source: str
+    target: str
+    grouping: GroupingKind = "shuffle"
+    key: str | None = None
+    bytes_per_tuple: float | None = None
+
+    @property
+    def grouping_text(self) -> str:
+        return f"key:{self.key}" if self.grouping == "key" else self.grouping
+
+
+def parse_grouping(text: str) -> tuple[GroupingKind, str | None]:
+    """Parse ``shuffle``, ``all`` or ``key:<field>``; raise ValueError otherwise."""
+    text = text.strip()
+    if text in ("shuffle", "all"):
+        return text, None  # type: ignore[return-value]
+    if text.startswith("key:") and len(text) > 4:
+        return "key", text[4:]
+    raise ValueError(f"unknown grouping {text!r}")
+
+
+@dataclass(frozen=True)
+class Topology:
+    """An immutable, validated operator graph.
+
+    Construction validates the whole graph at once and raises
+    :class:`~streamplace.errors.ModelError` listing every problem with its
+    field path (``operators[2].rate``) and a fix.
+    """
+
+    name: str
+    operators: tuple[Operator, ...]
+    streams: tuple[Stream, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "operators", tuple(self.operators))
+        object.__setattr__(self, "streams", tuple(self.streams))
+        problems = validate_topology(self)
+        if problems:
+            raise ModelError(problems)
+
+    # ----------------------------------------------------------------- lookup
+    @cached_property
+    def index(self) -> Mapping[str, int]:
+        """Operator id → position in :attr:`operators`."""
+        return MappingProxyType({op.id: i for i, op in enumerate(self.operators)})
+
+    def op(self, op_id: str) -> Operator:
+        return self.operators[self.index[op_id]]
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        return tuple(op.id for op in self.operators)
+
+    @cached_property
+    def sources(self) -> tuple[Operator, ...]:
+        return tuple(op for op in self.operators if op.is_source)
+
+    @cached_property
+    def sinks(self) -> tuple[Operator, ...]:
+        return tuple(op for op in self.operators if op.is_sink)
+
+    @cached_property
+    def graph(self) -> nx.MultiDiGraph:
+        """The operator graph (a multigraph: two streams may join the same pair)."""
+        g = nx.MultiDiGraph()
+        g.add_nodes_from(self.ids)
+        for k, s in enumerate(self.streams):
+            g.add_edge(s.source, s.target, key=k)
+        return g
+
+    def successors(self, op_id: str) -> list[str]:
+        return list(dict.fromkeys(s.target for s in self.streams if s.source == op_id))
+
+    def predecessors(self, op_id: str) -> list[str]:
+        return list(dict.fromkeys(s.source for s in self.streams if s.target == op_id))
+
+    @cached_property
+    def cycles(self) -> tuple[tuple[str, ...], ...]:
+        """Strongly connected components that form loops (empty for a DAG)."""
+        out = []
+        for comp in nx.strongly_connected_components(self.graph):
+            if len(comp) > 1 or any(s.source == s.target for s in self.streams if s.source in comp):
+                out.append(tuple(sorted(comp, key=self.index.__getitem__)))
+        return tuple(out)
+
+    @property
+    def is_acyclic(self) -> bool:
+        return not self.cycles
+
+    def cycle_warnings(self) -> list[str]:
+        return [
+            f"topology {self.name!r} has a cycle through {' → '.join(c)}; rates on it converge "
+            "only while the loop gain (product of selectivities) is below 1"
+            for c in self.cycles
+        ]
+
+    @cached_property
+    def acyclic_order(self) -> tuple[str, ...]:
+        """A topological order; on cyclic graphs, back edges of a DFS from the sources are ignored."""
+        if self.is_acyclic:
+            return tuple(nx.lexicographical_topological_sort(self.graph, key=self.index.__getitem__))
+        return tuple(nx.topological_sort(self.forward_graph))
+
+    @cached_property
+    def forward_graph(self) -> nx.DiGraph:
+        """The graph without the back edges of a DFS started at the sources (a DAG)."""
+        g = nx.DiGraph()
+        g.add_nodes_from(self.ids)
+        g.add_edges_from((s.source, s.target) for s in self.streams)
+        roots = [op.id for op in self.sources] + list(self.ids)
+        seen: set[str] = set()
+        on_stack: set[str] = set()
+        back: set[tuple[str, str]] = set()
+
+        def visit(start: str) -> None:
+            stack = [(start, iter(list(g.successors(start))))]
+            seen.add(start)
+            on_stack.add(start)
+            while stack:
+                node, it = stack[-1]
+                nxt = next(it, None)
+                if nxt is None:
+                    stack.pop()
+                    on_stack.discard(node)
+                    continue
+                if nxt in on_stack:
+                    back.add((node, nxt))
+                elif nxt not in seen:
+                    seen.add(nxt)
+                    on_stack.add(nxt)
+                    stack.append((nxt, iter(list(g.successors(nxt)))))
+
+        for r in roots:
+            if r not in seen:
+                visit(r)
+        g.remove_edges_from(back)
+        return g
+
+    def with_replicas(self, counts: Mapping[str, int]) -> Topology:
+        """A copy with the requested parallelism replaced for the given operators."""
+        ops = tuple(
+            _replace(op, replicas=int(counts[op.id])) if op.id in counts else op
+            for op in self.operators
+        )
+        return Topology(self.name, ops, self.streams)
+
+    def total_replicas(self) -> int:
+        return sum(op.replicas for op in self.operators)
+
+
+def _replace(op: Operator, **changes: object) -> Operator:
+    from dataclasses import replace
+
+    return replace(op, **changes)
+
+
+def infer_kind(op_id: str, streams: list[Stream] | tuple[Stream, ...]) -> Kind:
+    """source when nothing flows in, sink when nothing flows out, else operator."""
+    has_in = any(s.target == op_id for s in streams)
+    has_out = any(s.source == op_id for s in streams)
+    if not has_in:
+        return "source"
+    if not has_out:
+        return "sink"
+    return "operator"
+
+
+def validate_topology(t: Topology) -> list[Problem]:
+    """Every problem of a topology, each with its field path and a fix."""
+    problems: list[Problem] = []
+    if not t.name:
+        problems.append(Problem("name", "topology name is empty", "give the topology a name"))
+    if not t.operators:
+        problems.append(Problem("operators", "no operators", "list at least one source"))
+        return problems
+    seen: dict[str, int] = {}
+    for i, op in enumerate(t.operators):
+        p = f"operators[{i}]"
+        if not ID_PATTERN.match(op.id or ""):
+            problems.append(
+                Problem(f"{p}.id", f"invalid id {op.id!r}", "use letters, digits, '_', '.', '-'")
+            )
+        if op.id in seen:
+            problems.append(
+                Problem(
+                    f"{p}.id",
+                    f"duplicate operator id {op.id!r} (first at operators[{seen[op.id]}])",
+                    "give every operator a unique id",
+                )
+            )
+        else:
+            seen[op.id] = i
+        problems.extend(_validate_operator(op, p))
+    ids = set(seen)
+    incoming = {s.target for s in t.streams}
+    for k, s in enumerate(t.streams):
+        p = f"streams[{k}]"
+        for end, value in (("from", s.source), ("to", s.target)):
+            if value not in ids:
+                problems.append(
+                    Problem(
+                        f"{p}.{end}",
+                        f"unknown operator {value!r}",
+                        f"use one of: {', '.join(sorted(ids))}",
+                    )
+                )
+        if s.grouping not in ("shuffle", "key", "all"):
+            problems.append(
+                Problem(f"{p}.grouping", f"unknown grouping {s.grouping!r}",
+                        "use shuffle, all or key:<field>")
+            )
+        if s.grouping == "key" and not s.key:
+            problems.append(
+                Problem(f"{p}.grouping", "key grouping without a field", "write key:<field>")
+            )
+        if s.bytes_per_tuple is not None and s.bytes_per_tuple < 0:
+            problems.append(
+                Problem(f"{p}.bytes_per_tuple", "must be >= 0", "give a non-negative size")
+            )
+    for i, op in enumerate(t.operators):
+        if op.is_source and op.id in incoming:
+            src = next(s.source for s in t.streams if s.target == op.id)
+            problems.append(
+                Problem(
+                    f"operators[{i}].kind",
+                    f"source {op.id!r} has an input stream from {src!r}",
+                    "make it kind: operator, or remove the stream into it",
+                )
+            )
+        if op.is_sink and any(s.source == op.id for s in t.streams):
+            problems.append(
+                Problem(
+                    f"operators[{i}].kind",
+                    f"sink {op.id!r} has an output stream",
+                    "make it kind: operator, or remove the stream out of it",
+                )
+            )
+    if not any(op.is_source for op in t.operators):
+        problems.append(
+            Problem(
+                "operators",
+                "the topology has no source",
+                "mark the operator(s) that emit data with kind: source and a rate",
+            )
+        )
+    return problems
+
+
+def _validate_operator(op: Operator, p: str) -> list[Problem]:
+    out: list[Problem] = []
+    if op.kind not in ("source", "operator", "sink"):
+        out.append(Problem(f"{p}.kind", f"unknown kind {op.kind!r}", "use source, operator or sink"))
+    if op.is_source:
+        if op.rate is None:
+            out.append(Problem(f"{p}.rate", f"source {op.id!r} has no rate",
+                               "give its offered rate in tuples/s, e.g. rate: 1000"))
+        elif not op.rate > 0:
+            out.append(Problem(f"{p}.rate", f"rate must be > 0, got {op.rate}",
+                               "give a positive offered rate in tuples/s"))
+    elif op.rate is not None:
+        out.append(Problem(f"{p}.rate", f"only sources have a rate ({op.id!r} is {op.kind})",
+                           "remove rate, or make the operator kind: source"))
+    for name in ("cost_ms", "overhead", "cpu", "bytes_per_tuple", "unit_cost"):
+        value = getattr(op, name)
+        if value < 0:
+            out.append(Problem(f"{p}.{name}", f"must be >= 0, got {value}", "use a non-negative value"))
+    if op.overhead >= 100:
+        out.append(Problem(f"{p}.overhead", f"MET of {op.overhead} points leaves no CPU for tuples "
+                           "(a replica is one thread: 100 points)", "use an overhead below 100"))
+    if not op.memory_mb > 0:
+        out.append(Problem(f"{p}.memory_mb", f"must be > 0, got {op.memory_mb}",
+                           "give the per-replica memory in MB"))
+    if op.selectivity < 0:
+        out.append(Problem(f"{p}.selectivity", f"selectivity must be >= 0, got {op.selectivity}",
+                           "use the number of output tuples per input tuple (0 for a sink)"))
+    if op.replicas < 1:
+        out.append(Problem(f"{p}.replicas", f"must be >= 1, got {op.replicas}", "use 1 or more"))
+    if op.max_replicas is not None and op.max_replicas < max(1, op.replicas):
+        out.append(Problem(f"{p}.max_replicas",
+                           f"max_replicas {op.max_replicas} is below replicas {op.replicas}",
+                           "raise max_replicas or lower replicas"))
+    if op.pinned is not None and len(op.pinned) == 0:
+        out.append(Problem(f"{p}.pinned", "empty list of allowed nodes",
+                           "list at least one node id, or drop pinned"))
+    return out

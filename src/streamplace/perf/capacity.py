@@ -1,0 +1,83 @@
+"""CPU, memory and bandwidth per node, and the closed-form sustainable scale.
+
+Every load in the model is affine in a common scale factor s of the source
+rates: node CPU(s) = s·A_u + B_u, a replica's thread use s·a_c + MET_c,
+NIC traffic s·T_u. The largest s that keeps every node under its limit,
+every replica under one thread (100 points) and every NIC under its
+bandwidth is therefore a minimum of per-constraint ratios, computed in
+O(cells + nodes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from streamplace.model.cluster import Cluster
+from streamplace.perf.cells import Cells
+
+
+@dataclass(frozen=True)
+class NodeLoads:
+    cpu_rate: np.ndarray  # A_u: CPU points per unit of scale
+    cpu_fixed: np.ndarray  # B_u: MET points
+    memory: np.ndarray  # MB
+
+    def cpu_at(self, scale: float) -> np.ndarray:
+        return self.cpu_rate * scale + self.cpu_fixed
+
+
+def node_loads(cells: Cells, topology_memory: np.ndarray) -> NodeLoads:
+    n = cells.n_nodes
+    return NodeLoads(
+        np.bincount(cells.node, weights=cells.cpu_per_rate, minlength=n),
+        np.bincount(cells.node, weights=cells.cpu_fixed, minlength=n),
+        np.bincount(cells.node, weights=cells.count * topology_memory[cells.op], minlength=n),
+    )
+
+
+@dataclass(frozen=True)
+class ScaleLimit:
+    """The sustainable scale and what binds it."""
+
+    scale: float
+    kind: str  # "cpu" | "thread" | "bandwidth" | "none"
+    node: int | None = None
+    op: int | None = None
+
+
+def sustainable_scale(
+    cells: Cells,
+    loads: NodeLoads,
+    cluster: Cluster,
+    traffic_per_node: np.ndarray | None = None,
+    utilization_limit: float | None = None,
+) -> ScaleLimit:
+    """Largest common scale of the source rates that no node, thread or NIC exceeds."""
+    limit = cluster.utilization_limit if utilization_limit is None else utilization_limit
+    best = ScaleLimit(np.inf, "none")
+    budget = limit * cluster.cpu - loads.cpu_fixed
+    with np.errstate(divide="ignore", invalid="ignore"):
+        node_s = np.where(loads.cpu_rate > 0, budget / loads.cpu_rate, np.where(budget < 0, 0.0, np.inf))
+    node_s = np.maximum(node_s, 0.0)
+    if node_s.size:
+        u = int(np.argmin(node_s))
+        if node_s[u] < best.scale:
+            best = ScaleLimit(float(node_s[u]), "cpu", node=u)
+    per_thread = cells.rate * cells.e / 10.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        thread_s = np.where(per_thread > 0, (100.0 - cells.met) / per_thread, np.inf)
+    if thread_s.size:
+        c = int(np.argmin(thread_s))
+        if thread_s[c] < best.scale:
+            best = ScaleLimit(float(thread_s[c]), "thread", node=int(cells.node[c]), op=int(cells.op[c]))
+    if traffic_per_node is not None:
+        bw = cluster.bandwidth_bytes
+        with np.errstate(divide="ignore", invalid="ignore"):
+            bw_s = np.where(traffic_per_node > 0, bw / traffic_per_node, np.inf)
+        if bw_s.size:
+            u = int(np.argmin(bw_s))
+            if bw_s[u] < best.scale:
+                best = ScaleLimit(float(bw_s[u]), "bandwidth", node=u)
+    return best

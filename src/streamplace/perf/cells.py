@@ -1,0 +1,134 @@
+"""A plan compiled to flat arrays of replica *cells* (operator, node, count).
+
+All per-replica quantities of the model — CPU ms per tuple e, fixed overhead
+MET, per-replica input rate — are computed here once, vectorized over cells.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from streamplace.model.cluster import Cluster
+from streamplace.model.profile import Profile
+from streamplace.model.topology import Topology
+from streamplace.perf.rates import OperatorRates
+
+#: Per-replica capacity used for capacity-weighted split when e = 0 (free operators).
+_HUGE = 1e18
+
+
+def cost_tables(topology: Topology, cluster: Cluster, profile: Profile | None) -> tuple[np.ndarray, np.ndarray]:
+    """(e, MET) for every (operator, node) pair, shape (n_ops, n_nodes).
+
+    e comes from the profile entry for (operator, type of node) when there is
+    one, else ``cost_ms / speedup`` of the node (DESIGN.md).
+    """
+    cost = np.array([op.cost_ms for op in topology.operators], dtype=float)
+    met = np.array([op.overhead for op in topology.operators], dtype=float)
+    e = cost[:, None] / cluster.speedup[None, :]
+    m = np.repeat(met[:, None], len(cluster), axis=1)
+    if profile is not None and profile.entries:
+        types = {t: k for k, t in enumerate(cluster.types)}
+        e_type = np.full((len(topology.operators), len(types)), np.nan)
+        m_type = np.full_like(e_type, np.nan)
+        for entry in profile.entries:
+            i = topology.index.get(entry.operator)
+            t = types.get(entry.node_type)
+            if i is not None and t is not None:
+                e_type[i, t] = entry.cost_ms
+                m_type[i, t] = entry.overhead
+        e_node = e_type[:, cluster.type_index]
+        m_node = m_type[:, cluster.type_index]
+        e = np.where(np.isnan(e_node), e, e_node)
+        m = np.where(np.isnan(m_node), m, m_node)
+    return e, m
+
+
+def replica_capacity(e: np.ndarray, met: np.ndarray) -> np.ndarray:
+    """Most tuples/s one replica (one thread, 100 points) sustains: (100 − MET)·1000 / (100·e)."""
+    with np.errstate(divide="ignore"):
+        return np.where(e > 0, (100.0 - met) * 10.0 / np.where(e > 0, e, 1.0), _HUGE)
+
+
+@dataclass(frozen=True)
+class Cells:
+    """Flat per-cell arrays of a plan; ``rate`` is the per-replica input rate at scale 1."""
+
+    op: np.ndarray
+    node: np.ndarray
+    count: np.ndarray
+    e: np.ndarray
+    met: np.ndarray
+    rate: np.ndarray
+    split_share: np.ndarray
+    parallelism: np.ndarray
+    n_ops: int
+    n_nodes: int
+
+    @property
+    def cpu_per_rate(self) -> np.ndarray:
+        """CPU points per cell per unit of scale: count · r · e / 10."""
+        return self.count * self.rate * self.e / 10.0
+
+    @property
+    def cpu_fixed(self) -> np.ndarray:
+        return self.count * self.met
+
+    def share_matrix(self) -> np.ndarray:
+        """P[i, u]: fraction of operator i's (split) input processed on node u."""
+        p = np.zeros((self.n_ops, self.n_nodes))
+        np.add.at(p, (self.op, self.node), self.split_share)
+        return p
+
+    def count_matrix(self) -> np.ndarray:
+        c = np.zeros((self.n_ops, self.n_nodes))
+        np.add.at(c, (self.op, self.node), self.count)
+        return c
+
+
+def compile_cells(
+    topology: Topology,
+    cluster: Cluster,
+    replicas: Mapping[str, Mapping[str, int]],
+    rates: OperatorRates,
+    profile: Profile | None = None,
+    split: str = "even",
+    tables: tuple[np.ndarray, np.ndarray] | None = None,
+) -> Cells:
+    """Flatten ``replicas`` into cells and compute each replica's input rate.
+
+    Even split gives every replica of i the same share of the split input;
+    capacity split gives each a share proportional to its one-thread
+    capacity on its node (what pull-based Spark tasks approximate).
+    ``all``-grouped input reaches every replica whole.
+    """
+    op_idx, node_idx, counts = [], [], []
+    t_index, c_index = topology.index, cluster.index
+    for op, per in replicas.items():
+        i = t_index[op]
+        for node, c in per.items():
+            if c > 0:
+                op_idx.append(i)
+                node_idx.append(c_index[node])
+                counts.append(c)
+    op_a = np.asarray(op_idx, dtype=np.intp)
+    node_a = np.asarray(node_idx, dtype=np.intp)
+    count_a = np.asarray(counts, dtype=float)
+    e_tab, m_tab = tables if tables is not None else cost_tables(topology, cluster, profile)
+    e = e_tab[op_a, node_a]
+    met = m_tab[op_a, node_a]
+    n_ops = len(topology.operators)
+    par = np.bincount(op_a, weights=count_a, minlength=n_ops)
+    if split == "capacity":
+        cap = replica_capacity(e, met)
+        weight = count_a * cap
+        total = np.bincount(op_a, weights=weight, minlength=n_ops)
+        share = np.divide(weight, total[op_a], out=np.zeros_like(weight), where=total[op_a] > 0)
+    else:
+        share = np.divide(count_a, par[op_a], out=np.zeros_like(count_a), where=par[op_a] > 0)
+    per_replica_share = np.divide(share, count_a, out=np.zeros_like(share), where=count_a > 0)
+    rate = rates.input_split[op_a] * per_replica_share + rates.input_all[op_a]
+    return Cells(op_a, node_a, count_a, e, met, rate, share, par, n_ops, len(cluster))

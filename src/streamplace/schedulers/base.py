@@ -1,0 +1,290 @@
+"""The scheduler interface, the registry, and what every scheduler shares.
+
+A scheduler is a frozen dataclass: its fields are its parameters (the CLI's
+``--param key=value``), ``plan`` has no hidden state and is deterministic.
+Subclasses of :class:`BaseScheduler` implement ``_place`` and inherit input
+checks, the fail-fast capacity test, timing, and the model's prediction.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
+
+import numpy as np
+
+from streamplace.errors import SchedulerParamError
+from streamplace.model.cluster import Cluster, check_compatible
+from streamplace.model.plan import Plan, Status
+from streamplace.model.profile import Profile
+from streamplace.model.topology import Topology
+from streamplace.perf.evaluate import evaluate
+
+EPS = 1e-9
+
+
+@runtime_checkable
+class Scheduler(Protocol):
+    name: str
+
+    def plan(self, topology: Topology, cluster: Cluster, profile: Profile | None = None, *,
+             current: Plan | None = None) -> Plan: ...
+
+
+@dataclass
+class Placement:
+    """What ``_place`` returns: replica counts per (operator, node) and how it went."""
+
+    counts: np.ndarray | None  # (n_ops, n_nodes) or None when infeasible
+    status: Status = "ok"
+    explanation: list[str] = dataclasses.field(default_factory=list)
+    warnings: list[str] = dataclasses.field(default_factory=list)
+    source_rates: dict[str, float] | None = None
+    gap: float | None = None
+    split: str = "even"
+
+
+class Deadline:
+    """A wall-clock budget; ``expired()`` is cheap enough for inner loops."""
+
+    def __init__(self, seconds: float | None):
+        self.seconds = seconds
+        self.start = time.perf_counter()
+        self._end = None if seconds is None else self.start + seconds
+
+    def expired(self) -> bool:
+        return self._end is not None and time.perf_counter() > self._end
+
+    def elapsed_ms(self) -> float:
+        return (time.perf_counter() - self.start) * 1000.0
+
+
+@dataclass(frozen=True)
+class BaseScheduler:
+    """Template: validate, fail fast, ``_place``, then predict with the performance model."""
+
+    name: ClassVar[str] = "base"
+    summary: ClassVar[str] = ""
+    #: Whether the declared CPU points are a hard constraint for the fail-fast check.
+    cpu_hard: ClassVar[bool] = False
+
+    time_limit_s: float | None = 60.0
+
+    def plan(self, topology: Topology, cluster: Cluster, profile: Profile | None = None, *,
+             current: Plan | None = None) -> Plan:
+        deadline = Deadline(self.time_limit_s)
+        problems = check_compatible(topology, cluster)
+        if problems:
+            return self._infeasible(topology, cluster, [p.render() for p in problems], deadline)
+        counts = self.requested_counts(topology)
+        reasons = capacity_shortfalls(topology, cluster, counts, cpu_hard=self.cpu_hard)
+        if reasons:
+            return self._infeasible(topology, cluster, reasons, deadline)
+        result = self._place(topology, cluster, profile, deadline, current)
+        if result.counts is None or result.status == "infeasible":
+            return self._infeasible(topology, cluster, result.explanation or ["no placement found"], deadline)
+        return self.finish(topology, cluster, profile, result, deadline)
+
+    def requested_counts(self, topology: Topology) -> dict[str, int]:
+        return {op.id: op.replicas for op in topology.operators}
+
+    def _place(self, topology: Topology, cluster: Cluster, profile: Profile | None, deadline: Deadline,
+               current: Plan | None) -> Placement:
+        raise NotImplementedError
+
+    # ----------------------------------------------------------- helpers
+    def params(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def finish(self, topology: Topology, cluster: Cluster, profile: Profile | None, result: Placement,
+               deadline: Deadline) -> Plan:
+        replicas = counts_to_replicas(result.counts, topology, cluster)
+        planning_ms = deadline.elapsed_ms()
+        plan = Plan(
+            scheduler=self.name, topology=topology.name, cluster=cluster.name, replicas=replicas,
+            source_rates=result.source_rates or {op.id: float(op.rate or 0.0) for op in topology.sources},
+            status=result.status, planning_ms=planning_ms, explanation=tuple(result.explanation),
+            split=result.split, params=self.params(), gap=result.gap,
+            warnings=tuple(topology.cycle_warnings()) + tuple(result.warnings),
+        )
+        ev = evaluate(topology, cluster, plan, profile)
+        return plan.evolve(predicted=ev.predicted())
+
+    def _infeasible(self, topology: Topology, cluster: Cluster, reasons: list[str], deadline: Deadline) -> Plan:
+        return Plan(
+            scheduler=self.name, topology=topology.name, cluster=cluster.name, replicas={},
+            source_rates={op.id: float(op.rate or 0.0) for op in topology.sources}, status="infeasible",
+            planning_ms=deadline.elapsed_ms(), explanation=tuple(reasons), params=self.params(),
+        )
+
+
+def counts_to_replicas(counts: np.ndarray, topology: Topology, cluster: Cluster) -> dict[str, dict[str, int]]:
+    out: dict[str, dict[str, int]] = {}
+    ids = cluster.ids
+    for i, op in enumerate(topology.operators):
+        nz = np.flatnonzero(counts[i])
+        out[op.id] = {ids[u]: int(counts[i, u]) for u in nz}
+    return out
+
+
+def allowed_mask(topology: Topology, cluster: Cluster) -> np.ndarray:
+    """(n_ops, n_nodes) booleans: where each operator may run (its ``pinned`` list, else anywhere)."""
+    mask = np.ones((len(topology.operators), len(cluster)), dtype=bool)
+    for i, op in enumerate(topology.operators):
+        if op.pinned is not None:
+            mask[i] = False
+            mask[i, [cluster.index[n] for n in op.pinned if n in cluster.index]] = True
+    return mask
+
+
+def _fmt(x: float) -> str:
+    return f"{x:,.0f}" if abs(x) >= 10 else f"{x:g}"
+
+
+def capacity_shortfalls(topology: Topology, cluster: Cluster, counts: Mapping[str, int],
+                        cpu_hard: bool = False, used_memory: np.ndarray | None = None,
+                        used_cpu: np.ndarray | None = None) -> list[str]:
+    """Reasons no placement can exist, found without searching (fail fast).
+
+    Checks total memory, each operator's replica against the largest allowed
+    node, and each pinned operator against its nodes; CPU too when it is hard.
+    """
+    free_mem = cluster.memory - (used_memory if used_memory is not None else 0.0)
+    free_cpu = cluster.cpu - (used_cpu if used_cpu is not None else 0.0)
+    mask = allowed_mask(topology, cluster)
+    reasons: list[str] = []
+    resources = [("memory", "MB", np.array([op.memory_mb for op in topology.operators]), free_mem)]
+    if cpu_hard:
+        resources.append(("CPU", "points", np.array([op.cpu for op in topology.operators]), free_cpu))
+    n = np.array([counts.get(op.id, op.replicas) for op in topology.operators], dtype=float)
+    for label, unit, demand, free in resources:
+        total = float((n * demand).sum())
+        if total > free.sum() + EPS:
+            reasons.append(f"the topology needs {_fmt(total)} {unit} of {label} for {int(n.sum())} replicas; "
+                           f"the cluster has {_fmt(float(free.sum()))} {unit} free in total")
+        for i, op in enumerate(topology.operators):
+            allowed = np.flatnonzero(mask[i])
+            u = allowed[int(np.argmax(free[allowed]))]
+            where = "allowed node" if op.pinned is not None else "node"
+            if demand[i] > free[u] + EPS:
+                reasons.append(f"{op.id} needs {_fmt(demand[i])} {unit} of {label} per replica; the largest "
+                               f"{where} ({cluster.nodes[u].id}) has {_fmt(float(free[u]))} {unit} free")
+            elif op.pinned is not None and n[i] * demand[i] > free[allowed].sum() + EPS:
+                reasons.append(f"{op.id} needs {_fmt(n[i] * demand[i])} {unit} of {label} for {int(n[i])} replicas "
+                               f"on its pinned nodes {list(op.pinned)}, which have {_fmt(float(free[allowed].sum()))} "
+                               f"{unit} free")
+    return reasons
+
+
+# ------------------------------------------------------------------ registry
+REGISTRY: dict[str, type[BaseScheduler]] = {}
+
+S = typing.TypeVar("S", bound=type[BaseScheduler])
+
+
+def register(cls: S) -> S:
+    REGISTRY[cls.name] = cls
+    return cls
+
+
+def scheduler_names() -> list[str]:
+    _load_builtin()
+    return list(REGISTRY)
+
+
+def _load_builtin() -> None:
+    from streamplace.schedulers import ffd, round_robin, rstorm  # noqa: F401
+
+
+def create(name: str, params: Mapping[str, Any] | None = None) -> BaseScheduler:
+    """Instantiate a registered scheduler, coercing string parameters to the field types."""
+    _load_builtin()
+    if name not in REGISTRY:
+        raise SchedulerParamError(f"unknown scheduler {name!r} (fix: use one of {', '.join(REGISTRY)})")
+    cls = REGISTRY[name]
+    return cls(**coerce_params(cls, params or {}))
+
+
+def coerce_params(cls: type[BaseScheduler], params: Mapping[str, Any]) -> dict[str, Any]:
+    hints = typing.get_type_hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    out: dict[str, Any] = {}
+    nested: dict[str, dict[str, Any]] = {}
+    for key, value in params.items():
+        head, _, rest = key.partition(".")
+        if head not in fields:
+            raise SchedulerParamError(
+                f"scheduler {cls.name!r} has no parameter {head!r} "
+                f"(fix: use one of {', '.join(fields) or 'none'})")
+        if rest:
+            nested.setdefault(head, {})[rest] = value
+        else:
+            out[head] = _coerce(value, hints[head], f"{cls.name}.{key}")
+    for head, sub in nested.items():
+        default = fields[head].default_factory() if fields[head].default_factory is not dataclasses.MISSING \
+            else fields[head].default
+        if not isinstance(default, Mapping):
+            raise SchedulerParamError(f"parameter {cls.name}.{head} is not a mapping (fix: write {head}=VALUE)")
+        merged = dict(default)
+        for k, v in sub.items():
+            if k not in merged:
+                raise SchedulerParamError(f"parameter {cls.name}.{head} has no key {k!r} "
+                                          f"(fix: use one of {', '.join(merged)})")
+            merged[k] = _coerce(v, type(merged[k]), f"{cls.name}.{head}.{k}")
+        out[head] = merged
+    return out
+
+
+def _coerce(value: Any, hint: Any, where: str) -> Any:
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
+        if value is None or (isinstance(value, str) and value.lower() in ("none", "null")):
+            if type(None) in args:
+                return None
+        last: Exception | None = None
+        for a in args:
+            if a is type(None):
+                continue
+            try:
+                return _coerce(value, a, where)
+            except SchedulerParamError as exc:
+                last = exc
+        raise last or SchedulerParamError(f"bad value for {where}")
+    if origin is Literal:
+        if value in args:
+            return value
+        raise SchedulerParamError(f"{where} must be one of {', '.join(map(str, args))}, got {value!r}")
+    try:
+        if hint is bool:
+            if isinstance(value, bool):
+                return value
+            text = str(value).lower()
+            if text in ("1", "true", "yes", "on"):
+                return True
+            if text in ("0", "false", "no", "off"):
+                return False
+            raise ValueError
+        if hint in (int, float, str):
+            result = hint(value)
+            if hint is int and isinstance(value, str) and str(result) != value.strip():
+                raise ValueError
+            return result
+    except (TypeError, ValueError):
+        raise SchedulerParamError(f"{where} expects a {getattr(hint, '__name__', hint)}, got {value!r}") from None
+    return value
+
+
+def describe_parameters(cls: type[BaseScheduler]) -> list[tuple[str, str]]:
+    out = []
+    for f in dataclasses.fields(cls):
+        default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
+        out.append((f.name, repr(default)))
+    return out
+
+
+Factory = Callable[..., BaseScheduler]

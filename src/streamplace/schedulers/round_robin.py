@@ -1,0 +1,78 @@
+"""Storm's default EvenScheduler: blind to resources, even over worker slots.
+
+Storm takes ``workers`` worker slots, interleaved across nodes (slot 1 of
+every node, then slot 2, …), sorts executors by component id and deals them
+round-robin over those workers. Pinned operators are dealt over the workers
+of their allowed nodes only. Because it ignores resources, the plan may break
+memory; it is then reported ``infeasible`` with the node and the overshoot,
+never returned as if it could run.
+
+Complexity: O(T + S) for T tasks and S slots.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from streamplace.model.cluster import Cluster
+from streamplace.model.plan import Plan
+from streamplace.model.profile import Profile
+from streamplace.model.topology import Topology
+from streamplace.schedulers.base import EPS, BaseScheduler, Deadline, Placement, allowed_mask, register
+
+
+def interleaved_slots(cluster: Cluster) -> list[int]:
+    """Node index of each worker slot, interleaved across nodes as Storm's ``sort-slots`` does."""
+    most = max(n.slots for n in cluster.nodes)
+    return [u for k in range(most) for u, n in enumerate(cluster.nodes) if n.slots > k]
+
+
+@register
+@dataclass(frozen=True)
+class RoundRobin(BaseScheduler):
+    """Storm's default scheduler."""
+
+    name = "round-robin"
+    summary = "Storm's default EvenScheduler: executors dealt round-robin over worker slots, resource-blind"
+
+    workers: int | None = None  # worker slots to use (Storm's topology.workers); default one per node
+
+    def _place(self, topology: Topology, cluster: Cluster, profile: Profile | None, deadline: Deadline,
+               current: Plan | None) -> Placement:
+        slots = interleaved_slots(cluster)
+        n_workers = len(cluster) if self.workers is None else self.workers
+        if n_workers < 1:
+            return Placement(None, "infeasible", [f"round-robin needs workers >= 1, got {n_workers}"])
+        workers = slots[: min(n_workers, len(slots))]
+        mask = allowed_mask(topology, cluster)
+        counts = np.zeros((len(topology.operators), len(cluster)), dtype=np.int64)
+        dealt = 0
+        pinned_dealt: dict[tuple[int, ...], int] = {}
+        for i in sorted(range(len(topology.operators)), key=lambda k: topology.operators[k].id):
+            op = topology.operators[i]
+            if op.pinned is None:
+                for _ in range(op.replicas):
+                    counts[i, workers[dealt % len(workers)]] += 1
+                    dealt += 1
+                continue
+            own = [u for u in workers if mask[i, u]] or [u for u in slots if mask[i, u]]
+            key = tuple(sorted(set(own)))
+            for _ in range(op.replicas):
+                k = pinned_dealt.get(key, 0)
+                counts[i, own[k % len(own)]] += 1
+                pinned_dealt[key] = k + 1
+        memory = (counts * np.array([o.memory_mb for o in topology.operators])[:, None]).sum(axis=0)
+        over = np.flatnonzero(memory > cluster.memory + EPS)
+        if over.size:
+            reasons = [
+                f"round-robin ignores resources and would put {memory[u]:,.0f} MB on {cluster.nodes[u].id}, "
+                f"which has {cluster.memory[u]:,.0f} MB (memory is hard; fix: use r-storm or ffd, "
+                "or more workers)"
+                for u in over[:5]
+            ]
+            if over.size > 5:
+                reasons.append(f"… and {over.size - 5} more nodes over their memory")
+            return Placement(None, "infeasible", reasons)
+        return Placement(counts)

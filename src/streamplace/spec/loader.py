@@ -1,0 +1,249 @@
+"""Load and save spec files. Every failure names the file, the field path and the fix."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from streamplace.errors import ModelError, Problem, SpecError
+from streamplace.model.cluster import Cluster, Links, Node
+from streamplace.model.plan import Plan
+from streamplace.model.profile import Profile, ProfileEntry
+from streamplace.model.topology import Operator, Stream, Topology, infer_kind, parse_grouping
+from streamplace.spec.schema import ClusterSpec, ProfileSpec, TopologySpec
+
+Source = str | Path | Mapping[str, Any]
+
+
+def read_document(path: str | Path) -> dict[str, Any]:
+    """Parse a YAML or JSON file into a mapping, with a clear error for each way it can fail."""
+    p = Path(path)
+    if not p.exists():
+        raise SpecError([Problem("", "file not found", "check the path, or use a built-in name "
+                                 "(`streamplace bench list`)")], str(p))
+    text = p.read_text(encoding="utf-8")
+    try:
+        doc = json.loads(text) if p.suffix.lower() == ".json" else yaml.safe_load(text)
+    except json.JSONDecodeError as exc:
+        raise SpecError([Problem(f"line {exc.lineno}", f"invalid JSON: {exc.msg}", "fix the JSON syntax")],
+                        str(p)) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise SpecError([Problem(where, f"invalid YAML: {problem}", "fix the YAML syntax")], str(p)) from None
+    if not isinstance(doc, dict):
+        raise SpecError([Problem("", "expected a mapping at the top level", "start the file with `name: ...`")],
+                        str(p))
+    return doc
+
+
+def _document(source: Source) -> tuple[dict[str, Any], str]:
+    if isinstance(source, Mapping):
+        return dict(source), "<spec>"
+    return read_document(source), str(source)
+
+
+def _loc(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out
+
+
+_FIXES = {
+    "missing": "add this field",
+    "extra_forbidden": "remove it or check its spelling",
+    "float_parsing": "give a number",
+    "float_type": "give a number",
+    "int_parsing": "give a whole number",
+    "int_type": "give a whole number",
+    "int_from_float": "give a whole number",
+    "string_type": "give a text value",
+    "list_type": "give a list",
+    "dict_type": "give a mapping",
+    "literal_error": "use one of the listed values",
+    "model_type": "give a mapping with the documented fields",
+}
+
+
+def _validate(schema: type[BaseModel], doc: dict[str, Any], source: str) -> Any:
+    try:
+        return schema.model_validate(doc)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            fix = _FIXES.get(err["type"], "see the spec reference in README.md")
+            if err["type"] == "extra_forbidden":
+                parent = schema
+                known = ", ".join(getattr(parent, "model_fields", {}).keys())
+                if len(err["loc"]) == 1 and known:
+                    fix = f"remove it or check its spelling (known fields: {known})"
+            problems.append(Problem(_loc(err["loc"]), err["msg"], fix))
+        raise SpecError(problems, source) from None
+
+
+def _raise_with_source(exc: ModelError, source: str) -> SpecError:
+    return SpecError(exc.problems, source)
+
+
+# ---------------------------------------------------------------- topology
+def load_topology(source: Source) -> Topology:
+    """Load a topology spec, or import a Storm Flux YAML file (recognized by ``spouts``/``bolts``)."""
+    doc, name = _document(source)
+    if "spouts" in doc or "bolts" in doc:
+        from streamplace.spec.flux import flux_to_topology_doc
+
+        doc = flux_to_topology_doc(doc, name)
+    spec: TopologySpec = _validate(TopologySpec, doc, name)
+    return topology_from_spec(spec, name)
+
+
+def topology_from_spec(spec: TopologySpec, source: str = "<spec>") -> Topology:
+    problems: list[Problem] = []
+    streams: list[Stream] = []
+    for k, s in enumerate(spec.streams):
+        try:
+            grouping, key = parse_grouping(s.grouping)
+        except ValueError:
+            problems.append(Problem(f"streams[{k}].grouping", f"unknown grouping {s.grouping!r}",
+                                    "use shuffle, all or key:<field>"))
+            grouping, key = "shuffle", None
+        streams.append(Stream(s.from_, s.to, grouping, key, s.bytes_per_tuple))
+    ops = []
+    for o in spec.operators:
+        kind = o.kind or infer_kind(o.id, streams)
+        logic = MappingProxyType(o.logic.model_dump()) if o.logic else MappingProxyType({})
+        ops.append(
+            Operator(
+                id=o.id, kind=kind, rate=o.rate, cost_ms=o.cost_ms, overhead=o.overhead,
+                selectivity=o.selectivity, cpu=o.cpu, memory_mb=o.memory_mb,
+                bytes_per_tuple=o.bytes_per_tuple, replicas=o.replicas, max_replicas=o.max_replicas,
+                pinned=tuple(o.pinned) if o.pinned is not None else None, unit_cost=o.unit_cost,
+                logic=logic,
+            )
+        )
+    try:
+        topo = Topology(spec.name, tuple(ops), tuple(streams))
+    except ModelError as exc:
+        raise SpecError(problems + exc.problems, source) from None
+    if problems:
+        raise SpecError(problems, source)
+    return topo
+
+
+def topology_to_doc(t: Topology) -> dict[str, Any]:
+    """A spec document (what ``load_topology`` reads back) for a topology."""
+    ops = []
+    for op in t.operators:
+        d: dict[str, Any] = {"id": op.id, "kind": op.kind}
+        if op.rate is not None:
+            d["rate"] = op.rate
+        d.update(cost_ms=op.cost_ms, overhead=op.overhead, selectivity=op.selectivity, cpu=op.cpu,
+                 memory_mb=op.memory_mb, bytes_per_tuple=op.bytes_per_tuple, replicas=op.replicas)
+        if op.max_replicas is not None:
+            d["max_replicas"] = op.max_replicas
+        if op.pinned is not None:
+            d["pinned"] = list(op.pinned)
+        if op.unit_cost != 1.0:
+            d["unit_cost"] = op.unit_cost
+        if op.logic:
+            d["logic"] = dict(op.logic)
+        ops.append(d)
+    streams = []
+    for s in t.streams:
+        d = {"from": s.source, "to": s.target, "grouping": s.grouping_text}
+        if s.bytes_per_tuple is not None:
+            d["bytes_per_tuple"] = s.bytes_per_tuple
+        streams.append(d)
+    return {"name": t.name, "operators": ops, "streams": streams}
+
+
+def dump_topology(t: Topology) -> str:
+    return yaml.safe_dump(topology_to_doc(t), sort_keys=False)
+
+
+# ----------------------------------------------------------------- cluster
+def load_cluster(source: Source) -> Cluster:
+    doc, name = _document(source)
+    spec: ClusterSpec = _validate(ClusterSpec, doc, name)
+    nodes = tuple(
+        Node(id=n.id, cpu=n.cpu, memory_mb=n.memory_mb, type=n.type, rack=n.rack, zone=n.zone,
+             speedup=n.speedup, availability=n.availability, cost_per_hour=n.cost_per_hour, slots=n.slots,
+             bandwidth_mbps=n.bandwidth_mbps, coords=tuple(n.coords) if n.coords else None)
+        for n in spec.nodes
+    )
+    ln = spec.links
+    links = Links(
+        same_node_ms=ln.same_node_ms, same_rack_ms=ln.same_rack_ms, cross_rack_ms=ln.cross_rack_ms,
+        cross_zone_ms=ln.cross_zone_ms, latency_ms=ln.latency_ms, availability=ln.availability,
+        availability_pairs=ln.availability_pairs, cost_per_mb=ln.cost_per_mb,
+        cost_per_mb_pairs=ln.cost_per_mb_pairs,
+    )
+    try:
+        return Cluster(spec.name, nodes, links, spec.utilization_limit)
+    except ModelError as exc:
+        raise _raise_with_source(exc, name) from None
+
+
+def cluster_to_doc(c: Cluster) -> dict[str, Any]:
+    nodes = []
+    for n in c.nodes:
+        d: dict[str, Any] = {"id": n.id, "type": n.type, "rack": n.rack, "zone": n.zone, "cpu": n.cpu,
+                             "memory_mb": n.memory_mb, "speedup": n.speedup, "availability": n.availability,
+                             "cost_per_hour": n.cost_per_hour, "slots": n.slots}
+        if n.bandwidth_mbps is not None:
+            d["bandwidth_mbps"] = n.bandwidth_mbps
+        nodes.append(d)
+    ln = c.links
+    links: dict[str, Any] = {"same_node_ms": ln.same_node_ms, "same_rack_ms": ln.same_rack_ms,
+                             "cross_rack_ms": ln.cross_rack_ms}
+    if ln.cross_zone_ms is not None:
+        links["cross_zone_ms"] = ln.cross_zone_ms
+    for key in ("latency_ms", "availability_pairs", "cost_per_mb_pairs"):
+        table = getattr(ln, key)
+        if table:
+            links[key] = {a: dict(row) for a, row in table.items()}
+    if ln.availability != 1.0:
+        links["availability"] = ln.availability
+    if ln.cost_per_mb:
+        links["cost_per_mb"] = ln.cost_per_mb
+    return {"name": c.name, "utilization_limit": c.utilization_limit, "nodes": nodes, "links": links}
+
+
+# ----------------------------------------------------------------- profile
+def load_profile(source: Source) -> Profile:
+    doc, name = _document(source)
+    spec: ProfileSpec = _validate(ProfileSpec, doc, name)
+    try:
+        return Profile(
+            tuple(ProfileEntry(e.operator, e.node_type, e.cost_ms, e.overhead) for e in spec.profiles),
+            spec.selectivity,
+        )
+    except ModelError as exc:
+        raise _raise_with_source(exc, name) from None
+
+
+# -------------------------------------------------------------------- plan
+def load_plan(source: Source) -> Plan:
+    doc, name = _document(source)
+    if not isinstance(doc.get("replicas"), dict):
+        raise SpecError([Problem("replicas", "a plan needs a replicas mapping {operator: {node: count}}",
+                                 "use the JSON that `streamplace plan --json` prints")], name)
+    for op, per in doc["replicas"].items():
+        if not isinstance(per, dict) or not all(isinstance(v, int) for v in per.values()):
+            raise SpecError([Problem(f"replicas.{op}", "expected {node: integer count}",
+                                     "give whole replica counts per node")], name)
+    try:
+        return Plan.from_dict(doc)
+    except ModelError as exc:
+        raise _raise_with_source(exc, name) from None

@@ -1,0 +1,104 @@
+"""pydantic schemas of the spec files (DESIGN.md, "Spec files").
+
+Unknown keys are rejected (``extra='forbid'``) so a typo such as ``cpu_ms``
+is reported rather than silently ignored.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from streamplace.model.topology import DEFAULT_BYTES_PER_TUPLE, DEFAULT_CPU_POINTS, DEFAULT_MEMORY_MB
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class LogicSpec(_Strict):
+    model_config = ConfigDict(extra="allow")
+    name: str
+
+
+class OperatorSpec(_Strict):
+    id: str
+    kind: Literal["source", "operator", "sink"] | None = None
+    rate: float | None = None
+    cost_ms: float = 0.0
+    overhead: float = 0.0
+    selectivity: float = 1.0
+    cpu: float = DEFAULT_CPU_POINTS
+    memory_mb: float = DEFAULT_MEMORY_MB
+    bytes_per_tuple: float = DEFAULT_BYTES_PER_TUPLE
+    replicas: int = 1
+    max_replicas: int | None = None
+    pinned: list[str] | None = None
+    unit_cost: float = 1.0
+    logic: LogicSpec | None = None
+
+    @field_validator("pinned", mode="before")
+    @classmethod
+    def _one_node(cls, v: Any) -> Any:
+        return [v] if isinstance(v, str) else v
+
+
+class StreamSpec(_Strict):
+    from_: str = Field(alias="from")
+    to: str
+    grouping: str = "shuffle"
+    bytes_per_tuple: float | None = None
+
+
+class TopologySpec(_Strict):
+    name: str
+    operators: list[OperatorSpec]
+    streams: list[StreamSpec] = []
+
+
+class NodeSpec(_Strict):
+    id: str
+    cpu: float
+    memory_mb: float
+    type: str = "default"
+    rack: str = "rack-0"
+    zone: str = "zone-0"
+    speedup: float = 1.0
+    availability: float = 1.0
+    cost_per_hour: float = 0.0
+    slots: int = 4
+    bandwidth_mbps: float | None = None
+    coords: list[float] | None = None
+
+
+class LinksSpec(_Strict):
+    same_node_ms: float = 0.0
+    same_rack_ms: float = 0.2
+    cross_rack_ms: float = 2.0
+    cross_zone_ms: float | None = None
+    latency_ms: dict[str, dict[str, float]] = {}
+    availability: float = 1.0
+    availability_pairs: dict[str, dict[str, float]] = {}
+    cost_per_mb: float = 0.0
+    cost_per_mb_pairs: dict[str, dict[str, float]] = {}
+
+
+class ClusterSpec(_Strict):
+    name: str
+    utilization_limit: float = 1.0
+    nodes: list[NodeSpec]
+    links: LinksSpec = LinksSpec()
+
+
+class ProfileEntrySpec(_Strict):
+    operator: str
+    node_type: str
+    cost_ms: float
+    overhead: float = 0.0
+
+
+class ProfileSpec(_Strict):
+    model_config = ConfigDict(extra="allow")  # the profiler may add provenance fields
+    profiles: list[ProfileEntrySpec] = []
+    selectivity: dict[str, float] = {}
