@@ -75,6 +75,6 @@ def parametric_cluster(name: str) -> Cluster | None:
     m = RACKS_PATTERN.match(name)
     if m:
         r, n = int(m.group(1)), int(m.group(2))
-        if 1 <= r and 1 <= n and r * n <= 100_000:
+        if r >= 1 and n >= 1 and r * n <= 100_000:
             return racks(r, n)
     return None

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from itertools import pairwise
 
 from streamplace.model.topology import Operator, Stream, Topology
 from streamplace.perf.rates import operator_rates
@@ -102,7 +103,7 @@ def pageload(variant: str) -> Topology:
              Component("filter2", 20, 4, 0.8, 100), Component("aggregate", 20, 6, 0.5, 100),
              Component("sink", 15, 4, memory_mb=100)]
     chain = [c.id for c in comps]
-    return build("pageload", comps, list(zip(chain, chain[1:], strict=False)), variant)
+    return build("pageload", comps, list(pairwise(chain)), variant)
 
 
 def processing(variant: str) -> Topology:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+import types
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -73,6 +74,17 @@ class BaseScheduler:
     cpu_hard: ClassVar[bool] = False
 
     time_limit_s: float | None = 60.0
+
+    def __post_init__(self) -> None:
+        hints = typing.get_type_hints(type(self))
+        for f in dataclasses.fields(self):
+            hint = hints.get(f.name)
+            if typing.get_origin(hint) is Literal and getattr(self, f.name) not in typing.get_args(hint):
+                raise SchedulerParamError(
+                    f"{self.name}.{f.name} must be one of {', '.join(map(str, typing.get_args(hint)))}, "
+                    f"got {getattr(self, f.name)!r}")
+        if self.time_limit_s is not None and self.time_limit_s <= 0:
+            raise SchedulerParamError(f"{self.name}.time_limit_s must be > 0 (or none), got {self.time_limit_s}")
 
     def plan(self, topology: Topology, cluster: Cluster, profile: Profile | None = None, *,
              current: Plan | None = None) -> Plan:
@@ -242,10 +254,10 @@ def coerce_params(cls: type[BaseScheduler], params: Mapping[str, Any]) -> dict[s
 def _coerce(value: Any, hint: Any, where: str) -> Any:
     origin = typing.get_origin(hint)
     args = typing.get_args(hint)
-    if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
-        if value is None or (isinstance(value, str) and value.lower() in ("none", "null")):
-            if type(None) in args:
-                return None
+    if origin in (typing.Union, types.UnionType):
+        is_none = value is None or (isinstance(value, str) and value.lower() in ("none", "null"))
+        if is_none and type(None) in args:
+            return None
         last: Exception | None = None
         for a in args:
             if a is type(None):

@@ -13,9 +13,11 @@ Complexity: O(T log T + T·N), vectorized over nodes.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
+from streamplace.errors import SchedulerParamError
 from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile
@@ -32,19 +34,17 @@ class FirstFitDecreasing(BaseScheduler):
     summary = "Heron's first-fit-decreasing packing (RAM- or CPU-first), memory and CPU hard"
     cpu_hard = True
 
-    sort: str = "ram"  # "ram" or "cpu": which resource orders the instances
-    order: str = "declared"  # "declared" or "largest": order in which nodes are tried
+    sort: Literal["ram", "cpu"] = "ram"  # which resource orders the instances
+    order: Literal["declared", "largest"] = "declared"  # order in which nodes are tried
     padding_percent: float = 0.0  # share of every node kept free
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not 0 <= self.padding_percent < 100:
+            raise SchedulerParamError(f"ffd.padding_percent must be in [0, 100), got {self.padding_percent}")
 
     def _place(self, topology: Topology, cluster: Cluster, profile: Profile | None, deadline: Deadline,
                current: Plan | None) -> Placement:
-        if self.sort not in ("ram", "cpu"):
-            return Placement(None, "infeasible", [f"ffd parameter sort must be ram or cpu, got {self.sort!r}"])
-        if self.order not in ("declared", "largest"):
-            return Placement(None, "infeasible",
-                             [f"ffd parameter order must be declared or largest, got {self.order!r}"])
-        if not 0 <= self.padding_percent < 100:
-            return Placement(None, "infeasible", ["ffd parameter padding_percent must be in [0, 100)"])
         keep = 1.0 - self.padding_percent / 100.0
         perm = np.arange(len(cluster))
         if self.order == "largest":

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from streamplace.errors import SchedulerParamError
 from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile
@@ -39,12 +40,15 @@ class RoundRobin(BaseScheduler):
 
     workers: int | None = None  # worker slots to use (Storm's topology.workers); default one per node
 
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.workers is not None and self.workers < 1:
+            raise SchedulerParamError(f"round-robin.workers must be >= 1, got {self.workers}")
+
     def _place(self, topology: Topology, cluster: Cluster, profile: Profile | None, deadline: Deadline,
                current: Plan | None) -> Placement:
         slots = interleaved_slots(cluster)
         n_workers = len(cluster) if self.workers is None else self.workers
-        if n_workers < 1:
-            return Placement(None, "infeasible", [f"round-robin needs workers >= 1, got {n_workers}"])
         workers = slots[: min(n_workers, len(slots))]
         mask = allowed_mask(topology, cluster)
         counts = np.zeros((len(topology.operators), len(cluster)), dtype=np.int64)

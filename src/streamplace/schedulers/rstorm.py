@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 
@@ -104,7 +105,7 @@ class RStorm(BaseScheduler):
     summary = "R-Storm (Peng et al. 2015): BFS task order, Euclidean node selection around a reference node"
 
     weights: dict[str, float] = field(default_factory=lambda: {"memory": 1.0, "cpu": 1.0, "network": 1.0})
-    cpu: str = "soft"  # "soft" (paper) or "hard" (never over-commit declared CPU)
+    cpu: Literal["soft", "hard"] = "soft"  # "hard": never over-commit declared CPU
 
     @property
     def cpu_hard(self) -> bool:  # type: ignore[override]
@@ -119,8 +120,6 @@ class RStorm(BaseScheduler):
     def _schedule(self, topology: Topology, cluster: Cluster, free_mem: np.ndarray, free_cpu: np.ndarray,
                   deadline: Deadline) -> Placement:
         """Place every task of one topology, consuming ``free_mem``/``free_cpu`` in place (atomic on failure)."""
-        if self.cpu not in ("soft", "hard"):
-            return Placement(None, "infeasible", [f"r-storm parameter cpu must be soft or hard, got {self.cpu!r}"])
         mem0, cpu0 = free_mem.copy(), free_cpu.copy()
         mask = allowed_mask(topology, cluster)
         mem_d = np.array([op.memory_mb for op in topology.operators], dtype=float)

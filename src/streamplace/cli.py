@@ -1,0 +1,365 @@
+"""The ``streamplace`` command line (typer + rich).
+
+Every command accepts a spec path or a built-in name (``streamplace bench
+list``) for TOPO and CLUSTER, prints JSON with ``--json``, and exits non-zero
+with a one-line explanation (file, field, fix) on bad input.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from streamplace.bench import list_builtins, resolve_cluster, resolve_topology
+from streamplace.errors import ModelError, Problem, StreamplaceError
+from streamplace.model.cluster import Cluster, check_compatible
+from streamplace.model.plan import Plan, validate_plan_against
+from streamplace.model.profile import Profile
+from streamplace.model.topology import Topology
+from streamplace.perf.evaluate import Evaluation, evaluate
+from streamplace.report.compare import COLUMNS, ComparisonRow, compare, fmt
+from streamplace.schedulers.base import REGISTRY, create, describe_parameters, scheduler_names
+from streamplace.spec.loader import dump_topology, load_plan, load_profile, read_document
+
+app = typer.Typer(
+    name="streamplace",
+    help="Replica counts and placement for stream-processing topologies on heterogeneous clusters.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+bench_app = typer.Typer(help="Built-in benchmark topologies and clusters.", no_args_is_help=True)
+app.add_typer(bench_app, name="bench")
+
+def _console(stderr: bool = False) -> Console:
+    probe = Console(stderr=stderr)
+    return probe if probe.is_terminal else Console(stderr=stderr, width=160)
+
+
+out = _console()
+err = _console(stderr=True)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+TopoArg = Annotated[str, typer.Argument(help="topology spec (YAML/JSON, Storm Flux YAML) or built-in name")]
+ClusterArg = Annotated[str, typer.Argument(help="cluster spec (YAML/JSON) or built-in name")]
+ProfileOpt = Annotated[Path | None, typer.Option("--profile", help="profile spec with measured costs")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="print JSON instead of tables")]
+ParamOpt = Annotated[list[str] | None, typer.Option("--param", "-p", help="scheduler parameter key=value "
+                                                    "(repeatable; dotted keys for nested values)")]
+
+
+def friendly(fn: F) -> F:
+    """Report streamplace errors as one clear message and exit code 2, never a traceback."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except StreamplaceError as exc:
+            err.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True, soft_wrap=True)
+            raise typer.Exit(2) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def parse_params(items: list[str] | None) -> dict[str, str]:
+    params: dict[str, str] = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ModelError([Problem("--param", f"expected key=value, got {item!r}", "write e.g. --param cpu=hard")])
+        params[key.strip()] = value.strip()
+    return params
+
+
+def load_instance(topo: str, cluster: str, profile: Path | None) -> tuple[Topology, Cluster, Profile | None]:
+    t = resolve_topology(topo)
+    c = resolve_cluster(cluster)
+    problems = check_compatible(t, c)
+    if problems:
+        raise ModelError(problems, topo)
+    p = load_profile(profile) if profile is not None else None
+    if p is not None:
+        extra = p.check_against(set(t.index))
+        if extra:
+            raise ModelError(extra, str(profile))
+    for w in t.cycle_warnings():
+        err.print(f"[yellow]warning:[/] {w}", highlight=False)
+    return t, c, p
+
+
+def emit_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, allow_nan=False) + "\n")
+
+
+def print_plan(plan: Plan) -> None:
+    colour = {"ok": "green", "timeout": "yellow", "infeasible": "red"}[plan.status]
+    out.print(f"[bold]{plan.scheduler}[/] on {plan.topology} × {plan.cluster}: [{colour}]{plan.status}[/] "
+              f"in {plan.planning_ms:.1f} ms")
+    for line in plan.explanation:
+        out.print(f"  [{colour}]•[/] {line}", highlight=False)
+    for line in plan.warnings:
+        out.print(f"  [yellow]warning:[/] {line}", highlight=False)
+    if plan.status == "infeasible":
+        return
+    table = Table(title="replicas", show_lines=False)
+    table.add_column("operator")
+    table.add_column("replicas", justify="right")
+    table.add_column("nodes")
+    for op, per in plan.replicas.items():
+        nodes = ", ".join(f"{n}×{c}" if c > 1 else n for n, c in per.items())
+        table.add_row(op, str(sum(per.values())), nodes if len(nodes) < 90 else nodes[:87] + "…")
+    out.print(table)
+    print_prediction(plan.predicted)
+
+
+def print_prediction(pred: Any) -> None:
+    table = Table(title="predicted", show_header=False)
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    for key in ("sustainable_scale", "bottleneck", "throughput", "offered_throughput", "delivered_throughput",
+                "latency_ms", "latency_mean_ms", "nodes_used", "max_utilization", "mean_utilization",
+                "availability", "cost", "cost_per_hour", "inter_node_traffic", "network_usage", "elastic_energy"):
+        table.add_row(key, fmt(pred.get(key)))
+    score = pred.get("latency_score") or {}
+    if score:
+        table.add_row("latency-aware score", fmt(score.get("score")))
+        table.add_row("constraint violations", fmt(score.get("violations")))
+    out.print(table)
+
+
+# ------------------------------------------------------------------ commands
+@app.command()
+@friendly
+def plan(
+    topo: TopoArg,
+    cluster: ClusterArg,
+    scheduler: Annotated[str, typer.Option("--scheduler", "-s", help="scheduler name (see `streamplace schedulers`)")]
+    = "r-storm",
+    param: ParamOpt = None,
+    profile: ProfileOpt = None,
+    as_json: JsonOpt = False,
+    out_file: Annotated[Path | None, typer.Option("--out", "-o", help="write the plan JSON to this file")] = None,
+) -> None:
+    """Plan a topology on a cluster with one scheduler.
+
+    Example: streamplace plan --scheduler r-storm --json linear rstorm-12
+    """
+    t, c, p = load_instance(topo, cluster, profile)
+    result = create(scheduler, parse_params(param)).plan(t, c, p)
+    if out_file is not None:
+        out_file.parent.mkdir(parents=True, exist_ok=True)
+        out_file.write_text(result.to_json() + "\n", encoding="utf-8")
+    if as_json:
+        emit_json(result.to_dict())
+    else:
+        print_plan(result)
+        if out_file is not None:
+            out.print(f"plan written to {out_file}")
+    if result.status == "infeasible":
+        raise typer.Exit(1)
+
+
+@app.command("evaluate")
+@friendly
+def evaluate_cmd(
+    topo: TopoArg,
+    cluster: ClusterArg,
+    plan_file: Annotated[Path, typer.Argument(help="plan JSON (as written by `plan --out`)")],
+    profile: ProfileOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Predict every metric of a given plan.
+
+    Example: streamplace evaluate linear-cpu rstorm-12 plan.json
+    """
+    t, c, p = load_instance(topo, cluster, profile)
+    pl = load_plan(plan_file)
+    if pl.status == "infeasible":
+        raise ModelError([Problem("status", "the plan is infeasible and places nothing",
+                                  "plan again with another scheduler or a larger cluster")], str(plan_file))
+    problems = validate_plan_against(pl, t, c)
+    if problems:
+        raise ModelError(problems, str(plan_file))
+    ev: Evaluation = evaluate(t, c, pl, p)
+    pred = ev.predicted()
+    if as_json:
+        emit_json({"topology": t.name, "cluster": c.name, "plan": str(plan_file), "predicted": _clean(pred)})
+    else:
+        out.print(f"[bold]{plan_file}[/] ({pl.scheduler}) on {t.name} × {c.name}")
+        print_prediction(pred)
+
+
+def _clean(value: Any) -> Any:
+    from streamplace.model.plan import _jsonable
+
+    return _jsonable(value)
+
+
+@app.command("compare")
+@friendly
+def compare_cmd(
+    topo: TopoArg,
+    cluster: ClusterArg,
+    scheduler: Annotated[list[str] | None, typer.Option("--scheduler", "-s", help="only these (repeatable)")] = None,
+    param: Annotated[list[str] | None, typer.Option("--param", "-p", help="SCHEDULER.key=value (repeatable)")]
+    = None,
+    profile: ProfileOpt = None,
+    plot: Annotated[Path | None, typer.Option("--plot", help="write a PNG bar chart here")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Run every registered scheduler on one instance and compare the predictions.
+
+    Example: streamplace compare diamond-cpu rstorm-12 --plot compare.png
+    """
+    t, c, p = load_instance(topo, cluster, profile)
+    rows = run_comparison(t, c, p, scheduler, param, quiet=as_json)
+    if plot is not None:
+        from streamplace.report.plots import plot_comparison
+
+        plot_comparison(rows, plot, f"{t.name} on {c.name}")
+    if as_json:
+        emit_json(_clean({"topology": t.name, "cluster": c.name, "rows": [r.as_dict() for r in rows]}))
+        return
+    print_comparison(rows, f"{t.name} on {c.name}")
+    if plot is not None:
+        out.print(f"plot written to {plot}")
+
+
+def run_comparison(t: Topology, c: Cluster, p: Profile | None, only: list[str] | None, param: list[str] | None,
+                   quiet: bool = False) -> list[ComparisonRow]:
+    names = only or scheduler_names()
+    unknown = [n for n in names if n not in REGISTRY]
+    if unknown:
+        raise ModelError([Problem("--scheduler", f"unknown scheduler {unknown[0]!r}",
+                                  f"use one of {', '.join(REGISTRY)}")])
+    per: dict[str, dict[str, str]] = {}
+    for key, value in parse_params(param).items():
+        name, dot, rest = key.partition(".")
+        if not dot or name not in REGISTRY:
+            raise ModelError([Problem("--param", f"{key!r} does not start with a scheduler name",
+                                      "write SCHEDULER.key=value, e.g. r-storm.cpu=hard")])
+        per.setdefault(name, {})[rest] = value
+    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                  TimeElapsedColumn(), console=err, transient=True, disable=quiet) as progress:
+        task = progress.add_task("planning", total=len(names))
+        return compare(t, c, p, names, per,
+                       on_done=lambda n: progress.update(task, advance=1, description=f"planned {n}"))
+
+
+def print_comparison(rows: list[ComparisonRow], title: str) -> None:
+    table = Table(title=title)
+    for _, label in COLUMNS:
+        table.add_column(label, justify="left" if label in ("scheduler", "status") else "right")
+    for r in rows:
+        table.add_row(*(fmt(r.value(k)) for k, _ in COLUMNS))
+    out.print(table)
+    for r in rows:
+        for line in r.plan.explanation:
+            out.print(f"  {r.plan.scheduler}: {line}", highlight=False)
+
+
+@app.command("schedulers")
+def schedulers_cmd() -> None:
+    """List the registered schedulers and their parameters.
+
+    Example: streamplace schedulers
+    """
+    table = Table(title="schedulers")
+    table.add_column("name")
+    table.add_column("what it does")
+    table.add_column("parameters (default)")
+    for name in scheduler_names():
+        cls = REGISTRY[name]
+        params = ", ".join(f"{k}={v}" for k, v in describe_parameters(cls))
+        table.add_row(name, cls.summary, params)
+    out.print(table)
+
+
+@bench_app.command("list")
+def bench_list(as_json: JsonOpt = False) -> None:
+    """Show the built-in topologies and clusters usable wherever a spec path is.
+
+    Example: streamplace bench list
+    """
+    rows = list_builtins()
+    if as_json:
+        emit_json([{"kind": k, "name": n, "description": d} for k, n, d in rows])
+        return
+    table = Table(title="built-in benchmarks")
+    table.add_column("kind")
+    table.add_column("name")
+    table.add_column("description")
+    for row in rows:
+        table.add_row(*row)
+    out.print(table)
+
+
+@app.command("import-flux")
+@friendly
+def import_flux(
+    flux_file: Annotated[Path, typer.Argument(help="Storm Flux YAML topology")],
+    out_file: Annotated[Path | None, typer.Option("--out", "-o", help="write the topology spec here")] = None,
+    rate: Annotated[float, typer.Option(help="offered rate per spout (Flux has none), tuples/s")] = 1000.0,
+) -> None:
+    """Convert a Storm Flux YAML topology into a streamplace topology spec.
+
+    Example: streamplace import-flux examples/flux-wordcount.yaml --out wordcount.yaml
+    """
+    from streamplace.spec.flux import flux_to_topology_doc
+    from streamplace.spec.loader import topology_from_spec
+    from streamplace.spec.schema import TopologySpec
+
+    doc = read_document(flux_file)
+    spec_doc = flux_to_topology_doc(doc, str(flux_file), default_rate=rate)
+    topo = topology_from_spec(TopologySpec.model_validate(spec_doc), str(flux_file))
+    text = dump_topology(topo)
+    if out_file is None:
+        sys.stdout.write(text)
+    else:
+        out_file.write_text(text, encoding="utf-8")
+        out.print(f"topology {topo.name!r} ({len(topo.operators)} operators, {topo.total_replicas()} replicas) "
+                  f"written to {out_file}")
+
+
+@app.command()
+@friendly
+def demo(
+    out_dir: Annotated[Path, typer.Option("--out", help="directory for the report")] = Path("demo-report"),
+    topo: Annotated[str, typer.Option(help="topology (built-in name or spec)")] = "diamond-cpu",
+    cluster: Annotated[str, typer.Option(help="cluster (built-in name or spec)")] = "hetero-12",
+) -> None:
+    """The main job on the embedded default: compare every scheduler on a heterogeneous instance.
+
+    Writes an HTML report with the table and a plot. Example: streamplace demo --out demo-report
+    """
+    from streamplace.report.html import write_report
+    from streamplace.report.plots import plot_comparison
+
+    t, c, p = load_instance(topo, cluster, None)
+    rows = run_comparison(t, c, p, None, None)
+    title = f"{t.name} on {c.name}"
+    print_comparison(rows, title)
+    png = plot_comparison(rows, out_dir / "compare.png", title)
+    notes = [f"{c.name}: {len(c)} nodes of types {', '.join(c.types)}",
+             f"{t.name}: {len(t.operators)} operators, {t.total_replicas()} replicas requested"]
+    report = write_report(rows, png, out_dir / "report.html", f"streamplace demo: {title}", notes)
+    out.print(f"report written to {report}")
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Tables, plots and the HTML report of scheduler comparisons."""

@@ -1,0 +1,73 @@
+"""Run several schedulers on one instance and collect comparable rows."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from streamplace.model.cluster import Cluster
+from streamplace.model.plan import Plan
+from streamplace.model.profile import Profile
+from streamplace.model.topology import Topology
+from streamplace.schedulers.base import create, scheduler_names
+
+COLUMNS = [
+    ("scheduler", "scheduler"),
+    ("status", "status"),
+    ("throughput", "throughput (t/s)"),
+    ("delivered_throughput", "delivered (t/s)"),
+    ("latency_ms", "latency (ms)"),
+    ("nodes_used", "nodes"),
+    ("max_utilization", "max util"),
+    ("mean_utilization", "mean util"),
+    ("inter_node_traffic", "inter-node (B/s)"),
+    ("planning_ms", "planning (ms)"),
+]
+
+
+@dataclass(frozen=True)
+class ComparisonRow:
+    plan: Plan
+
+    def value(self, key: str) -> Any:
+        if key == "scheduler":
+            return self.plan.scheduler
+        if key == "status":
+            return self.plan.status
+        if key == "planning_ms":
+            return self.plan.planning_ms
+        return self.plan.predicted.get(key)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {key: self.value(key) for key, _ in COLUMNS} | {"explanation": list(self.plan.explanation)}
+
+
+def compare(
+    topology: Topology,
+    cluster: Cluster,
+    profile: Profile | None = None,
+    schedulers: Sequence[str] | None = None,
+    params: Mapping[str, Mapping[str, Any]] | None = None,
+    on_done: Callable[[str], None] | None = None,
+) -> list[ComparisonRow]:
+    """Plan the instance with each scheduler (all registered ones by default)."""
+    rows = []
+    for name in schedulers or scheduler_names():
+        plan = create(name, (params or {}).get(name)).plan(topology, cluster, profile)
+        rows.append(ComparisonRow(plan))
+        if on_done:
+            on_done(name)
+    return rows
+
+
+def fmt(value: Any) -> str:
+    if value is None:
+        return "∞"
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            return "∞"
+        if abs(value) >= 1000:
+            return f"{value:,.0f}"
+        return f"{value:.3g}" if abs(value) < 10 else f"{value:.1f}"
+    return str(value)

@@ -1,0 +1,45 @@
+"""A self-contained HTML report (table + embedded plot) of a comparison."""
+
+from __future__ import annotations
+
+import base64
+import html
+from datetime import UTC, datetime
+from pathlib import Path
+
+from streamplace import __version__
+from streamplace.report.compare import COLUMNS, ComparisonRow, fmt
+
+_STYLE = """
+body{font-family:system-ui,sans-serif;margin:2rem;max-width:1200px;color:#222}
+table{border-collapse:collapse;margin:1rem 0}th,td{border:1px solid #ccc;padding:.3rem .6rem;text-align:right}
+th{background:#f0f3f8}td:first-child,th:first-child{text-align:left}.bad{color:#a00}
+code{background:#f4f4f4;padding:0 .2rem}
+"""
+
+
+def write_report(rows: list[ComparisonRow], plot: Path | None, out: Path, title: str, notes: list[str]) -> Path:
+    head = "".join(f"<th>{html.escape(label)}</th>" for _, label in COLUMNS)
+    body = []
+    for r in rows:
+        cls = ' class="bad"' if r.plan.status == "infeasible" else ""
+        cells = "".join(f"<td>{html.escape(fmt(r.value(key)))}</td>" for key, _ in COLUMNS)
+        body.append(f"<tr{cls}>{cells}</tr>")
+        for line in r.plan.explanation:
+            body.append(f'<tr><td colspan="{len(COLUMNS)}" style="text-align:left">'
+                        f"{html.escape(r.plan.scheduler)}: {html.escape(line)}</td></tr>")
+    image = ""
+    if plot is not None and plot.exists():
+        data = base64.b64encode(plot.read_bytes()).decode("ascii")
+        image = f'<img alt="comparison plot" src="data:image/png;base64,{data}" style="max-width:100%">'
+    note_html = "".join(f"<li>{html.escape(n)}</li>" for n in notes)
+    stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    page = (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+            f"<style>{_STYLE}</style></head><body><h1>{html.escape(title)}</h1>"
+            f"<p>streamplace {__version__}, {stamp}. Predicted by the performance model "
+            "(throughput: sink input rate at the largest sustainable scale of the source rates; "
+            "delivered: at the offered rate, capped by what is sustainable).</p>"
+            f"<table><tr>{head}</tr>{''.join(body)}</table>{image}<ul>{note_html}</ul></body></html>")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(page, encoding="utf-8")
+    return out

@@ -1,0 +1,38 @@
+"""Bar charts comparing schedulers (matplotlib, headless)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+
+from streamplace.report.compare import ComparisonRow
+
+PANELS = [
+    ("throughput", "sustainable throughput (tuples/s)"),
+    ("nodes_used", "nodes used"),
+    ("max_utilization", "max CPU utilization at offered rate"),
+    ("inter_node_traffic", "inter-node traffic (bytes/s)"),
+]
+
+
+def plot_comparison(rows: list[ComparisonRow], path: str | Path, title: str) -> Path:
+    ok = [r for r in rows if r.plan.status != "infeasible"]
+    fig, axes = plt.subplots(1, len(PANELS), figsize=(4 * len(PANELS), 3.6))
+    names = [r.plan.scheduler for r in ok]
+    for ax, (key, label) in zip(axes, PANELS, strict=True):
+        values = [float(r.value(key) or 0.0) for r in ok]
+        ax.bar(names, values, color="#4477aa")
+        ax.set_title(label, fontsize=9)
+        ax.tick_params(axis="x", labelrotation=30, labelsize=8)
+        ax.tick_params(axis="y", labelsize=8)
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout()
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
