@@ -58,7 +58,7 @@ def sustainable_scale(
     limit = cluster.utilization_limit if utilization_limit is None else utilization_limit
     best = ScaleLimit(np.inf, "none")
     budget = limit * cluster.cpu - loads.cpu_fixed
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         node_s = np.where(loads.cpu_rate > 0, budget / loads.cpu_rate, np.where(budget < 0, 0.0, np.inf))
     node_s = np.maximum(node_s, 0.0)
     if node_s.size:
@@ -66,7 +66,7 @@ def sustainable_scale(
         if node_s[u] < best.scale:
             best = ScaleLimit(float(node_s[u]), "cpu", node=u)
     per_thread = cells.rate * cells.e / 10.0
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         thread_s = np.where(per_thread > 0, (100.0 - cells.met) / per_thread, np.inf)
     if thread_s.size:
         c = int(np.argmin(thread_s))
@@ -74,7 +74,7 @@ def sustainable_scale(
             best = ScaleLimit(float(thread_s[c]), "thread", node=int(cells.node[c]), op=int(cells.op[c]))
     if traffic_per_node is not None:
         bw = cluster.bandwidth_bytes
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             bw_s = np.where(traffic_per_node > 0, bw / traffic_per_node, np.inf)
         if bw_s.size:
             u = int(np.argmin(bw_s))

@@ -20,7 +20,7 @@ from streamplace.perf.cells import Cells
 def replica_response_ms(cells: Cells, scale: float = 1.0) -> np.ndarray:
     """M/M/1 response time per cell in ms at the given scale of the source rates."""
     r = cells.rate * scale
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         mu = np.where(cells.e > 0, 1000.0 / np.where(cells.e > 0, cells.e, 1.0), np.inf)
         resp = np.where(cells.e > 0, np.where(r < mu, 1000.0 / (mu - r), np.inf), 0.0)
     return resp

@@ -1,0 +1,225 @@
+"""Spec loading: one test per error class, each asserting the message names file and field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from streamplace.errors import SpecError
+from streamplace.model.cluster import check_compatible
+from streamplace.spec.loader import dump_topology, load_cluster, load_plan, load_profile, load_topology
+
+GOOD = {
+    "name": "t",
+    "operators": [
+        {"id": "spout", "kind": "source", "rate": 100, "cost_ms": 0.5},
+        {"id": "bolt", "cost_ms": 1.0, "selectivity": 0.5},
+        {"id": "sink"},
+    ],
+    "streams": [{"from": "spout", "to": "bolt"}, {"from": "bolt", "to": "sink", "grouping": "key:user"}],
+}
+
+
+def write(tmp_path: Path, doc: dict, name: str = "spec.yaml") -> Path:
+    p = tmp_path / name
+    p.write_text(yaml.safe_dump(doc))
+    return p
+
+
+def broken(tmp_path: Path, mutate) -> str:
+    import copy
+
+    doc = copy.deepcopy(GOOD)
+    mutate(doc)
+    path = write(tmp_path, doc)
+    with pytest.raises(SpecError) as info:
+        load_topology(path)
+    text = str(info.value)
+    assert str(path) in text, text  # names the file
+    assert "fix:" in text, text  # and says how to fix it
+    return text
+
+
+def test_good_spec_loads_and_infers_kinds(tmp_path: Path) -> None:
+    t = load_topology(write(tmp_path, GOOD))
+    assert [o.kind for o in t.operators] == ["source", "operator", "sink"]
+    assert t.streams[1].grouping == "key" and t.streams[1].key == "user"
+
+
+def test_json_is_accepted(tmp_path: Path) -> None:
+    import json
+
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps(GOOD))
+    assert load_topology(p).name == "t"
+
+
+def test_unknown_stream_endpoint(tmp_path: Path) -> None:
+    text = broken(tmp_path, lambda d: d["streams"].append({"from": "bolt", "to": "bolt9"}))
+    assert "streams[2].to" in text and "bolt9" in text
+
+
+def test_duplicate_ids(tmp_path: Path) -> None:
+    text = broken(tmp_path, lambda d: d["operators"].append({"id": "bolt"}))
+    assert "operators[3].id" in text and "duplicate" in text
+
+
+@pytest.mark.parametrize("field,value", [("rate", 0), ("rate", -5)])
+def test_non_positive_rate(tmp_path: Path, field: str, value: float) -> None:
+    text = broken(tmp_path, lambda d: d["operators"][0].update({field: value}))
+    assert "operators[0].rate" in text
+
+
+def test_negative_cost(tmp_path: Path) -> None:
+    text = broken(tmp_path, lambda d: d["operators"][1].update({"cost_ms": -1}))
+    assert "operators[1].cost_ms" in text
+
+
+def test_source_with_inputs(tmp_path: Path) -> None:
+    text = broken(tmp_path, lambda d: d["streams"].append({"from": "bolt", "to": "spout"}))
+    assert "operators[0].kind" in text and "input stream" in text
+
+
+def test_no_source(tmp_path: Path) -> None:
+    def mutate(d: dict) -> None:
+        d["operators"] = [{"id": "a", "kind": "operator"}, {"id": "b", "kind": "sink"}]
+        d["streams"] = [{"from": "a", "to": "b"}]
+
+    text = broken(tmp_path, mutate)
+    assert "operators:" in text and "no source" in text
+
+
+def test_negative_selectivity(tmp_path: Path) -> None:
+    text = broken(tmp_path, lambda d: d["operators"][1].update({"selectivity": -0.1}))
+    assert "operators[1].selectivity" in text
+
+
+def test_unknown_grouping(tmp_path: Path) -> None:
+    text = broken(tmp_path, lambda d: d["streams"][0].update({"grouping": "broadcast"}))
+    assert "streams[0].grouping" in text and "broadcast" in text
+
+
+def test_unknown_field_is_a_typo(tmp_path: Path) -> None:
+    text = broken(tmp_path, lambda d: d["operators"][1].update({"cpu_ms": 3}))
+    assert "operators[1].cpu_ms" in text
+
+
+def test_wrong_type(tmp_path: Path) -> None:
+    text = broken(tmp_path, lambda d: d["operators"][1].update({"replicas": "many"}))
+    assert "operators[1].replicas" in text
+
+
+def test_yaml_syntax_error_names_line(tmp_path: Path) -> None:
+    p = tmp_path / "bad.yaml"
+    p.write_text("name: t\noperators: [\n  - id: x\n")
+    with pytest.raises(SpecError) as info:
+        load_topology(p)
+    assert str(p) in str(info.value) and "line" in str(info.value)
+
+
+def test_missing_file() -> None:
+    with pytest.raises(SpecError, match="file not found"):
+        load_topology("does/not/exist.yaml")
+
+
+def test_pinned_to_unknown_node(tmp_path: Path) -> None:
+    import copy
+
+    doc = copy.deepcopy(GOOD)
+    doc["operators"][0]["pinned"] = ["edge-9"]
+    t = load_topology(write(tmp_path, doc))
+    cluster = load_cluster(write(tmp_path, {"name": "c", "nodes": [{"id": "n1", "cpu": 100, "memory_mb": 512}]},
+                                 "c.yaml"))
+    problems = check_compatible(t, cluster)
+    assert problems[0].path == "operators[0].pinned[0]" and "edge-9" in problems[0].message
+
+
+def test_cluster_non_positive_capacity(tmp_path: Path) -> None:
+    p = write(tmp_path, {"name": "c", "nodes": [{"id": "n1", "cpu": 0, "memory_mb": 512}]}, "c.yaml")
+    with pytest.raises(SpecError) as info:
+        load_cluster(p)
+    assert str(p) in str(info.value) and "nodes[0].cpu" in str(info.value)
+
+
+def test_cluster_negative_cost(tmp_path: Path) -> None:
+    p = write(tmp_path, {"name": "c", "nodes": [{"id": "n1", "cpu": 100, "memory_mb": 512, "cost_per_hour": -1}]},
+              "c.yaml")
+    with pytest.raises(SpecError, match=r"nodes\[0\]\.cost_per_hour"):
+        load_cluster(p)
+
+
+def test_cluster_link_override_unknown_node(tmp_path: Path) -> None:
+    p = write(tmp_path, {"name": "c", "nodes": [{"id": "n1", "cpu": 100, "memory_mb": 512}],
+                         "links": {"latency_ms": {"n1": {"n7": 4}}}}, "c.yaml")
+    with pytest.raises(SpecError, match=r"links\.latency_ms\.n1\.n7"):
+        load_cluster(p)
+
+
+def test_dump_round_trip(tmp_path: Path) -> None:
+    t = load_topology(write(tmp_path, GOOD))
+    p = tmp_path / "again.yaml"
+    p.write_text(dump_topology(t))
+    assert load_topology(p) == t
+
+
+def test_profile_and_plan(tmp_path: Path) -> None:
+    prof = load_profile(write(tmp_path, {"profiles": [{"operator": "bolt", "node_type": "i5", "cost_ms": 0.3}],
+                                         "selectivity": {"bolt": 0.4}}, "p.yaml"))
+    assert prof.lookup()[("bolt", "i5")].cost_ms == 0.3
+    with pytest.raises(SpecError, match="replicas"):
+        load_plan(write(tmp_path, {"scheduler": "x"}, "plan.yaml"))
+
+
+FLUX = """
+name: "wordcount"
+config: {topology.workers: 2}
+spouts:
+  - id: "sentence"
+    className: "org.apache.storm.testing.TestWordSpout"
+    parallelism: 3
+    cpuLoad: 50.0
+    onHeapMemoryLoad: 256.0
+    offHeapMemoryLoad: 64.0
+bolts:
+  - id: "split"
+    className: "org.apache.storm.starter.SplitSentence"
+    parallelism: 4
+    configMethods:
+      - name: setCPULoad
+        args: [30.0]
+      - name: setMemoryLoad
+        args: [512.0]
+  - id: "count"
+    className: "org.apache.storm.starter.WordCount"
+    parallelism: 2
+streams:
+  - name: "sentence --> split"
+    from: "sentence"
+    to: "split"
+    grouping: {type: SHUFFLE}
+  - name: "split --> count"
+    from: "split"
+    to: "count"
+    grouping: {type: FIELDS, args: ["word"]}
+"""
+
+
+def test_flux_import(tmp_path: Path) -> None:
+    p = tmp_path / "flux.yaml"
+    p.write_text(FLUX)
+    t = load_topology(p)
+    s, split, count = t.operators
+    assert (s.kind, s.replicas, s.cpu, s.memory_mb) == ("source", 3, 50.0, 320.0)
+    assert (split.cpu, split.memory_mb, split.replicas) == (30.0, 512.0, 4)
+    assert count.kind == "sink" and count.cpu == 10.0  # Storm's default
+    assert t.streams[1].grouping == "key" and t.streams[1].key == "word"
+
+
+def test_flux_refuses_direct_grouping(tmp_path: Path) -> None:
+    p = tmp_path / "flux.yaml"
+    p.write_text(FLUX.replace("type: SHUFFLE", "type: DIRECT"))
+    with pytest.raises(SpecError) as info:
+        load_topology(p)
+    assert "streams[0].grouping.type" in str(info.value) and str(p) in str(info.value)
