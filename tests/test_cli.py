@@ -100,7 +100,7 @@ def test_import_flux(tmp_path: Path) -> None:
 
 
 def test_demo_writes_report(tmp_path: Path) -> None:
-    code, out, _ = run("demo", "--out", str(tmp_path))
+    code, _, _ = run("demo", "--out", str(tmp_path))
     assert code == 0
     page = (tmp_path / "report.html").read_text()
     assert "<table>" in page and "data:image/png;base64" in page and "r-storm" in page

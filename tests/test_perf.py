@@ -38,7 +38,7 @@ def test_rates_on_a_converging_cycle() -> None:
 def test_rates_diverge_with_clear_error() -> None:
     ops = (Operator("s", "source", rate=10), Operator("a"), Operator("b"), Operator("k", "sink"))
     t = Topology("c", ops, (Stream("s", "a"), Stream("a", "b"), Stream("b", "a"), Stream("b", "k")))
-    with pytest.raises(RateDivergenceError, match="a → b.*loop gain"):
+    with pytest.raises(RateDivergenceError, match=r"a → b.*loop gain"):
         operator_rates(t)
 
 
