@@ -18,11 +18,12 @@ from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
 from streamplace.perf.capacity import ScaleLimit, node_loads, sustainable_scale
-from streamplace.perf.cells import Cells, compile_cells
+from streamplace.perf.cells import Cells, compile_cells, cost_tables
 from streamplace.perf.latency import path_latency
 from streamplace.perf.network import StreamMetrics, stream_metrics, supports
 from streamplace.perf.rates import OperatorRates, operator_rates
 from streamplace.perf.score import LatencyScore, latency_score
+from streamplace.perf.weighted import weighted_utilization
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,7 @@ class Evaluation:
     elastic_energy: float  # ODRP EE, bytes/s · ms²
     memory_violations: tuple[int, ...]
     score: LatencyScore
+    weighted_utilization: float  # paper 000 Eq. 7 at the sustainable scale
     cluster: Cluster = field(repr=False)
     rates: OperatorRates = field(repr=False)
     streams: StreamMetrics = field(repr=False)
@@ -80,6 +82,7 @@ class Evaluation:
             "utilization": self.utilization_by_node(),
             "max_utilization": _r(self.max_utilization),
             "mean_utilization": _r(self.mean_utilization),
+            "weighted_utilization": _r(self.weighted_utilization),
             "nodes_used": len(self.nodes_used),
             "availability": _r(self.availability),
             "cost": _r(self.cost),
@@ -121,6 +124,7 @@ def evaluate(
         replicas = plan
     split = split or "even"
     rates = rates if rates is not None else operator_rates(topology, profile, source_rates)
+    tables = tables if tables is not None else cost_tables(topology, cluster, profile)
     cells = compile_cells(topology, cluster, replicas, rates, profile, split, tables)
     memory_per_op = np.array([op.memory_mb for op in topology.operators], dtype=float)
     loads = node_loads(cells, memory_per_op)
@@ -144,6 +148,8 @@ def evaluate(
         paths.links_only_ms, len(used), len(cluster), streams.local_fraction, streams.tuples,
         cpu_util, loads.memory, cluster.memory, score_utilization_limit,
     )
+    at_limit = limit.scale if np.isfinite(limit.scale) else 1.0
+    util_at_limit = loads.cpu_at(at_limit) / cluster.cpu
     mem_viol = tuple(int(u) for u in np.flatnonzero(loads.memory > cluster.memory + 1e-9))
     return Evaluation(
         sustainable_scale=limit.scale,
@@ -165,6 +171,7 @@ def evaluate(
         elastic_energy=float(streams.elastic_energy.sum()),
         memory_violations=mem_viol,
         score=score,
+        weighted_utilization=weighted_utilization(util_at_limit, tables[0], cluster),
         cluster=cluster,
         rates=rates,
         streams=streams,
