@@ -50,10 +50,12 @@ def test_evaluate_rejects_plan_for_another_cluster(tmp_path: Path) -> None:
 
 def test_compare_table_json_and_plot(tmp_path: Path) -> None:
     png = tmp_path / "c.png"
-    code, out, _ = run("compare", "--json", "--plot", str(png), "diamond-cpu", "rstorm-12")
+    code, out, _ = run("compare", "--json", "--time-limit", "2", "--plot", str(png), "diamond-cpu", "rstorm-12")
     assert code == 0 and png.stat().st_size > 1000
     rows = json.loads(out)["rows"]
-    assert {r["scheduler"] for r in rows} >= {"round-robin", "r-storm", "ffd"}
+    assert {r["scheduler"] for r in rows} >= {"round-robin", "r-storm", "ffd", "hetero", "optimal", "ds2"}
+    refused = [r for r in rows if r["status"] == "refused"]
+    assert [r["scheduler"] for r in refused] == ["exhaustive"] and "max_candidates" in refused[0]["explanation"][0]
     code, out, _ = run("compare", "-s", "r-storm", "-p", "r-storm.cpu=hard", "linear-cpu", "rstorm-12")
     assert code == 0 and "r-storm" in out
 

@@ -112,6 +112,9 @@ def print_plan(plan: Plan) -> None:
         out.print(f"  [yellow]warning:[/] {line}", highlight=False)
     if plan.status == "infeasible":
         return
+    rates = ", ".join(f"{k} {v:,.6g} t/s" for k, v in plan.source_rates.items())
+    out.print(f"  source rates: {rates}" + ("  (the highest the plan sustains)" if REGISTRY[plan.scheduler]
+                                            .chooses_parallelism else ""), highlight=False)
     table = Table(title="replicas", show_lines=False)
     table.add_column("operator")
     table.add_column("replicas", justify="right")
@@ -216,6 +219,7 @@ def compare_cmd(
     = None,
     profile: ProfileOpt = None,
     plot: Annotated[Path | None, typer.Option("--plot", help="write a PNG bar chart here")] = None,
+    time_limit: Annotated[float, typer.Option("--time-limit", help="seconds per scheduler")] = 30.0,
     as_json: JsonOpt = False,
 ) -> None:
     """Run every registered scheduler on one instance and compare the predictions.
@@ -223,7 +227,7 @@ def compare_cmd(
     Example: streamplace compare diamond-cpu rstorm-12 --plot compare.png
     """
     t, c, p = load_instance(topo, cluster, profile)
-    rows = run_comparison(t, c, p, scheduler, param, quiet=as_json)
+    rows = run_comparison(t, c, p, scheduler, param, quiet=as_json, time_limit=time_limit)
     if plot is not None:
         from streamplace.report.plots import plot_comparison
 
@@ -237,7 +241,7 @@ def compare_cmd(
 
 
 def run_comparison(t: Topology, c: Cluster, p: Profile | None, only: list[str] | None, param: list[str] | None,
-                   quiet: bool = False) -> list[ComparisonRow]:
+                   quiet: bool = False, time_limit: float | None = None) -> list[ComparisonRow]:
     names = only or scheduler_names()
     unknown = [n for n in names if n not in REGISTRY]
     if unknown:
@@ -250,6 +254,9 @@ def run_comparison(t: Topology, c: Cluster, p: Profile | None, only: list[str] |
             raise ModelError([Problem("--param", f"{key!r} does not start with a scheduler name",
                                       "write SCHEDULER.key=value, e.g. r-storm.cpu=hard")])
         per.setdefault(name, {})[rest] = value
+    if time_limit is not None:
+        for name in names:
+            per.setdefault(name, {}).setdefault("time_limit_s", str(time_limit))
     with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                   TimeElapsedColumn(), console=err, transient=True, disable=quiet) as progress:
         task = progress.add_task("planning", total=len(names))
@@ -265,8 +272,8 @@ def print_comparison(rows: list[ComparisonRow], title: str) -> None:
         table.add_row(*(fmt(r.value(k)) for k, _ in COLUMNS))
     out.print(table)
     for r in rows:
-        for line in r.plan.explanation:
-            out.print(f"  {r.plan.scheduler}: {line}", highlight=False)
+        for line in r.notes:
+            out.print(f"  {r.scheduler}: {line}", highlight=False)
 
 
 @app.command("schedulers")
@@ -338,6 +345,7 @@ def demo(
     out_dir: Annotated[Path, typer.Option("--out", help="directory for the report")] = Path("demo-report"),
     topo: Annotated[str, typer.Option(help="topology (built-in name or spec)")] = "diamond-cpu",
     cluster: Annotated[str, typer.Option(help="cluster (built-in name or spec)")] = "hetero-12",
+    time_limit: Annotated[float, typer.Option("--time-limit", help="seconds per scheduler")] = 10.0,
 ) -> None:
     """The main job on the embedded default: compare every scheduler on a heterogeneous instance.
 
@@ -347,7 +355,7 @@ def demo(
     from streamplace.report.plots import plot_comparison
 
     t, c, p = load_instance(topo, cluster, None)
-    rows = run_comparison(t, c, p, None, None)
+    rows = run_comparison(t, c, p, None, None, time_limit=time_limit)
     title = f"{t.name} on {c.name}"
     print_comparison(rows, title)
     png = plot_comparison(rows, out_dir / "compare.png", title)

@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from streamplace.errors import StreamplaceError
 from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile
@@ -19,6 +20,7 @@ COLUMNS = [
     ("delivered_throughput", "delivered (t/s)"),
     ("latency_ms", "latency (ms)"),
     ("nodes_used", "nodes"),
+    ("replicas", "replicas"),
     ("max_utilization", "max util"),
     ("mean_utilization", "mean util"),
     ("inter_node_traffic", "inter-node (B/s)"),
@@ -28,19 +30,41 @@ COLUMNS = [
 
 @dataclass(frozen=True)
 class ComparisonRow:
-    plan: Plan
+    """One scheduler's result: a plan, or the reason it refused the instance (``error``)."""
+
+    scheduler: str
+    plan: Plan | None
+    error: str | None = None
+
+    @property
+    def status(self) -> str:
+        return self.plan.status if self.plan is not None else "refused"
+
+    @property
+    def notes(self) -> list[str]:
+        if self.plan is None:
+            return [self.error or ""]
+        return list(self.plan.explanation)
 
     def value(self, key: str) -> Any:
         if key == "scheduler":
-            return self.plan.scheduler
+            return self.scheduler
         if key == "status":
-            return self.plan.status
+            return self.status
+        if self.plan is None:
+            return None
         if key == "planning_ms":
             return self.plan.planning_ms
+        if key == "replicas":
+            return self.plan.total_replicas() if self.plan.replicas else None
         return self.plan.predicted.get(key)
 
     def as_dict(self) -> dict[str, Any]:
-        return {key: self.value(key) for key, _ in COLUMNS} | {"explanation": list(self.plan.explanation)}
+        out = {key: self.value(key) for key, _ in COLUMNS} | {"explanation": self.notes}
+        if self.plan is not None:
+            out["parallelism"] = self.plan.counts()
+            out["gap"] = self.plan.gap
+        return out
 
 
 def compare(
@@ -54,8 +78,11 @@ def compare(
     """Plan the instance with each scheduler (all registered ones by default)."""
     rows = []
     for name in schedulers or scheduler_names():
-        plan = create(name, (params or {}).get(name)).plan(topology, cluster, profile)
-        rows.append(ComparisonRow(plan))
+        try:
+            plan = create(name, (params or {}).get(name)).plan(topology, cluster, profile)
+            rows.append(ComparisonRow(name, plan))
+        except StreamplaceError as exc:  # e.g. exhaustive refusing a large instance
+            rows.append(ComparisonRow(name, None, str(exc)))
         if on_done:
             on_done(name)
     return rows

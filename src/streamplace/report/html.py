@@ -22,12 +22,12 @@ def write_report(rows: list[ComparisonRow], plot: Path | None, out: Path, title:
     head = "".join(f"<th>{html.escape(label)}</th>" for _, label in COLUMNS)
     body = []
     for r in rows:
-        cls = ' class="bad"' if r.plan.status == "infeasible" else ""
+        cls = ' class="bad"' if r.status in ("infeasible", "refused") else ""
         cells = "".join(f"<td>{html.escape(fmt(r.value(key)))}</td>" for key, _ in COLUMNS)
         body.append(f"<tr{cls}>{cells}</tr>")
-        for line in r.plan.explanation:
+        for line in r.notes:
             body.append(f'<tr><td colspan="{len(COLUMNS)}" style="text-align:left">'
-                        f"{html.escape(r.plan.scheduler)}: {html.escape(line)}</td></tr>")
+                        f"{html.escape(r.scheduler)}: {html.escape(line)}</td></tr>")
     image = ""
     if plot is not None and plot.exists():
         data = base64.b64encode(plot.read_bytes()).decode("ascii")

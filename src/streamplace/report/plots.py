@@ -20,9 +20,9 @@ PANELS = [
 
 
 def plot_comparison(rows: list[ComparisonRow], path: str | Path, title: str) -> Path:
-    ok = [r for r in rows if r.plan.status != "infeasible"]
+    ok = [r for r in rows if r.plan is not None and r.plan.status != "infeasible"]
     fig, axes = plt.subplots(1, len(PANELS), figsize=(4 * len(PANELS), 3.6))
-    names = [r.plan.scheduler for r in ok]
+    names = [r.scheduler for r in ok]
     for ax, (key, label) in zip(axes, PANELS, strict=True):
         values = [float(r.value(key) or 0.0) for r in ok]
         ax.bar(names, values, color="#4477aa")

@@ -72,6 +72,8 @@ class BaseScheduler:
     summary: ClassVar[str] = ""
     #: Whether the declared CPU points are a hard constraint for the fail-fast check.
     cpu_hard: ClassVar[bool] = False
+    #: Whether the scheduler chooses replica counts (hetero, optimal, DS2, …) or keeps the requested ones.
+    chooses_parallelism: ClassVar[bool] = False
 
     time_limit_s: float | None = 60.0
 
@@ -209,7 +211,7 @@ def scheduler_names() -> list[str]:
 
 
 def _load_builtin() -> None:
-    from streamplace.schedulers import ffd, round_robin, rstorm  # noqa: F401
+    from streamplace.schedulers import ds2, exhaustive, ffd, hetero, optimal, round_robin, rstorm  # noqa: F401
 
 
 def create(name: str, params: Mapping[str, Any] | None = None) -> BaseScheduler:

@@ -1,0 +1,179 @@
+"""``hetero``: the heterogeneity-aware throughput maximizer of paper 000 (Nasiri et al. 2023).
+
+* FirstAssignment (Algorithm 1): one instance per component, components in
+  descending selectivity α; each goes to the machine where its predicted
+  TCU at the initial rate R0 is least (the largest slope Y = 1/e, the
+  fastest machine for it) among those with room; it fails if no machine can
+  take a component at R0.
+* MaximizeThroughput (Algorithm 2): the source rate rises by rate/Scale
+  (Scale = 1 first, so the rate doubles). While no machine is over-utilized
+  the state is kept as the latest stable one. When one is, the hottest task
+  (highest TCU) of the first over-utilized machine names the component that
+  gets a new instance, placed on the most suitable machine: the fastest
+  machine for that component that stays within capacity with it (ties: the
+  least loaded). If no machine can take it, Scale doubles and the latest
+  stable state is restored. It ends when Scale exceeds ``max_divisor``
+  (2048 in the authors' simulator).
+
+Over-utilized means above L·cpu of the node or, for a single task, above one
+thread (DESIGN.md's cap). Rates split evenly over a component's instances
+(Storm's shuffle grouping), as in the paper. The result carries the replica
+counts, the placement and the highest source rate sustained.
+
+Complexity: each iteration is O(ops·nodes) with numpy; the number of
+iterations is O(log(rate range) + replicas added + log2(max_divisor)).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from streamplace.model.cluster import Cluster
+from streamplace.model.plan import Plan
+from streamplace.model.profile import Profile
+from streamplace.model.topology import Topology
+from streamplace.perf.rates import selectivities
+from streamplace.perf.throughput import ThroughputModel
+from streamplace.schedulers.base import EPS, BaseScheduler, Deadline, Placement, register
+from streamplace.schedulers.optimal import S_CAP, sustained_rates
+
+
+@register
+@dataclass(frozen=True)
+class Hetero(BaseScheduler):
+    """Paper 000's FirstAssignment + MaximizeThroughput."""
+
+    name = "hetero"
+    summary = "heterogeneity-aware throughput maximizer (Nasiri et al. 2023): replica counts, placement, max rate"
+    chooses_parallelism = True
+
+    initial_scale: float = 0.01  # R0 as a fraction of the topology's offered source rates
+    max_divisor: int = 2048
+    max_replicas: int | None = None  # k_i where the operator sets no max_replicas (None: unlimited)
+    max_iterations: int = 200_000
+
+    def requested_counts(self, topology: Topology) -> dict[str, int]:
+        return {op.id: 1 for op in topology.operators}
+
+    def caps(self, topology: Topology) -> np.ndarray:
+        default = self.max_replicas if self.max_replicas is not None else 10**9
+        return np.array([op.max_replicas or default for op in topology.operators], dtype=np.int64)
+
+    def _place(self, topology: Topology, cluster: Cluster, profile: Profile | None, deadline: Deadline,
+               current: Plan | None) -> Placement:
+        model = ThroughputModel.build(topology, cluster, profile)
+        alpha = selectivities(topology, profile)
+        first = first_assignment(model, alpha, self.initial_scale)
+        if isinstance(first, str):
+            return Placement(None, "infeasible", [first])
+        counts, scale = first
+        counts, scale, timed_out, iterations = maximize_throughput(
+            model, counts, scale, self.caps(topology), self.max_divisor, self.max_iterations, deadline)
+        placement = Placement(counts)
+        placement.source_rates = sustained_rates(topology, scale)
+        placement.warnings.append(f"hetero: {iterations} iterations; sustained {scale:.6g} × the offered rates")
+        if timed_out:
+            placement.status = "timeout"
+            placement.explanation.append(f"time limit {self.time_limit_s} s reached; latest stable state returned")
+        return placement
+
+    def heuristic(self, topology: Topology, cluster: Cluster, profile: Profile | None, model: ThroughputModel,
+                  k: np.ndarray) -> tuple[np.ndarray, float] | None:
+        """Counts and sustained scale, or None when FirstAssignment fails (used to warm-start ``optimal``)."""
+        first = first_assignment(model, selectivities(topology, profile), self.initial_scale)
+        if isinstance(first, str):
+            return None
+        counts, scale, _, _ = maximize_throughput(model, first[0], first[1], k, self.max_divisor,
+                                                  self.max_iterations, Deadline(None))
+        return counts, scale
+
+
+def first_assignment(model: ThroughputModel, alpha: np.ndarray, initial_scale: float) -> tuple[np.ndarray, float] | str:
+    """Algorithm 1. Returns (counts, R0 scale) or the reason it failed."""
+    n_ops, n_nodes = model.e.shape
+    scale = initial_scale
+    for _ in range(30):  # halve R0 until the single instances fit (the paper assumes a small R0)
+        counts = np.zeros((n_ops, n_nodes), dtype=np.int64)
+        load = np.zeros(n_nodes)
+        mem = np.zeros(n_nodes)
+        failed = None
+        for i in np.argsort(-alpha, kind="stable"):
+            tcu = model.lam[i] * scale * model.rate_cost[i] + model.met[i]
+            room = (model.allowed[i] & (load + tcu <= model.cap + EPS) & (tcu <= 100.0 + EPS)
+                    & (mem + model.memory[i] <= model.node_memory + EPS))
+            if not room.any():
+                failed = int(i)
+                break
+            u = int(np.argmin(np.where(room, tcu, np.inf)))
+            counts[i, u] = 1
+            load[u] += tcu[u]
+            mem[u] += model.memory[i]
+        if failed is None:
+            return counts, scale
+        scale /= 2.0
+    return (f"FirstAssignment cannot place one instance of operator #{failed} on any machine it may use: its "
+            "memory or fixed overhead (MET) does not fit next to the other components")
+
+
+def _over(model: ThroughputModel, counts: np.ndarray, scale: float) -> tuple[int, int] | None:
+    """(first over-utilized node, its hottest operator) or None."""
+    tcu = model.task_cpu(counts, scale)
+    load = (counts * tcu).sum(axis=0)
+    hot_thread = ((counts > 0) & (tcu > 100.0 + EPS)).any(axis=0)
+    over = np.flatnonzero((load > model.cap + EPS) | hot_thread)
+    if over.size == 0:
+        return None
+    u = int(over[0])
+    present = counts[:, u] > 0
+    i = int(np.argmax(np.where(present, tcu[:, u], -np.inf)))
+    return u, i
+
+
+def _best_machine(model: ThroughputModel, counts: np.ndarray, scale: float, i: int) -> int | None:
+    """The fastest machine for operator i that stays within capacity with one more instance of i."""
+    n = counts[i].sum()
+    r_old = model.lam[i] * scale / n
+    r_new = model.lam[i] * scale / (n + 1)
+    tcu_new = r_new * model.rate_cost[i] + model.met[i]
+    load = model.node_cpu(counts, scale)
+    # load after adding: op i's existing instances slow down everywhere, the new one adds tcu_new at w
+    delta_i = counts[i] * (r_new - r_old) * model.rate_cost[i]
+    new_load = load + delta_i + tcu_new
+    mem = (counts * model.memory[:, None]).sum(axis=0) + model.memory[i]
+    room = (model.allowed[i] & (new_load <= model.cap + EPS) & (tcu_new <= 100.0 + EPS)
+            & (mem <= model.node_memory + EPS))
+    if not room.any():
+        return None
+    e = np.where(room, model.e[i], np.inf)
+    fastest = np.flatnonzero(e <= e.min() * (1 + 1e-12))
+    return int(fastest[np.argmin((new_load / model.cap)[fastest])])
+
+
+def maximize_throughput(model: ThroughputModel, counts: np.ndarray, scale: float, k: np.ndarray, max_divisor: int,
+                        max_iterations: int, deadline: Deadline) -> tuple[np.ndarray, float, bool, int]:
+    """Algorithm 2: returns the latest stable (counts, scale), whether time ran out, and iterations."""
+    current, rate = counts.copy(), scale
+    final, final_rate = counts.copy(), scale
+    divisor = 1
+    it = 0
+    while divisor <= max_divisor and it < max_iterations:
+        it += 1
+        if it % 64 == 0 and deadline.expired():
+            return final, final_rate, True, it
+        hot = _over(model, current, rate)
+        if hot is None:
+            final, final_rate = current.copy(), rate
+            if rate >= S_CAP:
+                break
+            rate = min(rate + rate / divisor, S_CAP)
+            continue
+        _, i = hot
+        w = _best_machine(model, current, rate, i) if current[i].sum() < k[i] else None
+        if w is not None:
+            current[i, w] += 1
+            continue
+        divisor *= 2
+        current, rate = final.copy(), final_rate  # the stable state; the next pass raises it by rate/divisor
+    return final, final_rate, False, it

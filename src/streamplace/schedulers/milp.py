@@ -1,0 +1,127 @@
+"""A thin, vectorized builder for mixed-integer linear programs solved by HiGHS (highspy).
+
+Schedulers describe variables and sparse rows; the builder passes one
+``HighsLp`` to HiGHS at once (no per-row Python calls into the solver) and
+returns the solver's status, the incumbent, its objective, the dual bound and
+the relative gap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import highspy
+import numpy as np
+
+INF = highspy.kHighsInf
+
+
+@dataclass
+class MilpResult:
+    status: str  # "optimal" | "timeout" | "infeasible" | "unbounded" | "error"
+    solver_status: str
+    x: np.ndarray | None
+    objective: float | None
+    bound: float | None
+    gap: float | None
+    seconds: float
+
+
+@dataclass
+class Milp:
+    """Columns and rows of a MILP; ``maximize`` picks the objective sense."""
+
+    maximize: bool = True
+    lower: list[float] = field(default_factory=list)
+    upper: list[float] = field(default_factory=list)
+    cost: list[float] = field(default_factory=list)
+    integer: list[bool] = field(default_factory=list)
+    rows_lo: list[float] = field(default_factory=list)
+    rows_hi: list[float] = field(default_factory=list)
+    starts: list[int] = field(default_factory=lambda: [0])
+    index: list[int] = field(default_factory=list)
+    value: list[float] = field(default_factory=list)
+
+    def var(self, lb: float = 0.0, ub: float = INF, cost: float = 0.0, integer: bool = False) -> int:
+        self.lower.append(lb)
+        self.upper.append(ub)
+        self.cost.append(cost)
+        self.integer.append(integer)
+        return len(self.lower) - 1
+
+    def binary(self, cost: float = 0.0) -> int:
+        return self.var(0.0, 1.0, cost, True)
+
+    def row(self, coefs: dict[int, float] | list[tuple[int, float]], lo: float = -INF, hi: float = INF) -> None:
+        items = coefs.items() if isinstance(coefs, dict) else coefs
+        merged: dict[int, float] = {}
+        for j, v in items:
+            merged[j] = merged.get(j, 0.0) + v
+        for j, v in merged.items():
+            if v != 0.0:
+                self.index.append(j)
+                self.value.append(v)
+        self.starts.append(len(self.index))
+        self.rows_lo.append(lo)
+        self.rows_hi.append(hi)
+
+    @property
+    def n_vars(self) -> int:
+        return len(self.lower)
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.rows_lo)
+
+    def solve(self, time_limit_s: float | None = None, mip_rel_gap: float = 1e-6, threads: int | None = None,
+              start: np.ndarray | None = None) -> MilpResult:
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        if time_limit_s is not None:
+            h.setOptionValue("time_limit", float(time_limit_s))
+        h.setOptionValue("mip_rel_gap", float(mip_rel_gap))
+        if threads is not None:
+            h.setOptionValue("threads", int(threads))
+        lp = highspy.HighsLp()
+        lp.num_col_ = self.n_vars
+        lp.num_row_ = self.n_rows
+        lp.col_cost_ = np.asarray(self.cost, dtype=float)
+        lp.col_lower_ = np.asarray(self.lower, dtype=float)
+        lp.col_upper_ = np.asarray(self.upper, dtype=float)
+        lp.row_lower_ = np.asarray(self.rows_lo, dtype=float)
+        lp.row_upper_ = np.asarray(self.rows_hi, dtype=float)
+        lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
+        lp.a_matrix_.start_ = np.asarray(self.starts, dtype=np.int32)
+        lp.a_matrix_.index_ = np.asarray(self.index, dtype=np.int32)
+        lp.a_matrix_.value_ = np.asarray(self.value, dtype=float)
+        lp.sense_ = highspy.ObjSense.kMaximize if self.maximize else highspy.ObjSense.kMinimize
+        lp.integrality_ = [highspy.HighsVarType.kInteger if i else highspy.HighsVarType.kContinuous
+                           for i in self.integer]
+        h.passModel(lp)
+        if start is not None:
+            sol = highspy.HighsSolution()
+            sol.col_value = list(map(float, start))
+            sol.value_valid = True
+            h.setSolution(sol)
+        h.run()
+        status = h.getModelStatus()
+        name = h.modelStatusToString(status)
+        info = h.getInfo()
+        seconds = float(h.getRunTime())
+        has_solution = info.primal_solution_status == 2  # kSolutionStatusFeasible
+        x = np.asarray(h.getSolution().col_value, dtype=float) if has_solution else None
+        objective = float(info.objective_function_value) if has_solution else None
+        bound = float(info.mip_dual_bound) if np.isfinite(info.mip_dual_bound) else None
+        gap = float(info.mip_gap) if has_solution and np.isfinite(info.mip_gap) else None
+        if status == highspy.HighsModelStatus.kOptimal:
+            kind = "optimal"
+        elif status == highspy.HighsModelStatus.kInfeasible:
+            kind = "infeasible"
+        elif status in (highspy.HighsModelStatus.kUnbounded, highspy.HighsModelStatus.kUnboundedOrInfeasible):
+            kind = "unbounded"
+        elif status in (highspy.HighsModelStatus.kTimeLimit, highspy.HighsModelStatus.kInterrupt,
+                        highspy.HighsModelStatus.kIterationLimit, highspy.HighsModelStatus.kSolutionLimit):
+            kind = "timeout"
+        else:
+            kind = "error"
+        return MilpResult(kind, name, x, objective, bound, gap, seconds)

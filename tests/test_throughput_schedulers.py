@@ -1,0 +1,138 @@
+"""Issue 3: hetero, exhaustive, optimal and DS2 — certificates and invariants."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from streamplace.errors import StreamplaceError
+from streamplace.model.cluster import Cluster, Node
+from streamplace.model.topology import Operator, Stream, Topology
+from streamplace.perf import evaluate
+from streamplace.perf.throughput import ThroughputModel
+from streamplace.perf.weighted import type_weights, weighted_utilization
+from streamplace.schedulers import create
+from streamplace.schedulers.exhaustive import SearchTooLargeError, replica_vectors
+
+from .conftest import chain
+
+
+def hetero_pair() -> Cluster:
+    return Cluster("pair", (Node("slow", cpu=100, memory_mb=4096, type="slow", speedup=1.0),
+                            Node("fast", cpu=200, memory_mb=4096, type="fast", speedup=2.5)))
+
+
+def test_paper_candidate_count() -> None:
+    assert replica_vectors(4, 3 * 10) == 27_405  # 4 bolts, 3 machines, k_j = 10
+
+
+def test_exhaustive_refuses_large_instances_clearly() -> None:
+    t = chain(cost=1.0)
+    c = Cluster("many", tuple(Node(f"n{k}", cpu=100, memory_mb=4096) for k in range(8)))
+    with pytest.raises(SearchTooLargeError, match="max_candidates"):
+        create("exhaustive", {"max_replicas": "6"}).plan(t, c)
+
+
+@st.composite
+def small_instances(draw: st.DrawFn) -> tuple[Topology, Cluster]:
+    n_ops = draw(st.integers(2, 3))
+    ops = [Operator("s", "source", rate=draw(st.floats(5, 50)), cost_ms=draw(st.floats(0.5, 20)),
+                    overhead=draw(st.sampled_from([0.0, 3.0])), memory_mb=64)]
+    for k in range(1, n_ops):
+        ops.append(Operator(f"b{k}", "sink" if k == n_ops - 1 else "operator", cost_ms=draw(st.floats(0.5, 20)),
+                            selectivity=draw(st.floats(0.5, 2.0)), overhead=draw(st.sampled_from([0.0, 3.0])),
+                            memory_mb=64))
+    streams = [Stream(ops[k].id, ops[k + 1].id) for k in range(n_ops - 1)]
+    nodes = tuple(Node(f"n{k}", cpu=draw(st.sampled_from([100.0, 200.0])), memory_mb=4096,
+                       speedup=draw(st.floats(0.5, 3.0)), type=f"t{k}") for k in range(draw(st.integers(1, 2))))
+    return Topology("small", tuple(ops), tuple(streams)), Cluster("c", nodes)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_instances())
+def test_optimal_agrees_with_exhaustive_and_beats_heuristics(instance: tuple[Topology, Cluster]) -> None:
+    topology, cluster = instance
+    k = {"max_replicas": "3"}
+    ex = create("exhaustive", k).plan(topology, cluster)
+    opt = create("optimal", k | {"mip_rel_gap": "1e-7"}).plan(topology, cluster)
+    assert ex.status == opt.status == "ok"
+    assert opt.predicted["throughput"] == pytest.approx(ex.predicted["throughput"], rel=1e-5)
+    for name in ("hetero", "ds2", "round-robin", "r-storm", "ffd"):
+        plan = create(name, k if name == "hetero" else None).plan(topology.with_replicas(
+            {op.id: min(op.replicas, 3) for op in topology.operators}), cluster)
+        if plan.status != "infeasible" and all(n <= 3 for n in plan.counts().values()):
+            assert plan.predicted["throughput"] <= opt.predicted["throughput"] * (1 + 1e-6), name
+
+
+def test_optimal_matches_exhaustive_with_pinning_and_tasks_per_node() -> None:
+    t = chain(rate=20, cost=8.0)
+    pinned = Topology("p", tuple(o if o.id != "src" else o.__class__(**{**o.__dict__, "pinned": ("slow",)})
+                                 for o in t.operators), t.streams)
+    params = {"max_replicas": "3", "tasks_per_node": "4"}
+    ex = create("exhaustive", params).plan(pinned, hetero_pair())
+    opt = create("optimal", params).plan(pinned, hetero_pair())
+    assert set(opt.replicas["src"]) == {"slow"}
+    assert all(sum(per.get(n, 0) for per in opt.replicas.values()) <= 4 for n in ("slow", "fast"))
+    assert opt.predicted["throughput"] == pytest.approx(ex.predicted["throughput"], rel=1e-5)
+
+
+@settings(max_examples=40, deadline=None)
+@given(small_instances())
+def test_hetero_never_overutilizes_in_its_own_model(instance: tuple[Topology, Cluster]) -> None:
+    topology, cluster = instance
+    plan = create("hetero").plan(topology, cluster)
+    assert plan.status == "ok"
+    model = ThroughputModel.build(topology, cluster, None, dict(plan.source_rates))
+    counts = np.zeros(model.e.shape, dtype=np.int64)
+    for op_id, per in plan.replicas.items():
+        for node, c in per.items():
+            counts[topology.index[op_id], cluster.index[node]] = c
+    assert (model.node_cpu(counts, 1.0) <= model.cap + 1e-6).all()
+    assert (model.task_cpu(counts, 1.0)[counts > 0] <= 100 + 1e-6).all()
+    assert plan.predicted["sustainable_scale"] >= 1 - 1e-9  # its own sustained rate is sustainable
+
+
+def test_hetero_prefers_the_fast_machine_and_reports_rate() -> None:
+    plan = create("hetero").plan(chain(rate=10, cost=4.0), hetero_pair())
+    assert plan.status == "ok"
+    assert plan.replicas["src"] == {"fast": 1} or "fast" in plan.replicas["src"]
+    assert plan.source_rates["src"] > 10  # it raised the rate to what the cluster sustains
+
+
+def test_capacity_split_optimal_is_consistent_with_the_model() -> None:
+    t = chain(rate=20, cost=8.0)
+    plan = create("optimal", {"split": "capacity", "max_replicas": "3"}).plan(t, hetero_pair())
+    assert plan.split == "capacity" and plan.status == "ok"
+    ev = evaluate(t, hetero_pair(), plan)
+    assert ev.sustainable_scale == pytest.approx(1.0, rel=1e-6)  # the solver's rate is the model's limit
+
+
+def test_ds2_sizes_by_true_rates() -> None:
+    c = Cluster("one", (Node("n", cpu=1000, memory_mb=4096),))
+    t = chain(rate=250, cost=10.0)  # one replica sustains 1000/10 = 100 t/s
+    ds2 = create("ds2")
+    assert ds2.parallelism(t, c, None) == {"src": 3, "mid": 3, "sink": 3}
+    measured = create("ds2", {"placer": "r-storm"})
+    plan = measured.plan(t, c)
+    assert plan.counts() == {"src": 3, "mid": 3, "sink": 3}
+    assert plan.predicted["sustainable_scale"] >= 1.0  # sized to sustain the target
+    from streamplace.schedulers.ds2 import DS2
+
+    assert DS2(true_rates={"mid": 50.0}).parallelism(t, c, None)["mid"] == 5
+
+
+def test_weighted_utilization_by_hand() -> None:
+    c = hetero_pair()
+    e = np.array([[4.0, 2.0], [2.0, 2.0]])  # op0 twice as fast on 'fast'; op1 the same everywhere
+    w = type_weights(e, c)
+    assert w.tolist() == pytest.approx([(1 / 3 + 1 / 2) / 2, (2 / 3 + 1 / 2) / 2])
+    assert weighted_utilization(np.array([0.5, 1.0]), e, c) == pytest.approx(w[0] * 0.5 + w[1] * 1.0)
+
+
+def test_parameter_validation_for_new_schedulers() -> None:
+    with pytest.raises(StreamplaceError):
+        create("optimal", {"split": "random"})
+    with pytest.raises(StreamplaceError):
+        create("ds2", {"rate_basis": "median"})
