@@ -39,6 +39,7 @@ from streamplace.schedulers.base import BaseScheduler, Deadline, Placement, regi
 from streamplace.schedulers.milp import Milp
 
 S_CAP = 1e9  # an upper bound on the scale where nothing else bounds it
+NUMERIC_GAP = 1e-5  # a bisection stopped by a solver error closer than this to its bound still counts as optimal
 
 
 def bits(k: int) -> int:
@@ -124,7 +125,7 @@ class Optimal(BaseScheduler):
             best = _counts_from(feasible.x, model, k)
             lo = model.max_scale(best)
         hi = scale_upper_bound(model, k)
-        steps, solver_seconds, timed_out = 0, 0.0, False
+        steps, solver_seconds, timed_out, solver_errors = 0, 0.0, False, 0
         while np.isfinite(hi) and hi > lo * (1.0 + self.mip_rel_gap) and hi > 1e-12:
             mid = max(lo * (1.0 + self.mip_rel_gap), (lo + hi) / 2.0 if lo > 0 else hi / 2.0)
             if mid >= hi:
@@ -141,6 +142,9 @@ class Optimal(BaseScheduler):
                     hi = mid
             elif result.status == "infeasible":
                 hi = mid
+            elif result.status == "error":  # numerical trouble this close to the optimum: stop refining
+                solver_errors += 1
+                break
             else:
                 timed_out = True
                 break
@@ -151,14 +155,16 @@ class Optimal(BaseScheduler):
         placement = Placement(best)
         placement.source_rates = sustained_rates(topology, lo)
         placement.gap = 0.0 if not np.isfinite(hi) or lo <= 0 else max(0.0, (hi - lo) / lo)
-        if timed_out:
+        if timed_out or placement.gap > NUMERIC_GAP:
             placement.status = "timeout"
+            reason = f"time limit {self.time_limit_s} s" if timed_out else "solver numerical error"
             placement.explanation.append(
-                f"time limit {self.time_limit_s} s: best plan found, scale {lo:.6g}, proven upper bound "
-                f"{hi:.6g} (relative gap {placement.gap:.3g})")
+                f"{reason}: best plan found, scale {lo:.6g}, proven upper bound {hi:.6g} "
+                f"(relative gap {placement.gap:.3g})")
         placement.warnings.append(
             f"solver: {steps} HiGHS feasibility solves by bisection in {solver_seconds:.3f} s; "
-            f"optimal scale {lo:.6g}, upper bound {hi:.6g}")
+            f"optimal scale {lo:.6g}, upper bound {hi:.6g}"
+            + (f"; {solver_errors} solve stopped on a numerical error" if solver_errors else ""))
         return placement
 
 
