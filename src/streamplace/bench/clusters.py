@@ -12,6 +12,9 @@
   1 Gbit/s switch. Speed-ups are single-thread ratios typical of those
   generations. ``hetero-3`` has one worker of each type (the paper's three
   workers); ``hetero-12`` four of each in two racks.
+* ``nasiri-small``, ``nasiri-medium``, ``nasiri-large`` — paper 000's Table 4
+  scenarios, whose sizes did not survive: we use 2, 4 and 8 machines of each
+  type (6, 12 and 24 nodes).
 * ``racks-RxN`` — a generator: R racks of N identical nodes (4 cores,
   16 GB, 1 Gbit/s), e.g. ``racks-25x40`` for Storm's 1,000-node test shape.
 """
@@ -66,6 +69,10 @@ BUILTIN_CLUSTERS: dict[str, tuple[Callable[[], Cluster], str]] = {
     "rstorm-24": (lambda: rstorm(2, 12), "R-Storm multi-topology testbed: 24 nodes in 2 racks of 12"),
     "hetero-3": (lambda: hetero(1, 1), "paper 000: one Pentium, one Core i3, one Core i5"),
     "hetero-12": (lambda: hetero(4, 2), "paper 000 types, four of each, in 2 racks"),
+    # paper 000 Table 4 scenarios (its sizes were lost; ours: 2, 4 and 8 machines of each type)
+    "nasiri-small": (lambda: hetero(2, 1, "nasiri-small"), "paper 000 scenario 1: 2 machines of each type"),
+    "nasiri-medium": (lambda: hetero(4, 2, "nasiri-medium"), "paper 000 scenario 2: 4 machines of each type"),
+    "nasiri-large": (lambda: hetero(8, 4, "nasiri-large"), "paper 000 scenario 3: 8 machines of each type"),
 }
 
 RACKS_PATTERN = re.compile(r"^racks-(\d+)x(\d+)$")

@@ -152,3 +152,68 @@ for _name, _fn, _desc in (
             (lambda f=_fn, v=_variant: f(v)), f"{_desc} ({_label})")
     BUILTIN_TOPOLOGIES[_name] = ((lambda f=_fn: f("net")), f"alias of {_name}-net")
 BUILTIN_TOPOLOGIES["storm-large"] = (storm_large, "Storm's large-cluster test shape: 5 spouts × 30, 40 bolts × 114")
+
+
+# ------------------------------------------------------- paper 000 (Nasiri et al.)
+#: Per-tuple cost on the reference machine (a Pentium, speed-up 1.0) of paper 000's three CPU-bound
+#: component kinds; the authors' simulator uses slopes in ratio about 1 : 2 : 4 (reference-data.md).
+NASIRI_COST_MS = {"low": 1.0, "mid": 2.0, "high": 4.0}
+NASIRI_MET = 2.0  # fixed CPU points per instance (assumed; the paper measures MET per task and machine)
+
+
+def _nasiri(name: str, components: list[tuple[str, str]], edges: list[tuple[str, str]],
+            rate: float = 100.0) -> Topology:
+    """components: (id, kind) with kind in source/low/mid/high."""
+    targets = {b for _, b in edges}
+    sources_ = {a for a, _ in edges}
+    ops = []
+    for cid, kind in components:
+        role = "source" if cid not in targets else ("sink" if cid not in sources_ else "operator")
+        cost = 0.5 if kind == "source" else NASIRI_COST_MS[kind]
+        ops.append(Operator(cid, role, rate=rate if role == "source" else None, cost_ms=cost, overhead=NASIRI_MET,
+                            cpu=20, memory_mb=256, logic={"name": "busy"}))
+    return Topology(name, tuple(ops), tuple(Stream(a, b) for a, b in edges))
+
+
+def nasiri_linear() -> Topology:
+    comps = [("spout", "source"), ("low", "low"), ("mid", "mid"), ("high", "high")]
+    return _nasiri("nasiri-linear", comps, [("spout", "low"), ("low", "mid"), ("mid", "high")])
+
+
+def nasiri_diamond() -> Topology:
+    comps = [("spout", "source"), ("low", "low"), ("mid", "mid"), ("high", "high"), ("join", "low")]
+    edges = [("spout", "low"), ("spout", "mid"), ("spout", "high"), ("low", "join"), ("mid", "join"),
+             ("high", "join")]
+    return _nasiri("nasiri-diamond", comps, edges)
+
+
+def nasiri_star() -> Topology:
+    comps = [("spout1", "source"), ("spout2", "source"), ("high", "high"), ("low", "low"), ("mid", "mid")]
+    edges = [("spout1", "high"), ("spout2", "high"), ("high", "low"), ("high", "mid")]
+    return _nasiri("nasiri-star", comps, edges, rate=50.0)
+
+
+def rolling_count() -> Topology:
+    """Storm-Benchmark RollingCount: spout → split (sentence → words) → rolling count by word."""
+    ops = (Operator("spout", "source", rate=100.0, cost_ms=0.5, overhead=NASIRI_MET, memory_mb=256),
+           Operator("split", cost_ms=2.0, overhead=NASIRI_MET, selectivity=1.0, memory_mb=256),
+           Operator("count", "sink", cost_ms=2.5, overhead=NASIRI_MET, memory_mb=256))
+    return Topology("rollingcount", ops, (Stream("spout", "split"), Stream("split", "count", "key", "word")))
+
+
+def unique_visitor() -> Topology:
+    """Storm-Benchmark UniqueVisitor: spout → view (parse page views) → unique visitors by URL."""
+    ops = (Operator("spout", "source", rate=100.0, cost_ms=0.5, overhead=NASIRI_MET, memory_mb=256),
+           Operator("view", cost_ms=3.0, overhead=NASIRI_MET, memory_mb=256),
+           Operator("unique", "sink", cost_ms=3.0, overhead=NASIRI_MET, memory_mb=256))
+    return Topology("uniquevisitor", ops, (Stream("spout", "view"), Stream("view", "unique", "key", "url")))
+
+
+for _name, _fn, _desc in (
+    ("nasiri-linear", nasiri_linear, "paper 000 Linear: spout → low → mid → high (1 : 2 : 4 ms per tuple)"),
+    ("nasiri-diamond", nasiri_diamond, "paper 000 Diamond: spout → low, mid, high → join"),
+    ("nasiri-star", nasiri_star, "paper 000 Star: 2 spouts → high → low, mid"),
+    ("rollingcount", rolling_count, "Storm-Benchmark RollingCount: spout → split → count (two bolts)"),
+    ("uniquevisitor", unique_visitor, "Storm-Benchmark UniqueVisitor: spout → view → unique (two bolts)"),
+):
+    BUILTIN_TOPOLOGIES[_name] = (_fn, _desc)

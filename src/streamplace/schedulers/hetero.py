@@ -136,14 +136,16 @@ def _best_machine(model: ThroughputModel, counts: np.ndarray, scale: float, i: i
     n = counts[i].sum()
     r_old = model.lam[i] * scale / n
     r_new = model.lam[i] * scale / (n + 1)
-    tcu_new = r_new * model.rate_cost[i] + model.met[i]
+    tcu_new = r_new * model.rate_cost[i] + model.met[i]  # one new instance of i on each node
     load = model.node_cpu(counts, scale)
     # load after adding: op i's existing instances slow down everywhere, the new one adds tcu_new at w
     delta_i = counts[i] * (r_new - r_old) * model.rate_cost[i]
     new_load = load + delta_i + tcu_new
     mem = (counts * model.memory[:, None]).sum(axis=0) + model.memory[i]
-    room = (model.allowed[i] & (new_load <= model.cap + EPS) & (tcu_new <= 100.0 + EPS)
-            & (mem <= model.node_memory + EPS))
+    # "enough capacity to serve this new instance" is the machine's CPU budget (paper 000); a new instance
+    # above one thread is not refused here: it makes its machine over-utilized at the next check, whose
+    # hottest task it then is, so the component gets yet another instance and the per-instance rate drops.
+    room = model.allowed[i] & (new_load <= model.cap + EPS) & (mem <= model.node_memory + EPS)
     if not room.any():
         return None
     e = np.where(room, model.e[i], np.inf)
