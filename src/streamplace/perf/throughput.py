@@ -33,6 +33,7 @@ class ThroughputModel:
     node_memory: np.ndarray  # (nodes,)
     allowed: np.ndarray  # (ops, nodes) bool
     sink_rate: float  # sinks' input rate at scale 1
+    rate_cost: np.ndarray  # (ops, nodes) CPU points per tuple/s of one replica: e / 10
 
     @classmethod
     def build(cls, topology: Topology, cluster: Cluster, profile: Profile | None = None,
@@ -47,12 +48,8 @@ class ThroughputModel:
             memory=np.array([o.memory_mb for o in topology.operators], dtype=float),
             node_memory=cluster.memory.astype(float), allowed=allowed_mask(topology, cluster),
             sink_rate=float(rates.input[sinks].sum()) if sinks else 0.0,
+            rate_cost=e / 10.0,
         )
-
-    @property
-    def rate_cost(self) -> np.ndarray:
-        """CPU points per tuple/s of input for one replica: e / 10, shape (ops, nodes)."""
-        return self.e / 10.0
 
     def task_cpu(self, counts: np.ndarray, scale: float) -> np.ndarray:
         """TCU of one replica of i on u (points) at the given scale, shape (ops, nodes)."""

@@ -117,53 +117,105 @@ def first_assignment(model: ThroughputModel, alpha: np.ndarray, initial_scale: f
             "memory or fixed overhead (MET) does not fit next to the other components")
 
 
-def _over(model: ThroughputModel, counts: np.ndarray, scale: float) -> tuple[int, int] | None:
+@dataclass
+class State:
+    """An execution graph at scale 1, kept incrementally: each change costs O(nodes), not O(ops × nodes).
+
+    a[u]: CPU points per unit of scale on node u; b[u]: fixed points (MET); mem[u]: MB;
+    n[i]: instances of i; thread[i]: the most tuples/s one instance of i sustains on any node it runs on.
+    """
+
+    counts: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+    mem: np.ndarray
+    n: np.ndarray
+    thread: np.ndarray
+
+    @classmethod
+    def of(cls, model: ThroughputModel, counts: np.ndarray) -> State:
+        n = counts.sum(axis=1).astype(float)
+        per = np.divide(model.lam, n, out=np.zeros_like(model.lam), where=n > 0)
+        a = (counts * per[:, None] * model.rate_cost).sum(axis=0)
+        b = (counts * model.met).sum(axis=0)
+        mem = (counts * model.memory[:, None]).sum(axis=0)
+        cap = thread_rates(model)
+        thread = np.where(counts > 0, cap, np.inf).min(axis=1)
+        return cls(counts.copy(), a, b, mem, n, thread)
+
+    def copy(self) -> State:
+        return State(self.counts.copy(), self.a.copy(), self.b.copy(), self.mem.copy(), self.n.copy(),
+                     self.thread.copy())
+
+    def add(self, model: ThroughputModel, i: int, w: int, cap_iw: float) -> None:
+        n = self.n[i]
+        row = self.counts[i] * model.rate_cost[i] * model.lam[i]
+        self.a -= row * (1.0 / n - 1.0 / (n + 1))
+        self.a[w] += model.lam[i] * model.rate_cost[i, w] / (n + 1)
+        self.b[w] += model.met[i, w]
+        self.mem[w] += model.memory[i]
+        self.counts[i, w] += 1
+        self.n[i] = n + 1
+        self.thread[i] = min(self.thread[i], cap_iw)
+
+
+def thread_rates(model: ThroughputModel) -> np.ndarray:
+    """Tuples/s one instance of i sustains on u within one thread: (100 − MET)/(e/10)."""
+    with np.errstate(divide="ignore"):
+        return np.where(model.rate_cost > 0, (100.0 - model.met) / np.where(model.rate_cost > 0, model.rate_cost,
+                                                                              1.0), np.inf)
+
+
+def _over(model: ThroughputModel, st: State, scale: float) -> tuple[int, int] | None:
     """(first over-utilized node, its hottest operator) or None."""
-    tcu = model.task_cpu(counts, scale)
-    load = (counts * tcu).sum(axis=0)
-    hot_thread = ((counts > 0) & (tcu > 100.0 + EPS)).any(axis=0)
-    over = np.flatnonzero((load > model.cap + EPS) | hot_thread)
-    if over.size == 0:
+    over = st.a * scale + st.b > model.cap + EPS
+    first = int(over.argmax()) if over.any() else None
+    per = model.lam * scale / np.maximum(st.n, 1)
+    threads = per > st.thread * (1 + 1e-12)
+    if threads.any():  # components with an instance above one thread
+        for i in np.flatnonzero(threads):
+            hot = (st.counts[i] > 0) & (per[i] * model.rate_cost[i] + model.met[i] > 100.0 + EPS)
+            if hot.any() and (first is None or hot.argmax() < first):
+                first = int(hot.argmax())
+    if first is None:
         return None
-    u = int(over[0])
-    present = counts[:, u] > 0
-    i = int(np.argmax(np.where(present, tcu[:, u], -np.inf)))
-    return u, i
+    present = st.counts[:, first] > 0
+    tcu = per * model.rate_cost[:, first] + model.met[:, first]
+    return first, int(np.argmax(np.where(present, tcu, -np.inf)))
 
 
-def _best_machine(model: ThroughputModel, counts: np.ndarray, scale: float, i: int) -> int | None:
-    """The fastest machine for operator i that stays within capacity with one more instance of i."""
-    n = counts[i].sum()
+def _best_machine(model: ThroughputModel, st: State, scale: float, i: int) -> int | None:
+    """The fastest machine for operator i whose CPU budget holds with one more instance of i."""
+    n = st.n[i]
     r_old = model.lam[i] * scale / n
     r_new = model.lam[i] * scale / (n + 1)
     tcu_new = r_new * model.rate_cost[i] + model.met[i]  # one new instance of i on each node
-    load = model.node_cpu(counts, scale)
+    load = st.a * scale + st.b
     # load after adding: op i's existing instances slow down everywhere, the new one adds tcu_new at w
-    delta_i = counts[i] * (r_new - r_old) * model.rate_cost[i]
-    new_load = load + delta_i + tcu_new
-    mem = (counts * model.memory[:, None]).sum(axis=0) + model.memory[i]
+    new_load = load + st.counts[i] * (r_new - r_old) * model.rate_cost[i] + tcu_new
     # "enough capacity to serve this new instance" is the machine's CPU budget (paper 000); a new instance
     # above one thread is not refused here: it makes its machine over-utilized at the next check, whose
     # hottest task it then is, so the component gets yet another instance and the per-instance rate drops.
-    room = model.allowed[i] & (new_load <= model.cap + EPS) & (mem <= model.node_memory + EPS)
+    room = model.allowed[i] & (new_load <= model.cap + EPS) & (st.mem + model.memory[i] <= model.node_memory + EPS)
     if not room.any():
         return None
     e = np.where(room, model.e[i], np.inf)
-    fastest = np.flatnonzero(e <= e.min() * (1 + 1e-12))
-    return int(fastest[np.argmin((new_load / model.cap)[fastest])])
+    fastest = e <= e.min() * (1 + 1e-12)
+    return int(np.argmin(np.where(fastest, new_load / model.cap, np.inf)))
 
 
 def maximize_throughput(model: ThroughputModel, counts: np.ndarray, scale: float, k: np.ndarray, max_divisor: int,
                         max_iterations: int, deadline: Deadline) -> tuple[np.ndarray, float, bool, int]:
     """Algorithm 2: returns the latest stable (counts, scale), whether time ran out, and iterations."""
-    current, rate = counts.copy(), scale
-    final, final_rate = counts.copy(), scale
+    caps = thread_rates(model)
+    current, rate = State.of(model, counts), scale
+    final, final_rate = current.copy(), scale
     divisor = 1
     it = 0
     while divisor <= max_divisor and it < max_iterations:
         it += 1
-        if it % 64 == 0 and deadline.expired():
-            return final, final_rate, True, it
+        if it % 256 == 0 and deadline.expired():
+            return final.counts, final_rate, True, it
         hot = _over(model, current, rate)
         if hot is None:
             final, final_rate = current.copy(), rate
@@ -172,10 +224,10 @@ def maximize_throughput(model: ThroughputModel, counts: np.ndarray, scale: float
             rate = min(rate + rate / divisor, S_CAP)
             continue
         _, i = hot
-        w = _best_machine(model, current, rate, i) if current[i].sum() < k[i] else None
+        w = _best_machine(model, current, rate, i) if current.n[i] < k[i] else None
         if w is not None:
-            current[i, w] += 1
+            current.add(model, i, w, float(caps[i, w]))
             continue
         divisor *= 2
         current, rate = final.copy(), final_rate  # the stable state; the next pass raises it by rate/divisor
-    return final, final_rate, False, it
+    return final.counts, final_rate, False, it
