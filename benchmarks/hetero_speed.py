@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from itertools import pairwise
 
 import numpy as np
 
@@ -27,7 +28,7 @@ def layered_topology(n_ops: int = 100, width: int = 10, seed: int = 7) -> Topolo
     rng = np.random.default_rng(seed)
     layers = [list(range(k, min(k + width, n_ops))) for k in range(0, n_ops, width)]
     edges: set[tuple[int, int]] = set()
-    for a, b in zip(layers, layers[1:], strict=False):
+    for a, b in pairwise(layers):
         for j in b:  # every operator gets one or two upstream operators from the previous layer
             for i in rng.choice(a, size=min(len(a), int(rng.integers(1, 3))), replace=False):
                 edges.add((int(i), j))
@@ -72,7 +73,8 @@ def main() -> None:
           f"{'meets' if med < TARGET_S else 'MISSES'})")
     print(f"status {plan.status}; {plan.total_replicas()} replicas on {plan.predicted['nodes_used']} nodes; "
           f"sustained {sum(plan.source_rates.values()):,.0f} t/s at the sources, throughput "
-          f"{plan.predicted['throughput']:,.0f} t/s, weighted utilization {plan.predicted['weighted_utilization']:.2f}; "
+          f"{plan.predicted['throughput']:,.0f} t/s, "
+          f"weighted utilization {plan.predicted['weighted_utilization']:.2f}; "
           f"{plan.warnings[-1]}")
 
 
