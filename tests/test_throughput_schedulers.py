@@ -136,3 +136,25 @@ def test_parameter_validation_for_new_schedulers() -> None:
         create("optimal", {"split": "random"})
     with pytest.raises(StreamplaceError):
         create("ds2", {"rate_basis": "median"})
+
+
+@settings(max_examples=20, deadline=None)
+@given(small_instances())
+def test_hetero_polish_never_lowers_the_rate(instance: tuple[Topology, Cluster]) -> None:
+    topology, cluster = instance
+    plain = create("hetero", {"max_replicas": "4"}).plan(topology, cluster)
+    polished = create("hetero", {"max_replicas": "4", "polish_s": "0.2"}).plan(topology, cluster)
+    assert polished.predicted["throughput"] >= plain.predicted["throughput"] * (1 - 1e-9)
+    assert all(n <= 4 for n in polished.counts().values())
+
+
+def test_paper_000_instances_build_and_hetero_beats_default() -> None:
+    from streamplace.bench import resolve_cluster, resolve_topology
+
+    cluster = resolve_cluster("hetero-3")
+    for name in ("nasiri-linear", "nasiri-diamond", "nasiri-star", "rollingcount", "uniquevisitor"):
+        topo = resolve_topology(name)
+        het = create("hetero").plan(topo, cluster)
+        default = create("round-robin").plan(topo.with_replicas(het.counts()), cluster)
+        assert het.predicted["throughput"] > default.predicted["throughput"]
+        assert het.predicted["weighted_utilization"] > default.predicted["weighted_utilization"]
