@@ -112,15 +112,16 @@ def test_capacity_split_optimal_is_consistent_with_the_model() -> None:
 def test_ds2_sizes_by_true_rates() -> None:
     c = Cluster("one", (Node("n", cpu=1000, memory_mb=4096),))
     t = chain(rate=250, cost=10.0)  # one replica sustains 1000/10 = 100 t/s
-    ds2 = create("ds2")
+    ds2 = create("ds2", {"target_utilization": "1.0"})
     assert ds2.parallelism(t, c, None) == {"src": 3, "mid": 3, "sink": 3}
-    measured = create("ds2", {"placer": "r-storm"})
+    assert create("ds2").parallelism(t, c, None) == {"src": 4, "mid": 4, "sink": 4}  # 250 / (100 · 0.7)
+    measured = create("ds2", {"placer": "r-storm", "target_utilization": "1.0"})
     plan = measured.plan(t, c)
     assert plan.counts() == {"src": 3, "mid": 3, "sink": 3}
     assert plan.predicted["sustainable_scale"] >= 1.0  # sized to sustain the target
     from streamplace.schedulers.ds2 import DS2
 
-    assert DS2(true_rates={"mid": 50.0}).parallelism(t, c, None)["mid"] == 5
+    assert DS2(true_rates={"mid": 50.0}, target_utilization=1.0).parallelism(t, c, None)["mid"] == 5
 
 
 def test_weighted_utilization_by_hand() -> None:

@@ -109,7 +109,7 @@ def print_plan(plan: Plan) -> None:
     for line in plan.explanation:
         out.print(f"  [{colour}]•[/] {line}", highlight=False)
     for line in plan.warnings:
-        out.print(f"  [yellow]warning:[/] {line}", highlight=False)
+        out.print(f"  [yellow]note:[/] {line}", highlight=False)
     if plan.status == "infeasible":
         return
     rates = ", ".join(f"{k} {v:,.6g} t/s" for k, v in plan.source_rates.items())
@@ -269,7 +269,8 @@ def print_comparison(rows: list[ComparisonRow], title: str) -> None:
     for _, label in COLUMNS:
         table.add_column(label, justify="left" if label in ("scheduler", "status") else "right")
     for r in rows:
-        table.add_row(*(fmt(r.value(k)) for k, _ in COLUMNS))
+        table.add_row(*(fmt(r.value(k)) if r.plan is not None or k in ("scheduler", "status") else "—"
+                        for k, _ in COLUMNS))
     out.print(table)
     for r in rows:
         for line in r.notes:

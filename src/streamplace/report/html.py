@@ -23,7 +23,9 @@ def write_report(rows: list[ComparisonRow], plot: Path | None, out: Path, title:
     body = []
     for r in rows:
         cls = ' class="bad"' if r.status in ("infeasible", "refused") else ""
-        cells = "".join(f"<td>{html.escape(fmt(r.value(key)))}</td>" for key, _ in COLUMNS)
+        shown = [fmt(r.value(key)) if r.plan is not None or key in ("scheduler", "status") else "—"
+                 for key, _ in COLUMNS]
+        cells = "".join(f"<td>{html.escape(text)}</td>" for text in shown)
         body.append(f"<tr{cls}>{cells}</tr>")
         for line in r.notes:
             body.append(f'<tr><td colspan="{len(COLUMNS)}" style="text-align:left">'

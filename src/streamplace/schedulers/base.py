@@ -205,9 +205,14 @@ def register(cls: S) -> S:
     return cls
 
 
+#: Display order: Storm's default, the resource-aware placers, then those that choose parallelism.
+PREFERRED_ORDER = ("round-robin", "r-storm", "ffd", "hetero", "ds2", "optimal", "exhaustive")
+
+
 def scheduler_names() -> list[str]:
     _load_builtin()
-    return list(REGISTRY)
+    known = [n for n in PREFERRED_ORDER if n in REGISTRY]
+    return known + [n for n in REGISTRY if n not in known]
 
 
 def _load_builtin() -> None:

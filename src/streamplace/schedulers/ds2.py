@@ -5,9 +5,12 @@ processes while busy — rather than from observed backlog. In one pass over
 the DAG in topological order, operator i must ingest the target output rate
 of its upstream operators, λ_i = Σ_j α_j λ_j (sources: their target rate),
 and gets π_i = ⌈λ_i / (true_rate_i · target_utilization)⌉ replicas (capped by
-k_i). True rates come from ``true_rates`` (measured, e.g. by the Spark
+k_i). DS2 itself sizes to full utilization; the default target of 0.7 is
+Flink's autoscaler's (``job.autoscaler.utilization.target``) and keeps
+queues finite — set 1.0 for DS2's own rule. True rates come from ``true_rates`` (measured, e.g. by the Spark
 runtime) or from the model: a thread's capacity (100 − MET)·10/e on the
-nodes it may use, averaged (``rate_basis=mean``), or the slowest/fastest.
+nodes it may use — the slowest (``rate_basis=min``, the default, so the
+target holds wherever the placer puts a replica), the mean or the fastest.
 
 Placement is delegated to another scheduler (``placer``, default ``ffd``),
 with each replica's declared CPU set to what it will really use at the
@@ -42,8 +45,8 @@ class DS2(BaseScheduler):
     chooses_parallelism = True
 
     target_scale: float = 1.0  # multiple of the topology's offered source rates to sustain
-    target_utilization: float = 1.0  # size replicas to run at most this busy (DS2 has none: 1.0)
-    rate_basis: Literal["mean", "min", "max"] = "mean"
+    target_utilization: float = 0.7  # size replicas to run at most this busy (Flink autoscaler's default 0.7)
+    rate_basis: Literal["min", "mean", "max"] = "min"  # min: the slowest allowed node, safe wherever it lands
     true_rates: dict[str, float] = field(default_factory=dict)  # measured tuples/s per busy replica
     placer: str = "ffd"
     max_replicas: int | None = None
@@ -82,7 +85,8 @@ class DS2(BaseScheduler):
         sized = []
         for i, op in enumerate(topology.operators):
             per = rates.input[i] / counts[op.id]
-            points = per * e[i, mask[i]].mean() / 10.0 + met[i, mask[i]].mean()
+            pick = {"min": np.max, "mean": np.mean, "max": np.min}[self.rate_basis]  # min rate ↔ max e
+            points = per * pick(e[i, mask[i]]) / 10.0 + pick(met[i, mask[i]])
             sized.append(replace(op, replicas=counts[op.id], cpu=float(min(100.0, max(points, 0.0)))))
         resized = Topology(topology.name, tuple(sized), topology.streams)
         plan = create(self.placer, {"time_limit_s": self.time_limit_s}).plan(resized, cluster, profile)
