@@ -137,7 +137,8 @@ def test_pinning_is_respected() -> None:
     pinned = Topology("p", tuple(o if o.id != "src" else o.__class__(**{**o.__dict__, "pinned": ("n11",)})
                                  for o in t.operators), t.streams)
     for name in scheduler_names():
-        scheduler = create(name)
+        scheduler = create(name, {"weights.c": "1", "bounds.c_min": "0", "bounds.c_max": "10"}
+                           if name in ("odrp", "odp") else None)
         plan = scheduler.plan(pinned, c)
         assert set(plan.replicas["src"]) == {"n11"}, name
         if not scheduler.chooses_parallelism:
@@ -176,3 +177,11 @@ def test_determinism() -> None:
     a = create("r-storm").plan(linear("net"), c)
     b = create("r-storm").plan(linear("net"), c)
     assert a.replicas == b.replicas
+
+
+def test_divergent_feedback_loop_is_infeasible_not_an_exception() -> None:
+    ops = (Operator("s", "source", rate=10), Operator("a"), Operator("b", selectivity=1.5), Operator("k", "sink"))
+    t = Topology("loop", ops, (Stream("s", "a"), Stream("a", "b"), Stream("b", "a"), Stream("b", "k")))
+    for name in ("round-robin", "r-storm", "ffd", "hetero"):
+        plan = create(name).plan(t, two_racks())
+        assert plan.status == "infeasible" and "loop gain" in plan.explanation[0], name

@@ -18,7 +18,7 @@ from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
-from streamplace.errors import SchedulerParamError
+from streamplace.errors import RateDivergenceError, SchedulerParamError
 from streamplace.model.cluster import Cluster, check_compatible
 from streamplace.model.plan import Plan, Status
 from streamplace.model.profile import Profile
@@ -47,6 +47,7 @@ class Placement:
     source_rates: dict[str, float] | None = None
     gap: float | None = None
     split: str = "even"
+    extra_predicted: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 
 class Deadline:
@@ -74,6 +75,8 @@ class BaseScheduler:
     cpu_hard: ClassVar[bool] = False
     #: Whether the scheduler chooses replica counts (hetero, optimal, DS2, …) or keeps the requested ones.
     chooses_parallelism: ClassVar[bool] = False
+    #: Mapping parameters whose unspecified keys become 0 once any key is given (e.g. ODRP's weights).
+    partial_mappings: ClassVar[tuple[str, ...]] = ()
 
     time_limit_s: float | None = 60.0
 
@@ -98,10 +101,13 @@ class BaseScheduler:
         reasons = capacity_shortfalls(topology, cluster, counts, cpu_hard=self.cpu_hard)
         if reasons:
             return self._infeasible(topology, cluster, reasons, deadline)
-        result = self._place(topology, cluster, profile, deadline, current)
-        if result.counts is None or result.status == "infeasible":
-            return self._infeasible(topology, cluster, result.explanation or ["no placement found"], deadline)
-        return self.finish(topology, cluster, profile, result, deadline)
+        try:
+            result = self._place(topology, cluster, profile, deadline, current)
+            if result.counts is None or result.status == "infeasible":
+                return self._infeasible(topology, cluster, result.explanation or ["no placement found"], deadline)
+            return self.finish(topology, cluster, profile, result, deadline)
+        except RateDivergenceError as exc:  # a feedback loop with gain >= 1 has no steady state to plan for
+            return self._infeasible(topology, cluster, [str(exc)], deadline)
 
     def requested_counts(self, topology: Topology) -> dict[str, int]:
         return {op.id: op.replicas for op in topology.operators}
@@ -126,7 +132,7 @@ class BaseScheduler:
             warnings=tuple(topology.cycle_warnings()) + tuple(result.warnings),
         )
         ev = evaluate(topology, cluster, plan, profile)
-        return plan.evolve(predicted=ev.predicted())
+        return plan.evolve(predicted=ev.predicted() | result.extra_predicted)
 
     def _infeasible(self, topology: Topology, cluster: Cluster, reasons: list[str], deadline: Deadline) -> Plan:
         return Plan(
@@ -206,7 +212,7 @@ def register(cls: S) -> S:
 
 
 #: Display order: Storm's default, the resource-aware placers, then those that choose parallelism.
-PREFERRED_ORDER = ("round-robin", "r-storm", "ffd", "hetero", "ds2", "optimal", "exhaustive")
+PREFERRED_ORDER = ("round-robin", "r-storm", "ffd", "hetero", "ds2", "optimal", "exhaustive", "odp", "odrp")
 
 
 def scheduler_names() -> list[str]:
@@ -216,7 +222,7 @@ def scheduler_names() -> list[str]:
 
 
 def _load_builtin() -> None:
-    from streamplace.schedulers import ds2, exhaustive, ffd, hetero, optimal, round_robin, rstorm  # noqa: F401
+    from streamplace.schedulers import ds2, exhaustive, ffd, hetero, odrp, optimal, round_robin, rstorm  # noqa: F401
 
 
 def create(name: str, params: Mapping[str, Any] | None = None) -> BaseScheduler:
@@ -248,8 +254,12 @@ def coerce_params(cls: type[BaseScheduler], params: Mapping[str, Any]) -> dict[s
             else fields[head].default
         if not isinstance(default, Mapping):
             raise SchedulerParamError(f"parameter {cls.name}.{head} is not a mapping (fix: write {head}=VALUE)")
-        merged = dict(default)
+        open_keys = not default  # an empty default mapping takes any key (e.g. measured rates per operator)
+        merged = {key: 0.0 for key in default} if head in cls.partial_mappings else dict(default)
         for k, v in sub.items():
+            if open_keys:
+                merged[k] = _coerce(v, float, f"{cls.name}.{head}.{k}")
+                continue
             if k not in merged:
                 raise SchedulerParamError(f"parameter {cls.name}.{head} has no key {k!r} "
                                           f"(fix: use one of {', '.join(merged)})")

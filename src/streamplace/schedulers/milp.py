@@ -52,6 +52,12 @@ class Milp:
     def binary(self, cost: float = 0.0) -> int:
         return self.var(0.0, 1.0, cost, True)
 
+    def cost_add(self, terms: list[tuple[int, float]], factor: float) -> None:
+        """Add factor·coefficient to the objective cost of each (column, coefficient)."""
+        if factor:
+            for j, v in terms:
+                self.cost[j] += factor * v
+
     def row(self, coefs: dict[int, float] | list[tuple[int, float]], lo: float = -INF, hi: float = INF) -> None:
         items = coefs.items() if isinstance(coefs, dict) else coefs
         merged: dict[int, float] = {}

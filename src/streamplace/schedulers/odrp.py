@@ -1,0 +1,372 @@
+"""``odrp`` / ``odp``: optimal joint replication and placement (Cardellini et al., paper 003), solved exactly.
+
+The paper enumerates, per operator, every multiset of nodes (x_{i,U}) and, per
+stream, every pair of multisets (y) — 55.8 K variables for 6 nodes × 8
+operators. This module solves the same problem with a compact, equivalent
+formulation (HiGHS):
+
+* y_in = 1 iff operator i has n replicas (n ≤ k_i, and only n with
+  λ_i/n < μ_i, where the M/M/1 is stable);
+* β_iunb are the bits of w_iun, the replicas of i on node u when n_i = n
+  (Σ_u w_iun = n·y_in), so c_iu = Σ_n w_iun and the share of i's stream
+  processed on u is f_iu = Σ_n w_iun/n — linear;
+* a_iu = 1 iff c_iu ≥ 1; operator latency r_i ≥ Σ_n ρ_inu·y_in − max_n ρ_inu·(1 − a_iu)
+  with ρ_inu = R_i(λ_i/n)/S_u (Eq. 1); stream delay D_ij ≥ d_uv·(a_iu + a_jv − 1)
+  (Eq. 4); response time by longest-path potentials t_j ≥ t_i + D_ij + r_j,
+  R ≥ t_sink (Eq. 8–11, without enumerating paths);
+* the flow between replicas on u and v of a stream is λ_ij·f_iu·f_jv (Eq. 7);
+  the products are exact as h ≥ f_jv + β_iunb − 1, h ≥ 0 (β binary, f in [0, 1],
+  and the objective only ever pushes h down), so T, N, EE and transfer cost
+  (Eq. 5, 18–20) are linear in h;
+* z_u ≥ a_iu and z_uv ≥ a_iu + a_jv − 1 activate nodes and links for the
+  availability (Eq. 15–16); Σ_i Res_i·c_iu ≤ Res_u (Eq. 23).
+
+The objective is the SAW utility F (Eq. 21). ``odp`` is the placement-only
+special case (k_i = 1). Tests check that the optimum equals a brute force
+over every multiset deployment on small instances.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from streamplace.errors import SchedulerParamError
+from streamplace.model.cluster import Cluster
+from streamplace.model.plan import Plan
+from streamplace.model.profile import Profile
+from streamplace.model.topology import Topology
+from streamplace.perf.odrp import DEBS2015_BOUNDS, Bounds, OdrpInstance, Weights, odrp_qos
+from streamplace.schedulers.base import BaseScheduler, Deadline, Placement, allowed_mask, register
+from streamplace.schedulers.milp import Milp
+from streamplace.schedulers.optimal import bits
+
+BOUND_KEYS = ("r_min", "r_max", "a_min", "a_max", "c_min", "c_max", "z_min", "z_max")
+
+
+def _nan_bounds() -> dict[str, float]:
+    return {k: math.nan for k in BOUND_KEYS}
+
+
+@register
+@dataclass(frozen=True)
+class Odrp(BaseScheduler):
+    """ODRP: replication and placement maximizing the SAW utility of R, A, C and Z."""
+
+    name = "odrp"
+    partial_mappings = ("weights",)
+    summary = "ODRP (Cardellini et al.): optimal replication + placement for response time, availability, cost, traffic"
+    chooses_parallelism = True
+
+    weights: dict[str, float] = field(default_factory=lambda: {"r": 0.25, "a": 0.25, "c": 0.25, "z": 0.25})
+    metric: Literal["T", "N", "EE"] = "T"  # the network metric Z
+    bounds: dict[str, float] = field(default_factory=_nan_bounds)
+    preset: Literal["", "debs2015"] = ""  # fill missing bounds with paper 003's Table 2
+    max_replicas: int = 3  # k_i where the operator sets no max_replicas
+    capacity: Literal["slots", "cpu"] = "slots"  # Res_u: slots × executors_per_slot replicas, or CPU points
+    executors_per_slot: int = 4
+    z_unit: Literal["tuples", "bytes"] = "tuples"  # Table 2 normalizes Z in tuples/s
+    measured_rates: dict[str, float] = field(default_factory=dict)  # operator input rates observed at runtime
+    mip_rel_gap: float = 1e-6
+    time_limit_s: float | None = 60.0
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.weight_set()
+        self.bound_set().check(self.weight_set())
+        unknown = set(self.bounds) - set(BOUND_KEYS)
+        if unknown:
+            raise SchedulerParamError(f"unknown ODRP bound {sorted(unknown)[0]!r} (fix: use {', '.join(BOUND_KEYS)})")
+
+    def weight_set(self) -> Weights:
+        w = {"r": 0.0, "a": 0.0, "c": 0.0, "z": 0.0} | dict(self.weights)
+        return Weights(w["r"], w["a"], w["c"], w["z"], self.metric)
+
+    def bound_set(self) -> Bounds:
+        given = {k: v for k, v in self.bounds.items() if v is not None and not math.isnan(v)}
+        if self.preset == "debs2015":
+            given = {k: getattr(DEBS2015_BOUNDS, k) for k in BOUND_KEYS} | given
+        return Bounds(**given)
+
+    def caps(self, topology: Topology) -> list[int]:
+        return [op.max_replicas or self.max_replicas for op in topology.operators]
+
+    def requested_counts(self, topology: Topology) -> dict[str, int]:
+        return {op.id: 1 for op in topology.operators}
+
+    def instance(self, topology: Topology, cluster: Cluster, profile: Profile | None) -> OdrpInstance:
+        return OdrpInstance.build(topology, cluster, profile, self.capacity, self.executors_per_slot,
+                                  operator_rates_override=self.measured_rates or None)
+
+    def _place(self, topology: Topology, cluster: Cluster, profile: Profile | None, deadline: Deadline,
+               current: Plan | None) -> Placement:
+        unknown = [op for op in self.measured_rates if op not in topology.index]
+        if unknown:
+            raise SchedulerParamError(f"measured_rates names unknown operator {unknown[0]!r} "
+                                      f"(fix: use one of {', '.join(topology.ids)})")
+        inst = self.instance(topology, cluster, profile)
+        k = self.caps(topology)
+        mask = allowed_mask(topology, cluster)
+        reasons = explain_infeasible(topology, cluster, inst, k, mask)
+        if reasons:
+            return Placement(None, "infeasible", reasons)
+        w, b = self.weight_set(), self.bound_set()
+        milp, layout, constant = build_odrp(inst, k, mask, w, b, self.z_unit == "tuples")
+        remaining = None if self.time_limit_s is None else max(0.01, self.time_limit_s - deadline.elapsed_ms() / 1e3)
+        result = milp.solve(remaining, self.mip_rel_gap)
+        if result.x is None:
+            if result.status == "infeasible":
+                return Placement(None, "infeasible", [
+                    "no deployment satisfies node capacities "
+                    f"({', '.join(f'{n.id}: {c:g}' for n, c in zip(cluster.nodes, inst.capacity, strict=True))}) "
+                    "with every operator's minimum stable replica count on its candidate nodes"])
+            return Placement(None, "infeasible", [f"HiGHS found no deployment within {self.time_limit_s} s "
+                                                  f"({result.solver_status}); raise time_limit_s"])
+        counts = layout.counts(result.x)
+        qos = odrp_qos(inst, counts, self.z_unit == "tuples")
+        utility = qos.utility(w, b)
+        placement = Placement(counts)
+        if result.status == "timeout":
+            placement.status = "timeout"
+            placement.explanation.append(f"time limit {self.time_limit_s} s: best deployment found, relative gap "
+                                         f"{result.gap:.3g}")
+        placement.gap = result.gap
+        placement.extra_predicted = {"odrp": {
+            "utility": utility, "milp_objective": (result.objective or 0.0) + constant,
+            "weights": {"r": w.r, "a": w.a, "c": w.c, "z": w.z}, "metric": w.metric, **qos.as_dict(),
+            "solver": result.solver_status, "solve_s": result.seconds, "variables": milp.n_vars,
+            "constraints": milp.n_rows}}
+        placement.warnings.append(f"odrp: HiGHS {result.solver_status} in {result.seconds:.3f} s "
+                                  f"({milp.n_vars} variables, {milp.n_rows} constraints); F = {utility:.6f}")
+        return placement
+
+
+@register
+@dataclass(frozen=True)
+class Odp(Odrp):
+    """ODP: the placement-only special case of ODRP (one replica per operator)."""
+
+    name = "odp"
+    summary = "ODP: ODRP's placement-only special case (k_i = 1)"
+    max_replicas: int = 1
+
+    def caps(self, topology: Topology) -> list[int]:
+        return [1 for _ in topology.operators]
+
+
+def explain_infeasible(topology: Topology, cluster: Cluster, inst: OdrpInstance, k: list[int],
+                       mask: np.ndarray) -> list[str]:
+    """The binding constraint, when it can be named without solving."""
+    reasons = []
+    need = np.zeros(len(topology.operators))
+    for i, op in enumerate(topology.operators):
+        stable = [n for n in range(1, k[i] + 1) if inst.lam[i] / n < inst.mu[i]]
+        if not stable:
+            reasons.append(f"{op.id} receives {inst.lam[i]:,.1f} tuples/s but one replica serves {inst.mu[i]:,.1f}: "
+                           f"it needs more than k = {k[i]} replicas ({inst.lam[i] / inst.mu[i]:.2f}) "
+                           "(fix: raise its max_replicas or lower the source rate)")
+        else:
+            need[i] = stable[0] * inst.res[i]
+    if reasons:
+        return reasons
+    only = {}
+    for i in range(len(topology.operators)):
+        nodes = tuple(np.flatnonzero(mask[i]))
+        if len(nodes) == 1:
+            only.setdefault(nodes[0], []).append(i)
+    for u, ops in only.items():
+        total = float(need[ops].sum())
+        if total > inst.capacity[u] + 1e-9:
+            names = ", ".join(topology.operators[i].id for i in ops)
+            reasons.append(f"{names} are pinned to {cluster.nodes[u].id}, which hosts {inst.capacity[u]:g} replicas; "
+                           f"they need {total:g} (fix: pin them to more nodes or raise that node's slots)")
+    if need.sum() > inst.capacity.sum() + 1e-9:
+        reasons.append(f"the operators need at least {need.sum():g} replicas to be stable; the cluster hosts "
+                       f"{inst.capacity.sum():g}")
+    return reasons
+
+
+@dataclass
+class OdrpLayout:
+    beta: dict[tuple[int, int, int], list[int]]  # (i, u, n) → bit columns of w_iun
+
+    def counts(self, x: np.ndarray) -> np.ndarray:
+        n_ops = 1 + max(i for i, _, _ in self.beta)
+        n_nodes = 1 + max(u for _, u, _ in self.beta)
+        c = np.zeros((n_ops, n_nodes), dtype=np.int64)
+        for (i, u, _), cols in self.beta.items():
+            c[i, u] += sum(round(x[col]) << b for b, col in enumerate(cols))
+        return c
+
+
+def build_odrp(inst: OdrpInstance, k: list[int], mask: np.ndarray, w: Weights, b: Bounds,
+               z_in_tuples: bool) -> tuple[Milp, OdrpLayout, float]:
+    """The compact MILP; returns it, where the bits sit, and F's constant term."""
+    n_ops, n_nodes = mask.shape
+    milp = Milp(maximize=True)
+    layout = OdrpLayout({})
+    # objective weights (maximize F): −w_r/ΔR·R + w_a/ΔlogA·logA − w_c/ΔC·C − w_z/ΔZ·Z + constant
+    coef_r = -w.r / (b.r_max - b.r_min) if w.r else 0.0  # type: ignore[operator]
+    coef_a = w.a / (math.log(b.a_max) - math.log(b.a_min)) if w.a else 0.0  # type: ignore[arg-type]
+    coef_c = -w.c / (b.c_max - b.c_min) if w.c else 0.0  # type: ignore[operator]
+    coef_z = -w.z / (b.z_max - b.z_min) if w.z else 0.0  # type: ignore[operator]
+    constant = 0.0
+    if w.r:
+        constant += w.r * b.r_max / (b.r_max - b.r_min)  # type: ignore[operator]
+    if w.a:
+        constant -= w.a * math.log(b.a_min) / (math.log(b.a_max) - math.log(b.a_min))  # type: ignore[arg-type]
+    if w.c:
+        constant += w.c * b.c_max / (b.c_max - b.c_min)  # type: ignore[operator]
+    if w.z:
+        constant += w.z * b.z_max / (b.z_max - b.z_min)  # type: ignore[operator]
+
+    a: dict[tuple[int, int], int] = {}
+    delay_var: dict[int, int] = {}
+    share: dict[tuple[int, int], list[tuple[int, float]]] = {}  # f_iu as a linear expression
+    node_res: list[list[tuple[int, float]]] = [[] for _ in range(n_nodes)]
+    r_var: dict[int, int] = {}
+    for i in range(n_ops):
+        ns = [n for n in range(1, k[i] + 1) if inst.lam[i] / n < inst.mu[i]]
+        ys = {n: milp.binary() for n in ns}
+        milp.row([(y, 1.0) for y in ys.values()], lo=1.0, hi=1.0)
+        nodes = [int(u) for u in np.flatnonzero(mask[i])]
+        for n in ns:
+            terms: list[tuple[int, float]] = [(ys[n], -float(n))]
+            for u in nodes:
+                cols = [milp.binary() for _ in range(bits(n))]
+                layout.beta[(i, u, n)] = cols
+                terms += [(c, float(1 << bb)) for bb, c in enumerate(cols)]
+            milp.row(terms, lo=0.0, hi=0.0)
+        if w.r:
+            r_var[i] = milp.var(0.0)
+            # whatever the nodes, a replica is at least as slow as on the fastest candidate: a tight cut
+            fastest = {n: min(inst.latency_ms(i, n, u) for u in nodes) for n in ns}
+            milp.row([(r_var[i], 1.0)] + [(ys[n], -fastest[n]) for n in ns], lo=0.0)
+        for u in nodes:
+            count = [(c, float(1 << bb)) for n in ns for bb, c in enumerate(layout.beta[(i, u, n)])]
+            share[(i, u)] = [(c, float(1 << bb) / n) for n in ns for bb, c in enumerate(layout.beta[(i, u, n)])]
+            au = milp.binary()
+            a[(i, u)] = au
+            milp.row([*count, (au, -1.0)], lo=0.0)  # c_iu ≥ a_iu
+            milp.row([*count, (au, -float(k[i]))], hi=0.0)  # c_iu ≤ k_i a_iu
+            node_res[u] += [(c, v * inst.res[i]) for c, v in count]
+            milp.cost_add(count, coef_c * inst.unit_cost[i])
+            if w.r:
+                rho = {n: inst.latency_ms(i, n, u) for n in ns}
+                big = max(rho.values())
+                milp.row([(r_var[i], 1.0)] + [(ys[n], -rho[n]) for n in ns] + [(au, -big)], lo=-big)
+    for u in range(n_nodes):
+        if node_res[u]:
+            milp.row(node_res[u], hi=float(inst.capacity[u]))
+    if w.a:
+        for u in range(n_nodes):
+            users = [a[(i, u)] for i in range(n_ops) if (i, u) in a]
+            if users and inst.node_log_av[u] < 0:
+                zu = milp.var(0.0, 1.0, cost=coef_a * inst.node_log_av[u])
+                for au in users:
+                    milp.row([(zu, 1.0), (au, -1.0)], lo=0.0)
+    # streams
+    link_vars: dict[tuple[int, int], int] = {}
+    any_link_cost = bool((inst.link_cost > 0).any())
+    for s, (i, j) in enumerate(zip(inst.src, inst.tgt, strict=True)):
+        i, j = int(i), int(j)
+        u_nodes = [u for u in range(n_nodes) if (i, u) in a]
+        v_nodes = [v for v in range(n_nodes) if (j, v) in a]
+        if w.r and inst.forward[s]:
+            d = milp.var(0.0)
+            for u in u_nodes:
+                for v in v_nodes:
+                    if inst.delay[u, v] > 0:
+                        milp.row([(d, 1.0), (a[(i, u)], -inst.delay[u, v]), (a[(j, v)], -inst.delay[u, v])],
+                                 lo=-inst.delay[u, v])
+            delay_var[s] = d
+        if w.a:
+            for u in u_nodes:
+                for v in v_nodes:
+                    if u != v and inst.link_log_av[u, v] < 0:
+                        if (u, v) not in link_vars:
+                            link_vars[(u, v)] = milp.var(0.0, 1.0, cost=coef_a * inst.link_log_av[u, v])
+                        milp.row([(link_vars[(u, v)], 1.0), (a[(i, u)], -1.0), (a[(j, v)], -1.0)], lo=-1.0)
+        per_bytes = 1.0 if z_in_tuples else inst.stream_bytes[s]
+        for u in u_nodes:
+            for v in v_nodes:
+                if u == v:
+                    continue
+                weight = 0.0
+                if w.z:
+                    factor = {"T": 1.0, "N": inst.delay[u, v], "EE": inst.delay[u, v] ** 2}[w.metric]
+                    weight += coef_z * per_bytes * factor
+                if any_link_cost and w.c:
+                    weight += coef_c * inst.stream_bytes[s] / 1e6 * inst.link_cost[u, v]
+                if weight == 0.0:
+                    continue
+                for n in [n for n in range(1, k[i] + 1) if (i, u, n) in layout.beta]:
+                    for bb, beta in enumerate(layout.beta[(i, u, n)]):
+                        h = milp.var(0.0, 1.0, cost=weight * inst.stream_rate[s] * (1 << bb) / n)
+                        milp.row([(h, 1.0), (beta, -1.0)] + [(c, -v_) for c, v_ in share[(j, v)]], lo=-1.0)
+    if w.r:
+        t = {i: milp.var(0.0) for i in range(n_ops)}
+        for i in range(n_ops):
+            milp.row([(t[i], 1.0), (r_var[i], -1.0)], lo=0.0)
+        for s, (i, j) in enumerate(zip(inst.src, inst.tgt, strict=True)):
+            if inst.forward[s]:
+                milp.row([(t[int(j)], 1.0), (t[int(i)], -1.0), (delay_var[s], -1.0), (r_var[int(j)], -1.0)],
+                         lo=0.0)
+        resp = milp.var(0.0, cost=coef_r)
+        for sink in (inst.sinks if len(inst.sinks) else range(n_ops)):
+            milp.row([(resp, 1.0), (t[int(sink)], -1.0)], lo=0.0)
+        # Valid cuts that tighten the relaxation: data reaching a replica of i on u has crossed at least the
+        # shortest delay path from every pinned source's node to u, and must still cross one from u to every
+        # pinned sink's node downstream of i.
+        sp = shortest_delays(inst.delay)
+        for i in range(n_ops):
+            for src_op in inst.sources:
+                anchor = pinned_node(mask, int(src_op))
+                if anchor is None or not inst.reach[int(src_op), i]:
+                    continue
+                for u in [u for u in range(n_nodes) if (i, u) in a and sp[anchor, u] > 0]:
+                    milp.row([(t[i], 1.0), (a[(i, u)], -sp[anchor, u])], lo=0.0)
+            for sink in inst.sinks:
+                anchor = pinned_node(mask, int(sink))
+                if anchor is None or not inst.reach[i, int(sink)] or i == int(sink):
+                    continue
+                for u in [u for u in range(n_nodes) if (i, u) in a and sp[u, anchor] > 0]:
+                    milp.row([(resp, 1.0), (t[i], -1.0), (a[(i, u)], -sp[u, anchor])], lo=0.0)
+    return milp, layout, constant
+
+
+def s_odrp(topology: Topology, cluster: Cluster, scheduler: Odrp, measured_rates: Mapping[str, float] | None = None,
+           profile: Profile | None = None) -> Plan:
+    """Algorithm 1 of paper 003 as a function the runtime calls.
+
+    Without stream-rate data (the first deployment) it returns a cost-minimizing
+    deployment (w_c = 1) so the application can start and be measured; called again
+    with the measured operator input rates, it solves ODRP with the configured weights.
+    """
+    if not measured_rates:
+        first = Odrp(weights={"c": 1.0}, max_replicas=scheduler.max_replicas, capacity=scheduler.capacity,
+                     executors_per_slot=scheduler.executors_per_slot, bounds={"c_min": 0.0, "c_max": 1e6},
+                     measured_rates={op.id: 0.0 for op in topology.operators}, time_limit_s=scheduler.time_limit_s)
+        plan = first.plan(topology, cluster, profile)
+        return plan.evolve(warnings=(*plan.warnings, "s-odrp phase 1: cost-minimizing deployment without "
+                                     "stream-rate data; re-plan with measured rates"))
+    params: dict[str, Any] = {f.name: getattr(scheduler, f.name) for f in scheduler.__dataclass_fields__.values()}
+    params["measured_rates"] = dict(measured_rates)
+    return type(scheduler)(**params).plan(topology, cluster, profile)
+
+
+def pinned_node(mask: np.ndarray, i: int) -> int | None:
+    nodes = np.flatnonzero(mask[i])
+    return int(nodes[0]) if len(nodes) == 1 else None
+
+
+def shortest_delays(delay: np.ndarray) -> np.ndarray:
+    """All-pairs shortest accumulated delay (Floyd–Warshall, O(nodes³) with numpy)."""
+    d = delay.copy()
+    for k in range(len(d)):
+        d = np.minimum(d, d[:, k:k + 1] + d[k:k + 1, :])
+    return d
