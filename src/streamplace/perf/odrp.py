@@ -129,9 +129,12 @@ class OdrpInstance:
         rates = operator_rates(topology, profile, source_rates)
         lam = rates.input.copy()
         stream_rate = rates.stream.copy()
-        if operator_rates_override:
+        idx = topology.index
+        src = np.array([idx[s.source] for s in topology.streams], dtype=np.intp)
+        if operator_rates_override:  # measured input rates: every stream then carries α × its source's rate
             for op, value in operator_rates_override.items():
-                lam[topology.index[op]] = float(value)
+                lam[idx[op]] = float(value)
+            stream_rate = rates.selectivity[src] * lam[src]
         cost = np.array([op.cost_ms for op in topology.operators], dtype=float)
         with np.errstate(divide="ignore"):
             mu = np.where(cost > 0, 1000.0 / np.where(cost > 0, cost, 1.0), np.inf)
@@ -141,8 +144,6 @@ class OdrpInstance:
         else:
             res = np.ones(len(topology.operators))
             cap = np.array([n.slots * executors_per_slot for n in cluster.nodes], dtype=float)
-        idx = topology.index
-        src = np.array([idx[s.source] for s in topology.streams], dtype=np.intp)
         tgt = np.array([idx[s.target] for s in topology.streams], dtype=np.intp)
         stream_bytes = np.array(
             [s.bytes_per_tuple if s.bytes_per_tuple is not None else topology.operators[idx[s.source]].bytes_per_tuple

@@ -28,10 +28,11 @@ over every multiset deployment on small instances.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 
@@ -354,9 +355,7 @@ def s_odrp(topology: Topology, cluster: Cluster, scheduler: Odrp, measured_rates
         plan = first.plan(topology, cluster, profile)
         return plan.evolve(warnings=(*plan.warnings, "s-odrp phase 1: cost-minimizing deployment without "
                                      "stream-rate data; re-plan with measured rates"))
-    params: dict[str, Any] = {f.name: getattr(scheduler, f.name) for f in scheduler.__dataclass_fields__.values()}
-    params["measured_rates"] = dict(measured_rates)
-    return type(scheduler)(**params).plan(topology, cluster, profile)
+    return dataclasses.replace(scheduler, measured_rates=dict(measured_rates)).plan(topology, cluster, profile)
 
 
 def pinned_node(mask: np.ndarray, i: int) -> int | None:
@@ -370,3 +369,31 @@ def shortest_delays(delay: np.ndarray) -> np.ndarray:
     for k in range(len(d)):
         d = np.minimum(d, d[:, k:k + 1] + d[k:k + 1, :])
     return d
+
+
+def brute_force(inst: OdrpInstance, k: list[int], mask: np.ndarray, w: Weights, b: Bounds,
+                z_in_tuples: bool = True, limit: int = 2_000_000) -> tuple[float, np.ndarray] | None:
+    """The paper's formulation evaluated literally: every multiset U_i ⊑ V^i with |U_i| ≤ k_i per operator,
+    every combination scored by F (Eq. 21) under the capacities. For small instances (tests)."""
+    import itertools
+
+    from streamplace.schedulers.exhaustive import placements_of
+
+    options = [placements_of(mask[i], k[i], None) for i in range(mask.shape[0])]
+    total = 1
+    for o in options:
+        total *= len(o)
+    if total > limit:
+        raise SchedulerParamError(f"brute force over {total:,} deployments exceeds the limit of {limit:,}")
+    best: tuple[float, np.ndarray] | None = None
+    for combo in itertools.product(*options):
+        counts = np.stack(combo)
+        n = counts.sum(axis=1)
+        if ((counts * inst.res[:, None]).sum(axis=0) > inst.capacity + 1e-9).any():
+            continue
+        if (inst.lam / n >= inst.mu).any():
+            continue  # an unstable replica (M/M/1 without a steady state) is not a deployment
+        value = odrp_qos(inst, counts, z_in_tuples).utility(w, b)
+        if best is None or value > best[0] + 1e-12:
+            best = (value, counts)
+    return best
