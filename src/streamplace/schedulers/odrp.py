@@ -225,6 +225,7 @@ def build_odrp(inst: OdrpInstance, k: list[int], mask: np.ndarray, w: Weights, b
     if w.z:
         constant += w.z * b.z_max / (b.z_max - b.z_min)  # type: ignore[operator]
 
+    needs_bits = bool(w.z) or (bool(w.c) and bool((inst.link_cost > 0).any()))
     a: dict[tuple[int, int], int] = {}
     delay_var: dict[int, int] = {}
     share: dict[tuple[int, int], list[tuple[int, float]]] = {}  # f_iu as a linear expression
@@ -238,7 +239,9 @@ def build_odrp(inst: OdrpInstance, k: list[int], mask: np.ndarray, w: Weights, b
         for n in ns:
             terms: list[tuple[int, float]] = [(ys[n], -float(n))]
             for u in nodes:
-                cols = [milp.binary() for _ in range(bits(n))]
+                # bits of w_iun when the traffic products need binaries; a plain integer otherwise (tighter)
+                cols = ([milp.binary() for _ in range(bits(n))] if needs_bits
+                        else [milp.var(0.0, float(n), integer=True)])
                 layout.beta[(i, u, n)] = cols
                 terms += [(c, float(1 << bb)) for bb, c in enumerate(cols)]
             milp.row(terms, lo=0.0, hi=0.0)
