@@ -138,6 +138,13 @@ def print_prediction(pred: Any) -> None:
     if score:
         table.add_row("latency-aware score", fmt(score.get("score")))
         table.add_row("constraint violations", fmt(score.get("violations")))
+    odrp = pred.get("odrp")
+    if odrp:
+        for key, label in (("utility", "ODRP utility F"), ("response_ms", "ODRP response time (ms)"),
+                           ("availability", "ODRP availability"), ("cost", "ODRP cost"),
+                           ("inter_node_traffic", "ODRP T"), ("network_usage", "ODRP N"),
+                           ("elastic_energy", "ODRP EE")):
+            table.add_row(label, fmt(odrp.get(key)))
     out.print(table)
 
 
