@@ -257,6 +257,7 @@ def build_odrp(inst: OdrpInstance, k: list[int], mask: np.ndarray, w: Weights, b
             a[(i, u)] = au
             milp.row([*count, (au, -1.0)], lo=0.0)  # c_iu ≥ a_iu
             milp.row([*count, (au, -float(k[i]))], hi=0.0)  # c_iu ≤ k_i a_iu
+            milp.row([(au, 1.0)] + [(c, -v) for c, v in share[(i, u)]], lo=0.0)  # a_iu ≥ f_iu (tightens the LP)
             node_res[u] += [(c, v * inst.res[i]) for c, v in count]
             milp.cost_add(count, coef_c * inst.unit_cost[i])
             if w.r:
