@@ -288,6 +288,18 @@ def build_odrp(inst: OdrpInstance, k: list[int], mask: np.ndarray, w: Weights, b
                     if inst.delay[u, v] > 0:
                         milp.row([(d, 1.0), (a[(i, u)], -inst.delay[u, v]), (a[(j, v)], -inst.delay[u, v])],
                                  lo=-inst.delay[u, v])
+            # share-weighted cuts: the max delay is at least the delay averaged over where the other end's
+            # stream share goes; unlike the pairwise rows this stays strong when the LP spreads replicas thinly
+            for u in u_nodes:
+                big = float(max(inst.delay[u, v] for v in v_nodes))
+                if big > 0:
+                    milp.row([(d, 1.0), (a[(i, u)], -big)]
+                             + [(c, -inst.delay[u, v] * x) for v in v_nodes for c, x in share[(j, v)]], lo=-big)
+            for v in v_nodes:
+                big = float(max(inst.delay[u, v] for u in u_nodes))
+                if big > 0:
+                    milp.row([(d, 1.0), (a[(j, v)], -big)]
+                             + [(c, -inst.delay[u, v] * x) for u in u_nodes for c, x in share[(i, u)]], lo=-big)
             delay_var[s] = d
         if w.a:
             for u in u_nodes:
