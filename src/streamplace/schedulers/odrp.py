@@ -309,6 +309,13 @@ def build_odrp(inst: OdrpInstance, k: list[int], mask: np.ndarray, w: Weights, b
                             link_vars[(u, v)] = milp.var(0.0, 1.0, cost=coef_a * inst.link_log_av[u, v])
                         milp.row([(link_vars[(u, v)], 1.0), (a[(i, u)], -1.0), (a[(j, v)], -1.0)], lo=-1.0)
         per_bytes = 1.0 if z_in_tuples else inst.stream_bytes[s]
+
+        def bit_count(op: int, nodes: list[int]) -> int:
+            return sum(len(layout.beta[(op, x, n)]) for x in nodes for n in range(1, k[op] + 1)
+                       if (op, x, n) in layout.beta)
+
+        # flow(u, v) = λ·f_iu·f_jv is bilinear and symmetric: expand into bits whichever end gives fewer products
+        expand_upstream = bit_count(i, u_nodes) * len(v_nodes) <= bit_count(j, v_nodes) * len(u_nodes)
         for u in u_nodes:
             for v in v_nodes:
                 if u == v:
@@ -321,10 +328,11 @@ def build_odrp(inst: OdrpInstance, k: list[int], mask: np.ndarray, w: Weights, b
                     weight += coef_c * inst.stream_bytes[s] / 1e6 * inst.link_cost[u, v]
                 if weight == 0.0:
                     continue
-                for n in [n for n in range(1, k[i] + 1) if (i, u, n) in layout.beta]:
-                    for bb, beta in enumerate(layout.beta[(i, u, n)]):
+                bit_op, bit_node, other = (i, u, share[(j, v)]) if expand_upstream else (j, v, share[(i, u)])
+                for n in [n for n in range(1, k[bit_op] + 1) if (bit_op, bit_node, n) in layout.beta]:
+                    for bb, beta in enumerate(layout.beta[(bit_op, bit_node, n)]):
                         h = milp.var(0.0, 1.0, cost=weight * inst.stream_rate[s] * (1 << bb) / n)
-                        milp.row([(h, 1.0), (beta, -1.0)] + [(c, -v_) for c, v_ in share[(j, v)]], lo=-1.0)
+                        milp.row([(h, 1.0), (beta, -1.0)] + [(c, -x) for c, x in other], lo=-1.0)
     if w.r:
         t = {i: milp.var(0.0) for i in range(n_ops)}
         for i in range(n_ops):
