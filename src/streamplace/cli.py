@@ -26,7 +26,7 @@ from streamplace.model.plan import Plan, validate_plan_against
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
 from streamplace.perf.evaluate import Evaluation, evaluate
-from streamplace.report.compare import COLUMNS, ComparisonRow, compare, fmt
+from streamplace.report.compare import COLUMNS, ComparisonRow, cell, compare, fmt
 from streamplace.schedulers.base import REGISTRY, create, describe_parameters, scheduler_names
 from streamplace.spec.loader import dump_topology, load_plan, load_profile, read_document
 
@@ -276,8 +276,7 @@ def print_comparison(rows: list[ComparisonRow], title: str) -> None:
     for _, label in COLUMNS:
         table.add_column(label, justify="left" if label in ("scheduler", "status") else "right")
     for r in rows:
-        table.add_row(*(fmt(r.value(k)) if r.plan is not None or k in ("scheduler", "status") else "—"
-                        for k, _ in COLUMNS))
+        table.add_row(*(cell(r, k) for k, _ in COLUMNS))
     out.print(table)
     for r in rows:
         for line in r.notes:
@@ -363,7 +362,10 @@ def demo(
     from streamplace.report.plots import plot_comparison
 
     t, c, p = load_instance(topo, cluster, None)
-    rows = run_comparison(t, c, p, None, None, time_limit=time_limit)
+    # ODRP/ODP need an objective and its normalization bounds; the demo minimizes response time
+    odrp = ["weights.r=1", "bounds.r_min=0", "bounds.r_max=5000"]
+    rows = run_comparison(t, c, p, None, [f"{s}.{kv}" for s in ("odrp", "odp") for kv in odrp],
+                          time_limit=time_limit)
     title = f"{t.name} on {c.name}"
     print_comparison(rows, title)
     png = plot_comparison(rows, out_dir / "compare.png", title)

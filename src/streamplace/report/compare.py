@@ -41,6 +41,11 @@ class ComparisonRow:
         return self.plan.status if self.plan is not None else "refused"
 
     @property
+    def has_values(self) -> bool:
+        """Whether there is a plan to show numbers for (not refused, not infeasible)."""
+        return self.plan is not None and self.plan.status != "infeasible"
+
+    @property
     def notes(self) -> list[str]:
         if self.plan is None:
             return [self.error or ""]
@@ -86,6 +91,13 @@ def compare(
         if on_done:
             on_done(name)
     return rows
+
+
+def cell(row: ComparisonRow, key: str) -> str:
+    """The table text of one column of a row: '—' where the scheduler produced no plan."""
+    if key in ("scheduler", "status") or row.has_values:
+        return fmt(row.value(key))
+    return "—"
 
 
 def fmt(value: Any) -> str:

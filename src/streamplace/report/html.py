@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from streamplace import __version__
-from streamplace.report.compare import COLUMNS, ComparisonRow, fmt
+from streamplace.report.compare import COLUMNS, ComparisonRow, cell
 
 _STYLE = """
 body{font-family:system-ui,sans-serif;margin:2rem;max-width:1200px;color:#222}
@@ -23,8 +23,7 @@ def write_report(rows: list[ComparisonRow], plot: Path | None, out: Path, title:
     body = []
     for r in rows:
         cls = ' class="bad"' if r.status in ("infeasible", "refused") else ""
-        shown = [fmt(r.value(key)) if r.plan is not None or key in ("scheduler", "status") else "—"
-                 for key, _ in COLUMNS]
+        shown = [cell(r, key) for key, _ in COLUMNS]
         cells = "".join(f"<td>{html.escape(text)}</td>" for text in shown)
         body.append(f"<tr{cls}>{cells}</tr>")
         for line in r.notes:
