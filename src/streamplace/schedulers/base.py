@@ -12,7 +12,7 @@ import dataclasses
 import time
 import types
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
 
@@ -316,4 +316,3 @@ def describe_parameters(cls: type[BaseScheduler]) -> list[tuple[str, str]]:
     return out
 
 
-Factory = Callable[..., BaseScheduler]
