@@ -165,45 +165,26 @@ class Topology:
         ]
 
     @cached_property
+    def order_sets(self) -> tuple[frozenset, ...]:
+        """Operators in topological order as sets (paper 002's Algorithm 3 on cyclic graphs)."""
+        from streamplace.model.ordering import cyclic_topological_order
+
+        return tuple(cyclic_topological_order(self.ids, ((s.source, s.target) for s in self.streams)))
+
+    @cached_property
     def acyclic_order(self) -> tuple[str, ...]:
-        """A topological order; on cyclic graphs, back edges of a DFS from the sources are ignored."""
+        """A topological order; on cyclic graphs the Eades–Lin–Smyth order of paper 002 (Algorithm 3)."""
         if self.is_acyclic:
             return tuple(nx.lexicographical_topological_sort(self.graph, key=self.index.__getitem__))
-        return tuple(nx.topological_sort(self.forward_graph))
+        return tuple(v for group in self.order_sets for v in sorted(group, key=self.index.__getitem__))
 
     @cached_property
     def forward_graph(self) -> nx.DiGraph:
-        """The graph without the back edges of a DFS started at the sources (a DAG)."""
+        """The graph without the edges that point backwards in :attr:`acyclic_order` (a DAG)."""
         g = nx.DiGraph()
         g.add_nodes_from(self.ids)
-        g.add_edges_from((s.source, s.target) for s in self.streams)
-        roots = [op.id for op in self.sources] + list(self.ids)
-        seen: set[str] = set()
-        on_stack: set[str] = set()
-        back: set[tuple[str, str]] = set()
-
-        def visit(start: str) -> None:
-            stack = [(start, iter(list(g.successors(start))))]
-            seen.add(start)
-            on_stack.add(start)
-            while stack:
-                node, it = stack[-1]
-                nxt = next(it, None)
-                if nxt is None:
-                    stack.pop()
-                    on_stack.discard(node)
-                    continue
-                if nxt in on_stack:
-                    back.add((node, nxt))
-                elif nxt not in seen:
-                    seen.add(nxt)
-                    on_stack.add(nxt)
-                    stack.append((nxt, iter(list(g.successors(nxt)))))
-
-        for r in roots:
-            if r not in seen:
-                visit(r)
-        g.remove_edges_from(back)
+        position = {op: k for k, op in enumerate(self.acyclic_order)}
+        g.add_edges_from((s.source, s.target) for s in self.streams if position[s.source] < position[s.target])
         return g
 
     def with_replicas(self, counts: Mapping[str, int]) -> Topology:
