@@ -261,3 +261,17 @@ def debs2015_q1(rate: float = 100.0, pinned_to: str = "w1") -> Topology:
 
 
 BUILTIN_TOPOLOGIES["debs2015-q1"] = (debs2015_q1, "paper 003: DEBS 2015 Query 1 (top-10 routes), source 100 t/s")
+
+
+def _register_continuum() -> None:
+    from streamplace.bench import continuum as c
+
+    BUILTIN_TOPOLOGIES["t-m1"] = (c.t_m1, "paper 002 T-M1: a sequence of 6 operations")
+    BUILTIN_TOPOLOGIES["t-m2"] = (c.t_m2, "paper 002 T-M2: one operation with 10 instances")
+    BUILTIN_TOPOLOGIES["t-m3"] = (c.t_m3, "paper 002 T-M3: source → one operation → sink")
+    for k in range(1, 10):
+        BUILTIN_TOPOLOGIES[f"t-r{k}"] = ((lambda k=k: c.t_r(k)),
+                                         f"paper 002 generator, seed {k}" + (" (with a cycle)" if k >= 8 else ""))
+
+
+_register_continuum()
