@@ -44,7 +44,7 @@ def continuum11() -> Cluster:
 
 
 def _ops(names: list[str], rng: np.random.Generator | None, replicas: dict[str, int] | None = None,
-         selectivity: dict[str, float] | None = None, rate: float = 50.0) -> list[Operator]:
+         selectivity: dict[str, float] | None = None, rate: float = 10.0) -> list[Operator]:
     out = []
     for k, name in enumerate(names):
         kind = "source" if k == 0 else ("sink" if k == len(names) - 1 else "operator")

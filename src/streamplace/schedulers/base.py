@@ -212,7 +212,8 @@ def register(cls: S) -> S:
 
 
 #: Display order: Storm's default, the resource-aware placers, then those that choose parallelism.
-PREFERRED_ORDER = ("round-robin", "r-storm", "ffd", "hetero", "ds2", "optimal", "exhaustive", "odp", "odrp")
+PREFERRED_ORDER = ("round-robin", "r-storm", "ffd", "hill-climbing", "ant-system", "hybrid", "hetero", "ds2",
+                   "optimal", "exhaustive", "odp", "odrp")
 
 
 def scheduler_names() -> list[str]:
@@ -222,7 +223,17 @@ def scheduler_names() -> list[str]:
 
 
 def _load_builtin() -> None:
-    from streamplace.schedulers import ds2, exhaustive, ffd, hetero, odrp, optimal, round_robin, rstorm  # noqa: F401
+    from streamplace.schedulers import (  # noqa: F401
+        ds2,
+        exhaustive,
+        ffd,
+        hetero,
+        latency_aware,
+        odrp,
+        optimal,
+        round_robin,
+        rstorm,
+    )
 
 
 def create(name: str, params: Mapping[str, Any] | None = None) -> BaseScheduler:

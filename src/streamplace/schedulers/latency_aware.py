@@ -1,0 +1,271 @@
+"""Paper 002's latency-aware placement heuristics: hill climbing, ant system, and their hybrid.
+
+All three place every replica ("operator instance") on a node to minimize
+Eq. 1 (perf/unit_score.py) under CPU (utilization limit 95 %) and memory
+constraints, and keep the requested replica counts.
+
+* ``hill-climbing``: from the running plan (``current``) or a greedy start
+  that satisfies memory, repeatedly apply one of three modifications — move
+  one replica, swap two replicas that are not co-located, move everything
+  on a node to another node — and accept it only if it reduces the number of
+  violations, or keeps it while strictly improving the score (first
+  improvement, neighbours in random order). Stops at a local optimum or when the time budget is spent.
+* ``ant-system``: m ants build placements replica by replica, in a random
+  order per ant, choosing node j with probability ∝ τ_ij^α · η_ij^β (Eq. 2); η (Eq. 3)
+  doubles when a predecessor or successor of the replica's operator is on j
+  and when j is already used, and halves when the replica would overload j's
+  CPU or memory. Pheromone decays τ ← max(ρ·τ + Σ_k ΔT^k, p_m) (Eq. 4), each ant
+  depositing Q/S_k on its edges with S_k = score + 10,000 · violations (Eq. 5).
+  A running plan is reinforced p_c times at the start. The paper publishes no
+  values for α, β, ρ, Q, the initial and minimum pheromone, the ant count or the
+  iteration limits: ours are the defaults below.
+* ``hybrid``: the ant system, then hill climbing from its best placement, each
+  with half the time budget.
+
+Deterministic for a seed (given enough budget to finish; a budget cut is
+wall-clock dependent).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from streamplace.model.cluster import Cluster
+from streamplace.model.plan import Plan
+from streamplace.model.profile import Profile
+from streamplace.model.topology import Topology
+from streamplace.perf.unit_score import UnitScorer
+from streamplace.schedulers.base import BaseScheduler, Deadline, Placement, register
+
+BATCH = 128
+
+
+@dataclass(frozen=True)
+class LatencyAware(BaseScheduler):
+    """Shared parameters and plumbing of the three heuristics."""
+
+    budget_s: float = 1.0  # time budget per placement (the paper's runtime limit)
+    seed: int = 0
+    utilization_limit: float = 0.95
+    weights: dict[str, float] = field(default_factory=lambda: {"lat": 1e-6, "sup": 1.0, "co": 1.0, "event": 1.0})
+
+    def scorer(self, topology: Topology, cluster: Cluster, profile: Profile | None) -> UnitScorer:
+        w = self.weights
+        return UnitScorer.build(topology, cluster, profile, self.utilization_limit,
+                                (w.get("lat", 1e-6), w.get("sup", 1.0), w.get("co", 1.0), w.get("event", 1.0)))
+
+    def _place(self, topology: Topology, cluster: Cluster, profile: Profile | None, deadline: Deadline,
+               current: Plan | None) -> Placement:
+        scorer = self.scorer(topology, cluster, profile)
+        rng = np.random.default_rng(self.seed)
+        start = from_plan(scorer, topology, cluster, current) if current is not None else None
+        budget = Deadline(self.budget_s)
+        placement = self.search(scorer, rng, start, budget)
+        score, violations = scorer.score_batch(placement[None])
+        counts = scorer.counts(placement[None])[0]
+        result = Placement(counts)
+        result.warnings.append(f"{self.name}: score {score[0]:.6f}, {int(violations[0])} constraint violations"
+                               f" (CPU over {self.utilization_limit:.0%} or memory) after "
+                               f"{budget.elapsed_ms():.1f} ms")
+        return result
+
+    def search(self, scorer: UnitScorer, rng: np.random.Generator, start: np.ndarray | None,
+               budget: Deadline) -> np.ndarray:
+        raise NotImplementedError
+
+
+def from_plan(scorer: UnitScorer, topology: Topology, cluster: Cluster, plan: Plan) -> np.ndarray | None:
+    """A running plan as a unit placement (None when its replica counts differ from the topology's)."""
+    out = np.empty(scorer.n_units, dtype=np.intp)
+    pos = 0
+    for op in topology.operators:
+        nodes = [cluster.index[n] for n, c in plan.replicas.get(op.id, {}).items() for _ in range(c)]
+        if len(nodes) != op.replicas:
+            return None
+        out[pos:pos + len(nodes)] = nodes
+        pos += len(nodes)
+    return out
+
+
+def greedy_start(scorer: UnitScorer) -> np.ndarray:
+    """Memory-first greedy: each replica on the allowed node with the most free memory it fits in."""
+    free = scorer.mem_cap.copy()
+    out = np.empty(scorer.n_units, dtype=np.intp)
+    for a, i in enumerate(scorer.unit_op):
+        fits = scorer.allowed[i] & (free >= scorer.memory[i])
+        pool = np.where(fits if fits.any() else scorer.allowed[i], free, -np.inf)
+        out[a] = int(np.argmax(pool))
+        free[out[a]] -= scorer.memory[i]
+    return out
+
+
+def hill_climb(scorer: UnitScorer, start: np.ndarray, rng: np.random.Generator, budget: Deadline) -> np.ndarray:
+    """First-improvement hill climbing over move / swap / move-all (paper 002 §4.3.1)."""
+    x = start.copy()
+    s, v = (float(a[0]) for a in scorer.score_batch(x[None]))
+    while not budget.expired():
+        improved = False
+        for batch in neighbourhood(scorer, x, rng):
+            scores, viols = scorer.score_batch(batch)
+            # better = fewer violations, or as many with a strictly lower score (never a worse placement)
+            ok = np.flatnonzero((viols < v) | ((viols == v) & (scores < s - 1e-12)))
+            if ok.size:
+                j = int(ok[np.lexsort((scores[ok], viols[ok]))[0]])
+                x, s, v = batch[j].copy(), float(scores[j]), float(viols[j])
+                improved = True
+                break
+            if budget.expired():
+                break
+        if not improved:
+            break
+    return x
+
+
+def neighbourhood(scorer: UnitScorer, x: np.ndarray, rng: np.random.Generator):
+    """Batches of neighbours of x in random order: move one, swap two non-co-located, move a node's all."""
+    units, nodes = scorer.n_units, scorer.n_nodes
+    ops = scorer.unit_op
+    cand: list[tuple[int, int, int]] = []  # (kind, a, b)
+    for a in range(units):
+        for j in np.flatnonzero(scorer.allowed[ops[a]]):
+            if j != x[a]:
+                cand.append((0, a, int(j)))
+    for a in range(units):
+        for b in range(a + 1, units):
+            if x[a] != x[b] and ops[a] != ops[b] and scorer.allowed[ops[a], x[b]] and scorer.allowed[ops[b], x[a]]:
+                cand.append((1, a, b))
+    used = np.unique(x)
+    for p in used:
+        on_p = ops[x == p]
+        for q in range(nodes):
+            if q != p and scorer.allowed[on_p, q].all():
+                cand.append((2, int(p), q))
+    order = rng.permutation(len(cand))
+    for start in range(0, len(order), BATCH):
+        chunk = [cand[k] for k in order[start:start + BATCH]]
+        batch = np.repeat(x[None], len(chunk), axis=0)
+        for r, (kind, a, b) in enumerate(chunk):
+            if kind == 0:
+                batch[r, a] = b
+            elif kind == 1:
+                batch[r, a], batch[r, b] = x[b], x[a]
+            else:
+                batch[r, x == a] = b
+        yield batch
+
+
+@register
+@dataclass(frozen=True)
+class HillClimbing(LatencyAware):
+    """Paper 002's hill climbing."""
+
+    name = "hill-climbing"
+    summary = "latency-aware hill climbing (Ecker et al.): move / swap / move-all, never accepts a worse score"
+
+    def search(self, scorer: UnitScorer, rng: np.random.Generator, start: np.ndarray | None,
+               budget: Deadline) -> np.ndarray:
+        return hill_climb(scorer, start if start is not None else greedy_start(scorer), rng, budget)
+
+
+@dataclass(frozen=True)
+class AntParams:
+    alpha: float = 1.0
+    beta: float = 2.0
+    rho: float = 0.9  # pheromone persistence per iteration
+    q: float = 1.0
+    initial: float = 1.0
+    minimum: float = 0.01
+    ants: int = 8
+    iterations: int = 40
+    patience: int = 8  # iterations without a better ant before stopping
+    reinforce: int = 5  # p_c: deposits of the running plan at the start
+
+
+def ant_system(scorer: UnitScorer, rng: np.random.Generator, start: np.ndarray | None, budget: Deadline,
+               p: AntParams) -> np.ndarray:
+    units, nodes = scorer.n_units, scorer.n_nodes
+    ops = scorer.unit_op
+    n_ops = len(scorer.n)
+    adjacent = np.zeros((n_ops, n_ops), dtype=bool)
+    adjacent[scorer.src, scorer.tgt] = True
+    adjacent[scorer.tgt, scorer.src] = True
+    tau = np.full((units, nodes), p.initial)
+    best: np.ndarray | None = None
+    best_s = np.inf
+    if start is not None:
+        best, best_s = start.copy(), float(scorer.combined(start[None])[0])
+        for _ in range(p.reinforce):
+            tau[np.arange(units), start] += p.q / max(best_s, 1e-9)
+    stale = 0
+    for _ in range(p.iterations):
+        if budget.expired():
+            break
+        colony = np.empty((p.ants, units), dtype=np.intp)
+        for k in range(p.ants):
+            present = np.zeros((n_ops, nodes), dtype=bool)
+            cpu = np.zeros(nodes)
+            mem = np.zeros(nodes)
+            for a in rng.permutation(units):
+                i = ops[a]
+                near = (adjacent[i][:, None] & present).any(axis=0)
+                used = present.any(axis=0)
+                over_cpu = cpu + scorer.cpu[i] > scorer.cpu_cap
+                over_mem = mem + scorer.memory[i] > scorer.mem_cap
+                eta = 2.0 ** (near.astype(float) + used - over_cpu - over_mem)  # Eq. 3
+                weight = np.where(scorer.allowed[i], tau[a] ** p.alpha * eta ** p.beta, 0.0)
+                j = int(rng.choice(nodes, p=weight / weight.sum()))
+                colony[k, a] = j
+                present[i, j] = True
+                cpu[j] += scorer.cpu[i, j]
+                mem[j] += scorer.memory[i]
+        s = scorer.combined(colony)
+        deposit = np.zeros_like(tau)
+        for k in range(p.ants):
+            deposit[np.arange(units), colony[k]] += p.q / max(float(s[k]), 1e-9)  # Eq. 5
+        tau = np.maximum(p.rho * tau + deposit, p.minimum)  # Eq. 4
+        k_best = int(np.argmin(s))
+        if s[k_best] < best_s - 1e-12:
+            best, best_s, stale = colony[k_best].copy(), float(s[k_best]), 0
+        else:
+            stale += 1
+            if stale >= p.patience:
+                break
+    return best if best is not None else greedy_start(scorer)
+
+
+@register
+@dataclass(frozen=True)
+class AntSystem(LatencyAware):
+    """Paper 002's ant system."""
+
+    name = "ant-system"
+    summary = "latency-aware ant system (Ecker et al.): pheromone + co-location heuristic, seedable"
+
+    ants: int = 8
+    iterations: int = 40
+    alpha: float = 1.0
+    beta: float = 2.0
+    rho: float = 0.9
+
+    def ant_params(self) -> AntParams:
+        return AntParams(alpha=self.alpha, beta=self.beta, rho=self.rho, ants=self.ants, iterations=self.iterations)
+
+    def search(self, scorer: UnitScorer, rng: np.random.Generator, start: np.ndarray | None,
+               budget: Deadline) -> np.ndarray:
+        return ant_system(scorer, rng, start, budget, self.ant_params())
+
+
+@register
+@dataclass(frozen=True)
+class Hybrid(AntSystem):
+    """Ant system, then hill climbing, each with half the budget (paper 002 §4.3.3)."""
+
+    name = "hybrid"
+    summary = "latency-aware hybrid (Ecker et al.): ant system then hill climbing, budgets halved"
+
+    def search(self, scorer: UnitScorer, rng: np.random.Generator, start: np.ndarray | None,
+               budget: Deadline) -> np.ndarray:
+        first = ant_system(scorer, rng, start, Deadline(self.budget_s / 2), self.ant_params())
+        return hill_climb(scorer, first, rng, Deadline(self.budget_s / 2))

@@ -1,0 +1,87 @@
+"""Paper 002's heuristics: the batched scorer, hill climbing, ant system, hybrid."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from streamplace.bench import resolve_cluster
+from streamplace.bench.continuum import random_topology
+from streamplace.perf import evaluate
+from streamplace.perf.unit_score import UnitScorer
+from streamplace.schedulers import create
+from streamplace.schedulers.latency_aware import from_plan
+
+CLUSTER = resolve_cluster("continuum-11")
+
+
+def test_scorer_matches_the_performance_model() -> None:
+    topo = random_topology(4)
+    plan = create("round-robin").plan(topo, CLUSTER)
+    scorer = UnitScorer.build(topo, CLUSTER)
+    x = from_plan(scorer, topo, CLUSTER, plan)
+    assert x is not None
+    score, violations = scorer.score_batch(x[None])
+    expected = evaluate(topo, CLUSTER, plan).score
+    assert score[0] == pytest.approx(expected.score)
+    assert violations[0] == expected.violations
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(1, 200))
+def test_hill_climbing_never_worse_than_its_start(seed: int) -> None:
+    topo = random_topology(seed)
+    start = create("round-robin").plan(topo, CLUSTER)
+    scorer = UnitScorer.build(topo, CLUSTER)
+    x0 = from_plan(scorer, topo, CLUSTER, start)
+    before = scorer.combined(x0[None])[0]
+    plan = create("hill-climbing", {"budget_s": "5"}).plan(topo, CLUSTER, current=start)
+    after = scorer.combined(from_plan(scorer, topo, CLUSTER, plan)[None])[0]
+    assert after <= before + 1e-12
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(1, 200), st.sampled_from(["hill-climbing", "ant-system", "hybrid"]))
+def test_plans_keep_counts_and_pinning_and_are_seeded(seed: int, name: str) -> None:
+    topo = random_topology(seed)
+    params = {"budget_s": "30", "seed": "7"}
+    a = create(name, params).plan(topo, CLUSTER)
+    b = create(name, params).plan(topo, CLUSTER)
+    assert a.replicas == b.replicas  # same seed, same plan (the budget is never the stop here)
+    assert a.counts() == {op.id: op.replicas for op in topo.operators}
+    memory = {n.id: 0.0 for n in CLUSTER.nodes}
+    for op_id, per in a.replicas.items():
+        for node, c in per.items():
+            memory[node] += c * topo.op(op_id).memory_mb
+    assert all(memory[n.id] <= n.memory_mb for n in CLUSTER.nodes)  # memory fits on this instance
+
+
+def test_heuristics_beat_round_robin_on_a_generated_topology() -> None:
+    topo = random_topology(1)
+    rr = create("round-robin").plan(topo, CLUSTER).predicted["latency_score"]
+    for name in ("hill-climbing", "ant-system", "hybrid"):
+        got = create(name).plan(topo, CLUSTER).predicted["latency_score"]
+        assert (got["violations"], got["score"]) <= (rr["violations"], rr["score"])
+        assert got["score"] < rr["score"]
+
+
+def test_pinned_operator_stays_put() -> None:
+    from streamplace.model.topology import Topology
+
+    t = random_topology(3)
+    ops = tuple(o if o.id != "source" else o.__class__(**{**o.__dict__, "pinned": ("w9",)}) for o in t.operators)
+    pinned = Topology(t.name, ops, t.streams)
+    for name in ("hill-climbing", "ant-system", "hybrid"):
+        assert set(create(name).plan(pinned, CLUSTER).replicas["source"]) == {"w9"}
+
+
+def test_online_mode_starts_from_the_running_plan() -> None:
+    topo = random_topology(2)
+    current = create("hybrid").plan(topo, CLUSTER)
+    again = create("hill-climbing").plan(topo, CLUSTER, current=current)
+    s0 = current.predicted["latency_score"]
+    s1 = again.predicted["latency_score"]
+    assert (s1["violations"], s1["score"]) <= (s0["violations"], s0["score"] + 1e-12)
+    assert np.isfinite(s1["score"])
