@@ -93,6 +93,11 @@ class UnitScorer:
 
     def score_batch(self, placements: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(score, violations) for each placement of a batch (B, units)."""
+        cheap, violations, present = self.score_parts(placements)
+        return cheap + self.weights[0] * self.latency_term(present), violations
+
+    def score_parts(self, placements: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Everything but the latency term: (w2·s_sup + w3·s_co + w4·s_event, violations, presence (B, ops, nodes))."""
         placements = np.atleast_2d(placements)
         c = self.counts(placements).astype(float)
         cpu = (c * self.cpu[None]).sum(axis=1)
@@ -107,20 +112,24 @@ class UnitScorer:
             s_co = remote.mean(axis=1)
             total = self.tuples.sum()
             s_event = (remote * self.tuples[None]).sum(axis=1) / total if total > 0 else np.zeros(len(c))
-            s_lat = self._latency(c > 0)
         else:
-            s_co = s_event = s_lat = np.zeros(len(c))
-        w1, w2, w3, w4 = self.weights
-        return w1 * s_lat + w2 * s_sup + w3 * s_co + w4 * s_event, violations
+            s_co = s_event = np.zeros(len(c))
+        _, w2, w3, w4 = self.weights
+        return w2 * s_sup + w3 * s_co + w4 * s_event, violations, c > 0
+
+    def latency_term(self, present: np.ndarray) -> np.ndarray:
+        """s_lat for a batch of presence matrices (B, ops, nodes)."""
+        if not len(self.src):
+            return np.zeros(len(present))
+        return self._latency(present)
 
     def _latency(self, present: np.ndarray) -> np.ndarray:
         """s_lat: the largest link latency accumulated from the source to a sink (worst node pair per stream)."""
         b = present.shape[0]
-        src_p = present[:, self.src, :]  # (B, streams, nodes)
-        tgt_p = present[:, self.tgt, :]
-        # worst latency from each u to the target's nodes, then over the source's nodes
-        to_tgt = np.where(tgt_p[:, :, None, :], self.latency[None, None], -np.inf).max(axis=3)  # (B, streams, nodes)
-        worst = np.where(src_p, to_tgt, -np.inf).max(axis=2)  # (B, streams)
+        # worst latency from each node u to the nodes an operator runs on (B, ops, nodes), then per stream the
+        # worst over the source operator's nodes
+        to_op = np.where(present[:, :, None, :], self.latency[None, None], -np.inf).max(axis=3)
+        worst = np.where(present[:, self.src, :], to_op[:, self.tgt, :], -np.inf).max(axis=2)  # (B, streams)
         worst = np.maximum(worst, 0.0)
         dist = np.full((b, len(self.n)), -np.inf)
         dist[:, self.sources] = 0.0

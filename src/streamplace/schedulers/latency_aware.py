@@ -39,7 +39,7 @@ from streamplace.model.topology import Topology
 from streamplace.perf.unit_score import UnitScorer
 from streamplace.schedulers.base import BaseScheduler, Deadline, Placement, register
 
-BATCH = 128
+BATCH = 48  # neighbours scored at once: first improvement usually comes early
 
 
 @dataclass(frozen=True)
@@ -108,7 +108,13 @@ def hill_climb(scorer: UnitScorer, start: np.ndarray, rng: np.random.Generator, 
     while not budget.expired():
         improved = False
         for batch in neighbourhood(scorer, x, rng):
-            scores, viols = scorer.score_batch(batch)
+            cheap, viols, present = scorer.score_parts(batch)
+            # the latency term is ≥ 0: only candidates whose other terms already beat s can improve, so the
+            # (costlier) worst-path latency is computed for those alone
+            maybe = np.flatnonzero((viols < v) | ((viols == v) & (cheap < s - 1e-12)))
+            scores = np.full(len(batch), np.inf)
+            if maybe.size:
+                scores[maybe] = cheap[maybe] + scorer.weights[0] * scorer.latency_term(present[maybe])
             # better = fewer violations, or as many with a strictly lower score (never a worse placement)
             ok = np.flatnonzero((viols < v) | ((viols == v) & (scores < s - 1e-12)))
             if ok.size:
@@ -127,32 +133,34 @@ def neighbourhood(scorer: UnitScorer, x: np.ndarray, rng: np.random.Generator):
     """Batches of neighbours of x in random order: move one, swap two non-co-located, move a node's all."""
     units, nodes = scorer.n_units, scorer.n_nodes
     ops = scorer.unit_op
-    cand: list[tuple[int, int, int]] = []  # (kind, a, b)
-    for a in range(units):
-        for j in np.flatnonzero(scorer.allowed[ops[a]]):
-            if j != x[a]:
-                cand.append((0, a, int(j)))
-    for a in range(units):
-        for b in range(a + 1, units):
-            if x[a] != x[b] and ops[a] != ops[b] and scorer.allowed[ops[a], x[b]] and scorer.allowed[ops[b], x[a]]:
-                cand.append((1, a, b))
-    used = np.unique(x)
-    for p in used:
-        on_p = ops[x == p]
-        for q in range(nodes):
-            if q != p and scorer.allowed[on_p, q].all():
-                cand.append((2, int(p), q))
-    order = rng.permutation(len(cand))
+    # moves (a → j), vectorized
+    move_a, move_j = np.nonzero(scorer.allowed[ops] & (np.arange(nodes)[None, :] != x[:, None]))
+    # swaps of replicas of different operators on different nodes that may run on each other's node
+    sa, sb = np.triu_indices(units, 1)
+    keep = (x[sa] != x[sb]) & (ops[sa] != ops[sb]) & scorer.allowed[ops[sa], x[sb]] & scorer.allowed[ops[sb], x[sa]]
+    sa, sb = sa[keep], sb[keep]
+    # move every replica on node p to node q
+    pairs = []
+    for p in np.unique(x):
+        ok_q = scorer.allowed[np.unique(ops[x == p])].all(axis=0)
+        ok_q[p] = False
+        pairs += [(int(p), int(q)) for q in np.flatnonzero(ok_q)]
+    kind = np.concatenate([np.zeros(len(move_a), int), np.ones(len(sa), int), np.full(len(pairs), 2)])
+    first = np.concatenate([move_a, sa, np.array([p for p, _ in pairs], dtype=int)])
+    second = np.concatenate([move_j, sb, np.array([q for _, q in pairs], dtype=int)])
+    order = rng.permutation(len(kind))
     for start in range(0, len(order), BATCH):
-        chunk = [cand[k] for k in order[start:start + BATCH]]
-        batch = np.repeat(x[None], len(chunk), axis=0)
-        for r, (kind, a, b) in enumerate(chunk):
-            if kind == 0:
-                batch[r, a] = b
-            elif kind == 1:
-                batch[r, a], batch[r, b] = x[b], x[a]
-            else:
-                batch[r, x == a] = b
+        sel = order[start:start + BATCH]
+        k, a, b = kind[sel], first[sel], second[sel]
+        batch = np.repeat(x[None], len(sel), axis=0)
+        rows = np.arange(len(sel))
+        m = k == 0
+        batch[rows[m], a[m]] = b[m]
+        s_ = k == 1
+        batch[rows[s_], a[s_]] = x[b[s_]]
+        batch[rows[s_], b[s_]] = x[a[s_]]
+        for r in rows[k == 2]:
+            batch[r, x == a[r]] = b[r]
         yield batch
 
 
@@ -186,7 +194,6 @@ class AntParams:
 def ant_system(scorer: UnitScorer, rng: np.random.Generator, start: np.ndarray | None, budget: Deadline,
                p: AntParams) -> np.ndarray:
     units, nodes = scorer.n_units, scorer.n_nodes
-    ops = scorer.unit_op
     n_ops = len(scorer.n)
     adjacent = np.zeros((n_ops, n_ops), dtype=bool)
     adjacent[scorer.src, scorer.tgt] = True
@@ -202,24 +209,7 @@ def ant_system(scorer: UnitScorer, rng: np.random.Generator, start: np.ndarray |
     for _ in range(p.iterations):
         if budget.expired():
             break
-        colony = np.empty((p.ants, units), dtype=np.intp)
-        for k in range(p.ants):
-            present = np.zeros((n_ops, nodes), dtype=bool)
-            cpu = np.zeros(nodes)
-            mem = np.zeros(nodes)
-            for a in rng.permutation(units):
-                i = ops[a]
-                near = (adjacent[i][:, None] & present).any(axis=0)
-                used = present.any(axis=0)
-                over_cpu = cpu + scorer.cpu[i] > scorer.cpu_cap
-                over_mem = mem + scorer.memory[i] > scorer.mem_cap
-                eta = 2.0 ** (near.astype(float) + used - over_cpu - over_mem)  # Eq. 3
-                weight = np.where(scorer.allowed[i], tau[a] ** p.alpha * eta ** p.beta, 0.0)
-                j = int(rng.choice(nodes, p=weight / weight.sum()))
-                colony[k, a] = j
-                present[i, j] = True
-                cpu[j] += scorer.cpu[i, j]
-                mem[j] += scorer.memory[i]
+        colony = build_colony(scorer, tau, adjacent, rng, p)
         s = scorer.combined(colony)
         deposit = np.zeros_like(tau)
         for k in range(p.ants):
@@ -233,6 +223,37 @@ def ant_system(scorer: UnitScorer, rng: np.random.Generator, start: np.ndarray |
             if stale >= p.patience:
                 break
     return best if best is not None else greedy_start(scorer)
+
+
+def build_colony(scorer: UnitScorer, tau: np.ndarray, adjacent: np.ndarray, rng: np.random.Generator,
+                 p: AntParams) -> np.ndarray:
+    """All ants build their placements in lock-step (each in its own random replica order), vectorized."""
+    units, nodes = scorer.n_units, scorer.n_nodes
+    ops = scorer.unit_op
+    m = p.ants
+    orders = np.argsort(rng.random((m, units)), axis=1)  # a random permutation per ant
+    present = np.zeros((m, len(scorer.n), nodes), dtype=bool)
+    cpu = np.zeros((m, nodes))
+    mem = np.zeros((m, nodes))
+    colony = np.empty((m, units), dtype=np.intp)
+    ants = np.arange(m)
+    for step in range(units):
+        a = orders[:, step]  # the replica each ant places now
+        i = ops[a]
+        near = np.einsum("ko,kon->kn", adjacent[i].astype(float), present.astype(float)) > 0
+        used = present.any(axis=1)
+        over_cpu = cpu + scorer.cpu[i] > scorer.cpu_cap[None]
+        over_mem = mem + scorer.memory[i][:, None] > scorer.mem_cap[None]
+        eta = 2.0 ** (near.astype(float) + used - over_cpu - over_mem)  # Eq. 3
+        weight = np.where(scorer.allowed[i], tau[a] ** p.alpha * eta ** p.beta, 0.0)  # Eq. 2
+        cum = np.cumsum(weight, axis=1)
+        j = (cum < rng.random(m)[:, None] * cum[:, -1:]).sum(axis=1)
+        j = np.minimum(j, nodes - 1)
+        colony[ants, a] = j
+        present[ants, i, j] = True
+        cpu[ants, j] += scorer.cpu[i, j]
+        mem[ants, j] += scorer.memory[i]
+    return colony
 
 
 @register
