@@ -85,3 +85,15 @@ def test_online_mode_starts_from_the_running_plan() -> None:
     s1 = again.predicted["latency_score"]
     assert (s1["violations"], s1["score"]) <= (s0["violations"], s0["score"] + 1e-12)
     assert np.isfinite(s1["score"])
+
+
+def test_one_topology_per_supervisor_when_several_are_placed() -> None:
+    from streamplace.schedulers.latency_aware import HillClimbing
+
+    plans = HillClimbing(budget_s=2.0).plan_many([random_topology(1), random_topology(9), random_topology(6)],
+                                                 CLUSTER)
+    used = [set(p.nodes_used()) for p in plans if p.status != "infeasible"]
+    assert len(used) >= 2
+    for a in range(len(used)):
+        for b in range(a + 1, len(used)):
+            assert not used[a] & used[b]

@@ -28,7 +28,7 @@ wall-clock dependent).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -74,6 +74,26 @@ class LatencyAware(BaseScheduler):
     def search(self, scorer: UnitScorer, rng: np.random.Generator, start: np.ndarray | None,
                budget: Deadline) -> np.ndarray:
         raise NotImplementedError
+
+    def plan_many(self, topologies: list[Topology], cluster: Cluster, profile: Profile | None = None) -> list[Plan]:
+        """Place several topologies in turn with paper 002's rule that a supervisor hosts one topology only:
+        each topology may use only the nodes the earlier ones left untouched."""
+        taken: set[str] = set()
+        plans = []
+        for topo in topologies:
+            free = tuple(n for n in cluster.ids if n not in taken)
+            ops = tuple(replace(op, pinned=tuple(n for n in (op.pinned or free) if n in free) or None)
+                        for op in topo.operators)
+            if not free or any(op.pinned is None for op in ops):
+                plans.append(self._infeasible(topo, cluster, [
+                    f"no supervisor left for {topo.name!r}: the earlier topologies use "
+                    f"{', '.join(sorted(taken)) or 'none'} and a supervisor hosts one topology only"],
+                    Deadline(None)))
+                continue
+            plan = self.plan(Topology(topo.name, ops, topo.streams), cluster, profile)
+            taken.update(plan.nodes_used())
+            plans.append(plan)
+        return plans
 
 
 def from_plan(scorer: UnitScorer, topology: Topology, cluster: Cluster, plan: Plan) -> np.ndarray | None:
