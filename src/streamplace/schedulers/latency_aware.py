@@ -252,25 +252,27 @@ def build_colony(scorer: UnitScorer, tau: np.ndarray, adjacent: np.ndarray, rng:
     ops = scorer.unit_op
     m = p.ants
     orders = np.argsort(rng.random((m, units)), axis=1)  # a random permutation per ant
-    present = np.zeros((m, len(scorer.n), nodes), dtype=bool)
+    adjacent_f = adjacent.astype(float)
+    present = np.zeros((m, len(scorer.n), nodes))  # 1.0 where an ant put a replica of operator o on node n
+    used = np.zeros((m, nodes))
     cpu = np.zeros((m, nodes))
     mem = np.zeros((m, nodes))
     colony = np.empty((m, units), dtype=np.intp)
     ants = np.arange(m)
+    draws = rng.random((units, m))
     for step in range(units):
         a = orders[:, step]  # the replica each ant places now
         i = ops[a]
-        near = np.einsum("ko,kon->kn", adjacent[i].astype(float), present.astype(float)) > 0
-        used = present.any(axis=1)
-        over_cpu = cpu + scorer.cpu[i] > scorer.cpu_cap[None]
-        over_mem = mem + scorer.memory[i][:, None] > scorer.mem_cap[None]
-        eta = 2.0 ** (near.astype(float) + used - over_cpu - over_mem)  # Eq. 3
+        near = np.einsum("ko,kon->kn", adjacent_f[i], present) > 0
+        over = (cpu + scorer.cpu[i] > scorer.cpu_cap).astype(float) + (
+            mem + scorer.memory[i][:, None] > scorer.mem_cap)
+        eta = np.exp2(near + used - over)  # Eq. 3
         weight = np.where(scorer.allowed[i], tau[a] ** p.alpha * eta ** p.beta, 0.0)  # Eq. 2
         cum = np.cumsum(weight, axis=1)
-        j = (cum < rng.random(m)[:, None] * cum[:, -1:]).sum(axis=1)
-        j = np.minimum(j, nodes - 1)
+        j = np.minimum((cum < draws[step][:, None] * cum[:, -1:]).sum(axis=1), nodes - 1)
         colony[ants, a] = j
-        present[ants, i, j] = True
+        present[ants, i, j] = 1.0
+        used[ants, j] = 1.0
         cpu[ants, j] += scorer.cpu[i, j]
         mem[ants, j] += scorer.memory[i]
     return colony
