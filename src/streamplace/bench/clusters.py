@@ -90,12 +90,19 @@ BUILTIN_CLUSTERS: dict[str, tuple[Callable[[], Cluster], str]] = {
     "hetero-12": (lambda: hetero(4, 2), "paper 000 types, four of each, in 2 racks"),
     "debs-6": (lambda: debs(False), "paper 003: 6 workers × 8 replicas, WAN delays 12–32 ms (seeded)"),
     "debs-6-avail": (lambda: debs(True), "paper 003 Fig. 6: debs-6 with w4–w6 at 99 % availability"),
+    "visp-vm": (lambda: _visp_vm(), "paper 004: one VM of 4 vCPU / 7 GB (the simulator leases more)"),
     "continuum-11": (lambda: _continuum11(), "paper 002: 11 workers (1.5 / 1 / 0.3 cores), switch tree, 95 % limit"),
     # paper 000 Table 4 scenarios (its sizes were lost; ours: 2, 4 and 8 machines of each type)
     "nasiri-small": (lambda: hetero(2, 1, "nasiri-small"), "paper 000 scenario 1: 2 machines of each type"),
     "nasiri-medium": (lambda: hetero(4, 2, "nasiri-medium"), "paper 000 scenario 2: 4 machines of each type"),
     "nasiri-large": (lambda: hetero(8, 4, "nasiri-large"), "paper 000 scenario 3: 8 machines of each type"),
 }
+
+def _visp_vm() -> Cluster:
+    from streamplace.bench.manufacturing import visp_vm
+
+    return visp_vm()
+
 
 def _continuum11() -> Cluster:
     from streamplace.bench.continuum import continuum11

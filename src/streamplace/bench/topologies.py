@@ -275,3 +275,12 @@ def _register_continuum() -> None:
 
 
 _register_continuum()
+
+
+def _register_manufacturing() -> None:
+    from streamplace.bench.manufacturing import manufacturing
+
+    BUILTIN_TOPOLOGIES["manufacturing"] = (manufacturing, "paper 004: CREMA manufacturing topology, per machine")
+
+
+_register_manufacturing()
