@@ -1,0 +1,88 @@
+"""The one interface between elastic controllers and what they control (the simulator now, the live pipeline later).
+
+A controller is called every reasoning interval with a read-only ``View`` of the
+operator types and hosts, and acts through a ``Backend``: add or remove one
+instance of an operator type (on a chosen host), lease or release a host. The
+backend applies start-up and lease delays and billing; the controller only
+decides.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+
+@dataclass
+class OperatorView:
+    """What monitoring says about one operator type."""
+
+    name: str
+    queue: float  # items waiting
+    instances: int  # running or starting
+    ready: int  # running
+    expected_ms: float  # the SLO: expected processing duration per item
+    cpu: float  # CPU shares one instance needs
+    memory: float  # MB one instance needs
+    durations_ms: list[float] = field(default_factory=list)  # recent mean processing durations, oldest first
+    scalings: int = 0  # scaling operations so far (paper 004's o_s)
+
+    @property
+    def duration_ms(self) -> float:
+        return self.durations_ms[-1] if self.durations_ms else 0.0
+
+
+@dataclass
+class HostView:
+    name: str
+    cpu: float  # capacity (shares)
+    memory: float  # MB
+    used_cpu: float
+    used_memory: float
+    leased_at: float
+    ready: bool
+    instances: dict[str, int]  # operator type → instances on this host
+    images: set[str]  # operator images cached on this host
+
+    @property
+    def free_cpu(self) -> float:
+        return self.cpu - self.used_cpu
+
+    @property
+    def free_memory(self) -> float:
+        return self.memory - self.used_memory
+
+
+@dataclass
+class View:
+    now: float
+    operators: dict[str, OperatorView]
+    hosts: dict[str, HostView]
+    btu_s: float
+    vm_cpu: float  # capacity of a newly leased host
+    vm_memory: float
+
+    def add_host(self, name: str) -> HostView:
+        """Record a host just leased in this step (not ready yet) so later decisions can use it."""
+        host = HostView(name, self.vm_cpu, self.vm_memory, 0.0, 0.0, self.now, False, {}, set())
+        self.hosts[name] = host
+        return host
+
+
+class Backend(Protocol):
+    def add_instance(self, operator: str, host: str) -> bool: ...
+
+    def remove_instance(self, operator: str, host: str | None = None) -> bool: ...
+
+    def lease_host(self) -> str: ...
+
+    def release_host(self, host: str) -> bool: ...
+
+    def prolong(self, host: str) -> None: ...
+
+
+class Controller(Protocol):
+    name: str
+
+    def reason(self, view: View, backend: Backend) -> None:
+        """Look at the view and act through the backend (called every reasoning interval)."""

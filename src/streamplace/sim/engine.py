@@ -1,0 +1,302 @@
+"""Discrete-time simulation of elastic stream processing (paper 004's setting).
+
+Every operator type has a FIFO queue of fluid item batches; each *ready* instance
+serves dt·1000/duration_ms items per step (one item at a time, Table 2's
+duration covering processing and messaging). An item's processing duration
+at an operator is its wait in the queue plus the service time; it complies
+with the SLA at level L when that is at most L × the expected duration
+(real time 1×, near real time 2×, relaxed 5×). Sources emit their per-machine
+rate × the machines of the arrival pattern. Outputs (× selectivity) join every
+downstream queue (fan-out duplicates).
+
+Hosts are VMs: leasing one takes 30–60 s, starting an instance 5–10 s when its
+image is cached on the host and 30–45 s otherwise (drawn from a seeded
+generator); instances need their CPU points and memory on a host. Every
+started BTU of a lease is paid. Monitoring records mean processing durations
+every 15 s; the controller reasons every 60 s. Everything is deterministic for
+a seed. Cost: O(steps × operators).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from streamplace.elastic.billing import Lease, lease_cost
+from streamplace.elastic.controller import Controller, HostView, OperatorView, View
+from streamplace.elastic.patterns import Pattern
+from streamplace.model.cluster import Cluster
+from streamplace.model.topology import Topology
+from streamplace.perf.rates import selectivities
+
+LEVELS = {"realtime": 1.0, "near_realtime": 2.0, "relaxed": 5.0}
+
+
+@dataclass(frozen=True)
+class SimConfig:
+    minutes: int = 120
+    dt: float = 1.0
+    monitor_s: float = 15.0
+    reason_s: float = 60.0
+    btu_minutes: float = 10.0
+    price_per_btu: float = 1.0
+    lease_delay_s: tuple[float, float] = (30.0, 60.0)
+    start_cached_s: tuple[float, float] = (5.0, 10.0)
+    start_uncached_s: tuple[float, float] = (30.0, 45.0)
+    penalty_per_item: float = 0.0001
+    history: int = 10  # monitoring samples kept per operator (paper 004's N)
+    initial_hosts: int = 1
+    seed: int = 0
+
+
+@dataclass
+class Host:
+    name: str
+    lease: Lease
+    ready_at: float
+    cpu: float
+    memory: float
+    images: set[str] = field(default_factory=set)
+    release_pending: bool = False
+
+
+@dataclass
+class Instance:
+    operator: str
+    host: str
+    ready_at: float
+
+
+@dataclass
+class SimResult:
+    summary: dict
+    series: dict[str, np.ndarray]  # per minute
+    conservation: dict[str, tuple[float, float, float, float]]  # op: (arrived, processed, queued, dropped)
+
+
+class Simulator:
+    """The backend the controller acts through, and the clock."""
+
+    def __init__(self, topology: Topology, vm: Cluster, pattern: Pattern, controller: Controller, cfg: SimConfig):
+        self.topology, self.pattern, self.controller, self.cfg = topology, pattern, controller, cfg
+        self.rng = np.random.default_rng(cfg.seed)
+        node = vm.nodes[0]
+        self.vm_cpu, self.vm_memory = node.cpu, node.memory_mb
+        self.ops = [op for op in topology.operators if not op.is_source]
+        self.sources = list(topology.sources)
+        alpha = selectivities(topology)
+        self.alpha = {op.id: float(alpha[topology.index[op.id]]) for op in topology.operators}
+        self.downstream = {op.id: topology.successors(op.id) for op in topology.operators}
+        self.queues: dict[str, deque] = {op.id: deque() for op in self.ops}
+        self.counters = {op.id: [0.0, 0.0, 0.0] for op in self.ops}  # arrived, processed, dropped
+        self.hosts: dict[str, Host] = {}
+        self.leases: list[Lease] = []
+        self.instances: list[Instance] = []
+        self.now = 0.0
+        self.window = {op.id: [0.0, 0.0] for op in self.ops}  # (duration·items, items) since last sample
+        self.history: dict[str, list[float]] = {op.id: [] for op in self.ops}
+        self.scalings = {op.id: 0 for op in self.ops}
+        self.counts = {"up": 0, "down": 0, "migrations": 0, "leases": 0, "releases": 0}
+        self.compliant = dict.fromkeys(LEVELS, 0.0)
+        self.processed_total = 0.0
+        self._names = 0
+
+    # ------------------------------------------------------------------ backend
+    def lease_host(self) -> str:
+        self._names += 1
+        name = f"vm-{self._names}"
+        lease = Lease(self.now)
+        delay = float(self.rng.uniform(*self.cfg.lease_delay_s)) if self.now > 0 else 0.0
+        self.hosts[name] = Host(name, lease, self.now + delay, self.vm_cpu, self.vm_memory)
+        self.leases.append(lease)
+        self.counts["leases"] += 1
+        return name
+
+    def release_host(self, host: str) -> bool:
+        h = self.hosts.get(host)
+        if h is None or any(i.host == host for i in self.instances):
+            return False
+        idx = self.leases.index(h.lease)
+        self.leases[idx] = Lease(h.lease.start, self.now)
+        del self.hosts[host]
+        self.counts["releases"] += 1
+        return True
+
+    def prolong(self, host: str) -> None:
+        """Keep a host for another BTU (billing follows the lease's length, nothing to do here)."""
+
+    def add_instance(self, operator: str, host: str) -> bool:
+        h = self.hosts.get(host)
+        op = self.topology.op(operator)
+        if h is None or self._used(host)[0] + op.cpu > h.cpu + 1e-9 or self._used(host)[1] + op.memory_mb > h.memory:
+            return False
+        delay = self.cfg.start_cached_s if operator in h.images else self.cfg.start_uncached_s
+        ready = max(self.now, h.ready_at) + float(self.rng.uniform(*delay))
+        h.images.add(operator)
+        self.instances.append(Instance(operator, host, ready))
+        self.scalings[operator] += 1
+        self.counts["up"] += 1
+        return True
+
+    def remove_instance(self, operator: str, host: str | None = None) -> bool:
+        candidates = [k for k, i in enumerate(self.instances) if i.operator == operator and (host is None or
+                                                                                              i.host == host)]
+        if not candidates or sum(i.operator == operator for i in self.instances) <= 1:
+            return False
+        del self.instances[candidates[-1]]  # the most recently started
+        self.scalings[operator] += 1
+        self.counts["down"] += 1
+        return True
+
+    def _used(self, host: str) -> tuple[float, float]:
+        cpu = mem = 0.0
+        for i in self.instances:
+            if i.host == host:
+                op = self.topology.op(i.operator)
+                cpu += op.cpu
+                mem += op.memory_mb
+        return cpu, mem
+
+    # ------------------------------------------------------------------ clock
+    def view(self) -> View:
+        operators = {}
+        for op in self.ops:
+            mine = [i for i in self.instances if i.operator == op.id]
+            operators[op.id] = OperatorView(
+                op.id, float(sum(b[1] for b in self.queues[op.id])), len(mine),
+                sum(i.ready_at <= self.now for i in mine), op.cost_ms, op.cpu, op.memory_mb,
+                list(self.history[op.id]), self.scalings[op.id])
+        hosts = {}
+        for h in self.hosts.values():
+            cpu, mem = self._used(h.name)
+            on = {}
+            for i in self.instances:
+                if i.host == h.name:
+                    on[i.operator] = on.get(i.operator, 0) + 1
+            hosts[h.name] = HostView(h.name, h.cpu, h.memory, cpu, mem, h.lease.start, h.ready_at <= self.now,
+                                     on, set(h.images))
+        return View(self.now, operators, hosts, self.cfg.btu_minutes * 60, self.vm_cpu, self.vm_memory)
+
+    def deploy_initial(self) -> None:
+        for _ in range(self.cfg.initial_hosts):
+            self.lease_host()
+        for op in self.ops:
+            for name in list(self.hosts):
+                if self.add_instance(op.id, name):
+                    break
+            else:
+                self.add_instance(op.id, self.lease_host())
+        for i in self.instances:
+            i.ready_at = 0.0  # the initial deployment is up when the run starts
+        self.counts["up"] = 0
+        self.scalings = dict.fromkeys(self.scalings, 0)
+
+    def step(self) -> None:
+        dt = self.cfg.dt
+        machines = self.pattern.at(self.now)
+        for src in self.sources:
+            amount = float(src.rate or 0.0) * machines * dt
+            for d in self.downstream[src.id]:
+                self._enqueue(d, amount)
+        ready = {}
+        for i in self.instances:
+            if i.ready_at <= self.now:
+                ready[i.operator] = ready.get(i.operator, 0) + 1
+        for op in self.ops:
+            capacity = ready.get(op.id, 0) * dt * 1000.0 / op.cost_ms if op.cost_ms > 0 else np.inf
+            served = self._serve(op.id, capacity, op.cost_ms)
+            if served > 0:
+                out = served * self.alpha[op.id]
+                for d in self.downstream[op.id]:
+                    self._enqueue(d, out)
+        self.now += dt
+
+    def _enqueue(self, op: str, amount: float) -> None:
+        if amount > 0:
+            self.queues[op].append([self.now, amount])
+            self.counters[op][0] += amount
+
+    def _serve(self, op: str, capacity: float, cost_ms: float) -> float:
+        q = self.queues[op]
+        served = 0.0
+        window = self.window[op]
+        while q and capacity > 1e-12:
+            t_enq, amount = q[0]
+            take = min(amount, capacity)
+            duration_ms = (self.now - t_enq) * 1000.0 + cost_ms
+            for level, factor in LEVELS.items():
+                if duration_ms <= factor * cost_ms + 1e-9:
+                    self.compliant[level] += take
+            window[0] += duration_ms * take
+            window[1] += take
+            served += take
+            capacity -= take
+            if take >= amount - 1e-12:
+                q.popleft()
+            else:
+                q[0][1] = amount - take
+        self.counters[op][1] += served
+        self.processed_total += served
+        return served
+
+    def monitor(self) -> None:
+        for op in self.ops:
+            total, items = self.window[op.id]
+            if items > 0:
+                sample = total / items
+            elif self.queues[op.id]:
+                sample = (self.now - self.queues[op.id][0][0]) * 1000.0 + op.cost_ms
+            else:
+                sample = op.cost_ms
+            hist = self.history[op.id]
+            hist.append(sample)
+            del hist[:-self.cfg.history]
+            self.window[op.id] = [0.0, 0.0]
+
+
+def simulate(topology: Topology, vm: Cluster, pattern: Pattern, controller: Controller,
+             cfg: SimConfig | None = None, progress=None) -> SimResult:
+    """Run the whole scenario; ``progress(minute)`` is called once per simulated minute."""
+    cfg = cfg or SimConfig()
+    sim = Simulator(topology, vm, pattern, controller, cfg)
+    sim.deploy_initial()
+    steps = round(cfg.minutes * 60 / cfg.dt)
+    monitor_every = max(1, round(cfg.monitor_s / cfg.dt))
+    reason_every = max(1, round(cfg.reason_s / cfg.dt))
+    per_minute = max(1, round(60 / cfg.dt))
+    series: dict[str, list[float]] = {"minute": [], "machines": [], "vms": [], "instances": [], "queued": []}
+    for op in sim.ops:
+        series[f"instances_{op.id}"] = []
+    for k in range(1, steps + 1):
+        sim.step()
+        if k % monitor_every == 0:
+            sim.monitor()
+        if k % reason_every == 0:
+            controller.reason(sim.view(), sim)
+        if k % per_minute == 0:
+            series["minute"].append(sim.now / 60)
+            series["machines"].append(pattern.at(sim.now - cfg.dt))
+            series["vms"].append(len(sim.hosts))
+            series["instances"].append(len(sim.instances))
+            series["queued"].append(sum(b[1] for q in sim.queues.values() for b in q))
+            for op in sim.ops:
+                series[f"instances_{op.id}"].append(sum(i.operator == op.id for i in sim.instances))
+            if progress is not None:
+                progress(int(sim.now // 60))
+    btus, resource_cost = lease_cost(sim.leases, sim.now, cfg.btu_minutes * 60, cfg.price_per_btu)
+    processed = sim.processed_total
+    compliance = {level: (sim.compliant[level] / processed if processed > 0 else 1.0) for level in LEVELS}
+    penalty = {level: (processed - sim.compliant[level]) * cfg.penalty_per_item for level in LEVELS}
+    summary = {
+        "controller": controller.name, "pattern": pattern.name, "minutes": cfg.minutes, "seed": cfg.seed,
+        "btu_minutes": cfg.btu_minutes, "resource_cost": resource_cost, "paid_btus": btus,
+        "compliance": compliance, "penalty_cost": penalty,
+        "total_cost": {level: resource_cost + penalty[level] for level in LEVELS},
+        "scaling": {"up": sim.counts["up"], "down": sim.counts["down"], "migrations": sim.counts["migrations"]},
+        "vms_leased": sim.counts["leases"], "items_processed": processed,
+    }
+    conservation = {op.id: (c[0], c[1], float(sum(b[1] for b in sim.queues[op.id])), c[2])
+                    for op, c in ((op, sim.counters[op.id]) for op in sim.ops)}
+    return SimResult(summary, {k: np.asarray(v) for k, v in series.items()}, conservation)
