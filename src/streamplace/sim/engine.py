@@ -98,7 +98,7 @@ class Simulator:
         self.window = {op.id: [0.0, 0.0] for op in self.ops}  # (duration·items, items) since last sample
         self.history: dict[str, list[float]] = {op.id: [] for op in self.ops}
         self.scalings = {op.id: 0 for op in self.ops}
-        self.counts = {"up": 0, "down": 0, "migrations": 0, "leases": 0, "releases": 0}
+        self.counts = {"up": 0, "down": 0, "leases": 0, "releases": 0}
         self.compliant = dict.fromkeys(LEVELS, 0.0)
         self.processed_total = 0.0
         self._names = 0
@@ -294,7 +294,8 @@ def simulate(topology: Topology, vm: Cluster, pattern: Pattern, controller: Cont
         "btu_minutes": cfg.btu_minutes, "resource_cost": resource_cost, "paid_btus": btus,
         "compliance": compliance, "penalty_cost": penalty,
         "total_cost": {level: resource_cost + penalty[level] for level in LEVELS},
-        "scaling": {"up": sim.counts["up"], "down": sim.counts["down"], "migrations": sim.counts["migrations"]},
+        "scaling": {"up": sim.counts["up"], "down": sim.counts["down"],
+                    "migrations": int(getattr(controller, "migrations", 0))},
         "vms_leased": sim.counts["leases"], "items_processed": processed,
     }
     conservation = {op.id: (c[0], c[1], float(sum(b[1] for b in sim.queues[op.id])), c[2])

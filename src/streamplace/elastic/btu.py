@@ -1,0 +1,189 @@
+"""The BTU-aware controller of paper 004 (Hochreiner et al.): scale up on demand, release only at BTU ends.
+
+* Upscaling trigger (Algorithm 1): an operator type is a candidate when its current
+  processing duration exceeds its SLO, or a least-squares line through its last N
+  durations predicts that the next one will; it is scaled up only if its queue also
+  holds more than ``scaling_threshold`` items (short peaks are left alone).
+* Host selection (Algorithm 2): a host can take an instance if its free CPU and memory
+  both fit (feasibility = min(free CPU / needed, free memory / needed) ≥ 1); its
+  suitability is |remaining CPU share − remaining memory share| / feasibility, × CF
+  (0.01) when the operator image is cached there; the lowest value wins.
+* When no host fits: scale down the operator type with the best positive Operator
+  Selection value (Algorithm 3: 1 + W1·instances + W2·queueLoad − W3·delay − W4·scalings)
+  if that frees a host for the new instance, else lease a new host.
+* Release at BTU end (Fig. 5): for a host whose paid BTU is about to end (the last 5 % of
+  it, or the next reasoning interval if that is longer), release the instances of
+  operator types with a positive Operator Selection value there (at most 20 % of a
+  type's instances), plan to migrate the others to other hosts (Algorithm 2 without this
+  host); if the plan is feasible execute it and release the host, otherwise lease it
+  for another BTU.
+
+All constants default to the paper's (reference-data.md) and are parameters.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from streamplace.elastic.controller import Backend, HostView, OperatorView, View
+
+
+def up_trigger(op: OperatorView, n: int, scaling_threshold: float) -> bool:
+    """Algorithm 1."""
+    upscaling = op.duration_ms > op.expected_ms
+    history = op.durations_ms[-n:]
+    if len(history) >= 2:
+        i = np.arange(1, len(history) + 1, dtype=float)
+        d = np.asarray(history, dtype=float)
+        b = float(((i - i.mean()) * (d - d.mean())).sum() / ((i - i.mean()) ** 2).sum())
+        a = d.mean() - b * i.mean()
+        if a + b * (len(history) + 1) > op.expected_ms:
+            upscaling = True
+    return upscaling and op.queue > scaling_threshold
+
+
+def host_suitability(host: HostView, op: OperatorView, cf: float) -> float:
+    """Algorithm 2: −1 if the instance does not fit, else lower is better."""
+    feasibility = min(host.free_cpu / op.cpu if op.cpu > 0 else math.inf,
+                      host.free_memory / op.memory if op.memory > 0 else math.inf)
+    if feasibility < 1:
+        return -1.0
+    remaining_cpu = host.free_cpu - op.cpu
+    remaining_memory = host.free_memory - op.memory
+    difference = abs(remaining_cpu / host.cpu - remaining_memory / host.memory)
+    suitability = difference / feasibility if math.isfinite(feasibility) else 0.0
+    if op.name in host.images:
+        suitability *= cf
+    return suitability
+
+
+def operator_selection(op: OperatorView, view: View, weights: tuple[float, float, float, float], ql: float,
+                       penalty: float) -> float:
+    """Algorithm 3: how suitable an operator type is to lose an instance (negative: must not)."""
+    if op.instances < 2:
+        return -1.0
+    counts = [o.instances for o in view.operators.values()]
+    spread = max(counts) - min(counts)
+    instances = (op.instances - min(counts)) / spread if spread else 0.0
+    delay = (op.duration_ms / op.expected_ms) * (1 + penalty) if op.expected_ms > 0 else 0.0
+    total = sum(o.scalings for o in view.operators.values())
+    scalings = op.scalings / total if total else 0.0
+    queue_load = ql if op.queue < 1 else 0.0
+    w1, w2, w3, w4 = weights
+    return 1 + w1 * instances + w2 * queue_load - w3 * delay - w4 * scalings
+
+
+@dataclass
+class BtuController:
+    name: str = "btu"
+    scaling_threshold: float = 50.0
+    history: int = 10
+    cf: float = 0.01
+    ql: float = 100.0
+    weights: tuple[float, float, float, float] = (1.0, 1.0, 1.0, 1.0)
+    penalty: float = 0.0001
+    release_window: float = 0.05  # share of the BTU before its end at which a host is reconsidered
+    max_release_share: float = 0.2  # at most this share of a type's instances released per host
+    reason_s: float = 60.0
+    migrations: int = 0
+    prolonged: dict[str, float] = field(default_factory=dict)
+
+    def reason(self, view: View, backend: Backend) -> None:
+        for op in list(view.operators.values()):
+            if up_trigger(op, self.history, self.scaling_threshold):
+                self.upscale(op, view, backend)
+        for host in list(view.hosts.values()):
+            if host.ready and self._btu_ends_soon(host, view):
+                self.release_or_prolong(host, view, backend)
+
+    # ------------------------------------------------------------- upscaling
+    def best_host(self, op: OperatorView, view: View, exclude: str | None = None) -> str | None:
+        scored = [(host_suitability(h, op, self.cf), name) for name, h in view.hosts.items() if name != exclude]
+        fitting = [(s, name) for s, name in scored if s >= 0]
+        return min(fitting)[1] if fitting else None
+
+    def upscale(self, op: OperatorView, view: View, backend: Backend) -> None:
+        host = self.best_host(op, view)
+        if host is None:
+            host = self._free_by_downscaling(op, view, backend)
+        if host is None:
+            host = backend.lease_host()
+            view.add_host(host)
+        if backend.add_instance(op.name, host):
+            _place(view, host, op, +1)
+
+    def _free_by_downscaling(self, op: OperatorView, view: View, backend: Backend) -> str | None:
+        ranked = sorted(((operator_selection(o, view, self.weights, self.ql, self.penalty), o.name)
+                         for o in view.operators.values() if o.name != op.name), reverse=True)
+        for value, name in ranked:
+            if value <= 0:
+                break
+            victim = view.operators[name]
+            for host_name, h in view.hosts.items():
+                if h.instances.get(name, 0) < 1:
+                    continue
+                if (h.free_cpu + victim.cpu >= op.cpu and h.free_memory + victim.memory >= op.memory
+                        and backend.remove_instance(name, host_name)):
+                    _place(view, host_name, victim, -1)
+                    return host_name
+        return None
+
+    # ---------------------------------------------------------- BTU-end release
+    def _btu_ends_soon(self, host: HostView, view: View) -> bool:
+        used = view.now - host.leased_at
+        if used <= 0:
+            return False
+        remaining = math.ceil(used / view.btu_s - 1e-9) * view.btu_s - used
+        return remaining <= max(self.release_window * view.btu_s, self.reason_s)
+
+    def release_or_prolong(self, host: HostView, view: View, backend: Backend) -> None:
+        if not any(host.instances.values()):
+            backend.release_host(host.name)
+            del view.hosts[host.name]
+            return
+        release: list[str] = []
+        migrate: list[str] = []
+        for name, count in host.instances.items():
+            op = view.operators[name]
+            allowed = int(self.max_release_share * op.instances) if operator_selection(
+                op, view, self.weights, self.ql, self.penalty) > 0 else 0
+            n_release = min(count, allowed)
+            release += [name] * n_release
+            migrate += [name] * (count - n_release)
+        # simulate the migrations on copies of the other hosts
+        others = {n: HostView(h.name, h.cpu, h.memory, h.used_cpu, h.used_memory, h.leased_at, h.ready,
+                              dict(h.instances), set(h.images)) for n, h in view.hosts.items() if n != host.name}
+        shadow = View(view.now, view.operators, others, view.btu_s, view.vm_cpu, view.vm_memory)
+        targets = []
+        for name in migrate:
+            op = view.operators[name]
+            target = self.best_host(op, shadow)
+            if target is None:
+                backend.prolong(host.name)
+                return
+            _place(shadow, target, op, +1)
+            targets.append((name, target))
+        for name in release:
+            backend.remove_instance(name, host.name)
+        for name, target in targets:
+            if backend.add_instance(name, target):
+                backend.remove_instance(name, host.name)
+                self.migrations += 1
+        if backend.release_host(host.name):
+            del view.hosts[host.name]
+        else:
+            backend.prolong(host.name)
+
+
+def _place(view: View, host: str, op: OperatorView, delta: int) -> None:
+    h = view.hosts.get(host)
+    if h is None:
+        return
+    h.used_cpu += delta * op.cpu
+    h.used_memory += delta * op.memory
+    h.instances[op.name] = h.instances.get(op.name, 0) + delta
+    h.images.add(op.name)
+    op.instances += delta

@@ -1,0 +1,72 @@
+"""Paper 004's BTU controller: Algorithms 1–3 and the BTU-end release on crafted situations."""
+
+from __future__ import annotations
+
+import pytest
+
+from streamplace.bench import resolve_cluster, resolve_topology
+from streamplace.elastic import make_pattern
+from streamplace.elastic.btu import BtuController, host_suitability, operator_selection, up_trigger
+from streamplace.elastic.controller import HostView, OperatorView, View
+from streamplace.sim import SimConfig, simulate
+
+from .test_sim import Recorder
+
+
+def op(name: str = "O1", queue: float = 0.0, instances: int = 2, durations: list[float] | None = None,
+       expected: float = 1000.0, scalings: int = 0) -> OperatorView:
+    return OperatorView(name, queue, instances, instances, expected, 50.0, 500.0, durations or [expected], scalings)
+
+
+def host(name: str, used_cpu: float = 0.0, used_mem: float = 0.0, instances: dict | None = None,
+         images: set | None = None, leased_at: float = 0.0) -> HostView:
+    return HostView(name, 400.0, 7168.0, used_cpu, used_mem, leased_at, True, instances or {}, images or set())
+
+
+def test_up_trigger_current_and_predicted() -> None:
+    assert up_trigger(op(queue=60, durations=[900, 1200]), 10, 50)  # current over the SLO
+    assert up_trigger(op(queue=60, durations=[700, 800, 900, 950]), 10, 50)  # the trend crosses the SLO next
+    assert not up_trigger(op(queue=60, durations=[900, 800, 700]), 10, 50)  # falling, under the SLO
+    assert not up_trigger(op(queue=10, durations=[5000]), 10, 50)  # late but a short peak: queue below threshold
+
+
+def test_host_selection() -> None:
+    o = op()
+    assert host_suitability(host("full", used_cpu=380), o, 0.01) == -1.0
+    empty, busy = host("a"), host("b", used_cpu=200, used_mem=3000)
+    assert 0 <= host_suitability(empty, o, 0.01) < host_suitability(busy, o, 0.01)  # least used first
+    cached = host("c", used_cpu=200, used_mem=3000, images={"O1"})
+    assert host_suitability(cached, o, 0.01) == pytest.approx(0.01 * host_suitability(busy, o, 0.01))
+
+
+def test_operator_selection() -> None:
+    a, b = op("A", queue=0, instances=5), op("B", queue=30, instances=2, durations=[3000])
+    view = View(0, {"A": a, "B": b}, {}, 600, 400, 7168)
+    assert operator_selection(op("C", instances=1), view, (1, 1, 1, 1), 100, 1e-4) == -1
+    assert operator_selection(a, view, (1, 1, 1, 1), 100, 1e-4) > 100  # idle queue: QL encourages it
+    assert operator_selection(b, view, (1, 1, 1, 1), 100, 1e-4) < 0  # three times late: keep it
+
+
+def test_btu_end_releases_or_prolongs() -> None:
+    c = BtuController()
+    a = op("A", queue=0, instances=10)
+    view = View(590.0, {"A": a}, {"h1": host("h1", leased_at=0.0), "h2": host("h2", 100, 1000, {"A": 2}, {"A"})},
+                600, 400, 7168)
+    rec = Recorder()
+    c.reason(view, rec)
+    assert ("release", "h1") in rec.calls  # empty and its BTU ends: released
+    # h2 is also at its BTU end: 2 of A's 10 instances may go (20 %), A is idle → released, host freed
+    assert rec.calls.count(("remove", "A")) == 2 and ("release", "h2") in rec.calls
+    busy = op("B", queue=500, instances=3, durations=[5000])
+    view = View(590.0, {"B": busy}, {"h3": host("h3", 150, 1500, {"B": 3})}, 600, 400, 7168)
+    rec = Recorder()
+    c.reason(view, rec)
+    assert ("prolong", "h3") in rec.calls and not any(call[0] == "release" for call in rec.calls)
+
+
+def test_btu_controller_runs_and_conserves() -> None:
+    topo, vm = resolve_topology("manufacturing"), resolve_cluster("visp-vm")
+    r = simulate(topo, vm, make_pattern("stepwise", 30), BtuController(), SimConfig(minutes=30, btu_minutes=10))
+    for name, (arrived, processed, queued, dropped) in r.conservation.items():
+        assert arrived == pytest.approx(processed + queued + dropped), name
+    assert r.summary["scaling"]["up"] > 0 and r.summary["resource_cost"] > 0
