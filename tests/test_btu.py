@@ -70,3 +70,30 @@ def test_btu_controller_runs_and_conserves() -> None:
     for name, (arrived, processed, queued, dropped) in r.conservation.items():
         assert arrived == pytest.approx(processed + queued + dropped), name
     assert r.summary["scaling"]["up"] > 0 and r.summary["resource_cost"] > 0
+
+
+def _full_neighbour_view() -> View:
+    """h1's BTU ends holding B's only spare instance; h2 is full of idle A instances (memory)."""
+    a = op("A", queue=0, instances=7)
+    b = op("B", queue=0, instances=2)
+    h1 = host("h1", 50, 500, {"B": 1}, {"B"}, leased_at=0.0)
+    h2 = host("h2", 7 * 50, 7000, {"A": 7}, {"A"}, leased_at=300.0)  # 168 MB free: B (500 MB) does not fit
+    return View(590.0, {"A": a, "B": b}, {"h1": h1, "h2": h2}, 600, 400, 7168)
+
+
+def test_migration_may_scale_down_another_type_as_fig4_does() -> None:
+    rec = Recorder()
+    c = BtuController()
+    c.reason(_full_neighbour_view(), rec)
+    # B (2 instances) may not lose one (20 % of 2 rounds to 0), so it must move; h2 has no room until an
+    # idle A instance is scaled down there; then B starts on h2, leaves h1, and h1 is released
+    assert ("remove", "A") in rec.calls and ("add", "B", "h2") in rec.calls
+    assert ("release", "h1") in rec.calls and c.migrations == 1 and c.releases == 1
+
+
+def test_migration_into_free_room_only_prolongs_when_full() -> None:
+    rec = Recorder()
+    c = BtuController(migrate_with_scaledown=False)
+    c.reason(_full_neighbour_view(), rec)
+    assert ("prolong", "h1") in rec.calls and not any(call[0] in ("release", "remove") for call in rec.calls)
+    assert c.prolongations == 1

@@ -15,16 +15,18 @@
   it, or the next reasoning interval if that is longer), release the instances of
   operator types with a positive Operator Selection value there (at most 20 % of a
   type's instances), plan to migrate the others to other hosts (Algorithm 2 without this
-  host); if the plan is feasible execute it and release the host, otherwise lease it
-  for another BTU.
+  host, which may scale down another operator type there as Fig. 4 does, never lease);
+  if the plan is feasible execute it and release the host, otherwise lease it for
+  another BTU.
 
 All constants default to the paper's (reference-data.md) and are parameters.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -88,8 +90,13 @@ class BtuController:
     release_window: float = 0.05  # share of the BTU before its end at which a host is reconsidered
     max_release_share: float = 0.2  # at most this share of a type's instances released per host
     reason_s: float = 60.0
+    #: the migration simulation reuses Fig. 4's upscaling procedure, including 'try scaledown for other
+    #: operator types' (the paper: "the only difference is that the host to be shut down is omitted");
+    #: False: migrate only into free room
+    migrate_with_scaledown: bool = True
     migrations: int = 0
-    prolonged: dict[str, float] = field(default_factory=dict)
+    releases: int = 0
+    prolongations: int = 0
 
     def reason(self, view: View, backend: Backend) -> None:
         for op in list(view.operators.values()):
@@ -141,8 +148,9 @@ class BtuController:
 
     def release_or_prolong(self, host: HostView, view: View, backend: Backend) -> None:
         if not any(host.instances.values()):
-            backend.release_host(host.name)
-            del view.hosts[host.name]
+            if backend.release_host(host.name):
+                self.releases += 1
+                del view.hosts[host.name]
             return
         release: list[str] = []
         migrate: list[str] = []
@@ -153,32 +161,72 @@ class BtuController:
             n_release = min(count, allowed)
             release += [name] * n_release
             migrate += [name] * (count - n_release)
-        # simulate the migrations on copies of the other hosts
+        # phase 1: simulate the migrations on copies of the other hosts, with the upscaling procedure of
+        # Fig. 4 minus leasing (a full host may make room by scaling down another operator type)
         others = {n: HostView(h.name, h.cpu, h.memory, h.used_cpu, h.used_memory, h.leased_at, h.ready,
                               dict(h.instances), set(h.images)) for n, h in view.hosts.items() if n != host.name}
         shadow = View(view.now, view.operators, others, view.btu_s, view.vm_cpu, view.vm_memory)
-        targets = []
+        removed = {name: 0 for name in view.operators}
+        for name in release:
+            removed[name] += 1
+        victims: list[tuple[str, str]] = []
+        targets: list[tuple[str, str]] = []
         for name in migrate:
             op = view.operators[name]
             target = self.best_host(op, shadow)
             if target is None:
-                backend.prolong(host.name)
-                return
-            _place(shadow, target, op, +1)
+                freed = self._simulated_scaledown(op, shadow, removed) if self.migrate_with_scaledown else None
+                if freed is None:
+                    self.prolongations += 1
+                    backend.prolong(host.name)
+                    return
+                victims.append(freed)
+                target = freed[1]
+            _place(shadow, target, op, +1, count=False)
             targets.append((name, target))
+        # phase 2: release; phase 3: migrate
         for name in release:
-            backend.remove_instance(name, host.name)
+            if backend.remove_instance(name, host.name):
+                _place(view, host.name, view.operators[name], -1)
+        for name, where in victims:
+            if backend.remove_instance(name, where):
+                _place(view, where, view.operators[name], -1)
         for name, target in targets:
-            if backend.add_instance(name, target):
-                backend.remove_instance(name, host.name)
+            if backend.add_instance(name, target) and backend.remove_instance(name, host.name):
+                _place(view, target, view.operators[name], +1)
+                _place(view, host.name, view.operators[name], -1)
                 self.migrations += 1
         if backend.release_host(host.name):
+            self.releases += 1
             del view.hosts[host.name]
         else:
+            self.prolongations += 1
             backend.prolong(host.name)
 
+    def _simulated_scaledown(self, op: OperatorView, shadow: View, removed: dict[str, int]) -> tuple[str, str] | None:
+        """Fig. 4's 'try scaledown for other operator types' on the shadow hosts: (victim type, host) or None."""
+        ranked = sorted(((operator_selection(_fewer(o, removed[o.name]), shadow, self.weights, self.ql, self.penalty),
+                          o.name) for o in shadow.operators.values() if o.name != op.name), reverse=True)
+        for value, name in ranked:
+            if value <= 0:
+                break
+            victim = shadow.operators[name]
+            for host_name, h in shadow.hosts.items():
+                if h.instances.get(name, 0) >= 1 and h.free_cpu + victim.cpu >= op.cpu and \
+                        h.free_memory + victim.memory >= op.memory:
+                    _place(shadow, host_name, victim, -1, count=False)
+                    removed[name] += 1
+                    return name, host_name
+        return None
 
-def _place(view: View, host: str, op: OperatorView, delta: int) -> None:
+
+def _fewer(op: OperatorView, removed: int) -> OperatorView:
+    """The operator as it would look with ``removed`` instances fewer (for simulated decisions)."""
+    return dataclasses.replace(op, instances=op.instances - removed) if removed else op
+
+
+def _place(view: View, host: str, op: OperatorView, delta: int, count: bool = True) -> None:
+    """Keep the view's bookkeeping current within one reasoning step (``count``: also the type's total)."""
     h = view.hosts.get(host)
     if h is None:
         return
@@ -186,4 +234,5 @@ def _place(view: View, host: str, op: OperatorView, delta: int) -> None:
     h.used_memory += delta * op.memory
     h.instances[op.name] = h.instances.get(op.name, 0) + delta
     h.images.add(op.name)
-    op.instances += delta
+    if count:
+        op.instances += delta

@@ -1,0 +1,100 @@
+"""Build a controller and a simulation configuration from ``key=value`` parameters (the CLI's ``--param``).
+
+A key names either a controller constant (``btu``: scaling_threshold, history, cf,
+ql, weights, penalty, release_window, max_release_share; ``threshold``: up,
+double_up, down) or a simulation setting (``SimConfig``: btu_minutes,
+price_per_btu, penalty_per_item, service_ratio, dt, lease_delay_s, …). Tuples
+are written comma-separated (``weights=1,1,2,1``). An unknown key is an error
+that lists the valid ones.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from collections.abc import Mapping
+from typing import Any
+
+from streamplace.elastic.btu import BtuController
+from streamplace.elastic.controller import Controller
+from streamplace.elastic.threshold import ThresholdController
+from streamplace.errors import Problem, SpecError
+from streamplace.sim.engine import SimConfig
+
+CONTROLLERS: dict[str, type] = {"btu": BtuController, "threshold": ThresholdController}
+_INTERNAL = {"name", "migrations", "prolongations", "releases", "reason_s"}
+
+
+def controller_parameters(name: str) -> dict[str, Any]:
+    """The tunable constants of a controller and their defaults."""
+    cls = _controller_class(name)
+    return {f.name: _default(f) for f in dataclasses.fields(cls) if f.name not in _INTERNAL}
+
+
+def sim_parameters() -> dict[str, Any]:
+    return {f.name: _default(f) for f in dataclasses.fields(SimConfig) if f.name not in ("minutes", "seed")}
+
+
+def build(name: str, params: Mapping[str, str], minutes: int, seed: int) -> tuple[Controller, SimConfig]:
+    """The controller ``name`` and a SimConfig, with every parameter routed to the one that owns it."""
+    cls = _controller_class(name)
+    ctrl_fields = {f.name: f for f in dataclasses.fields(cls) if f.name not in _INTERNAL}
+    sim_fields = {f.name: f for f in dataclasses.fields(SimConfig) if f.name not in ("minutes", "seed")}
+    ctrl_hints, sim_hints = typing.get_type_hints(cls), typing.get_type_hints(SimConfig)
+    ctrl_kw: dict[str, Any] = {}
+    sim_kw: dict[str, Any] = {}
+    for key, raw in params.items():
+        if key in ctrl_fields:
+            ctrl_kw[key] = _coerce(raw, ctrl_hints[key], key)
+            if key in sim_fields:  # e.g. history: the controller's N is also the samples monitoring keeps
+                sim_kw[key] = _coerce(raw, sim_hints[key], key)
+        elif key in sim_fields:
+            sim_kw[key] = _coerce(raw, sim_hints[key], key)
+        else:
+            valid = sorted(set(ctrl_fields) | set(sim_fields))
+            raise SpecError([Problem(f"--param {key}", f"not a parameter of the {name!r} controller or the simulator",
+                                     f"use one of {', '.join(valid)}")])
+    ctrl = cls(**ctrl_kw)
+    if isinstance(ctrl, BtuController) and "reason_s" in sim_kw:
+        ctrl.reason_s = sim_kw["reason_s"]
+    try:
+        cfg = SimConfig(minutes=minutes, seed=seed, **sim_kw)
+    except ValueError as exc:
+        raise SpecError([Problem("--param", str(exc), "give a value in the stated range")]) from None
+    return ctrl, cfg
+
+
+def _controller_class(name: str) -> type:
+    if name not in CONTROLLERS:
+        raise SpecError([Problem("--controller", f"unknown controller {name!r}",
+                                 f"use one of {', '.join(CONTROLLERS)}")])
+    return CONTROLLERS[name]
+
+
+def _default(f: dataclasses.Field) -> Any:
+    return f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default  # type: ignore[misc]
+
+
+def _coerce(raw: str, hint: Any, key: str) -> Any:
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    try:
+        if origin is tuple:
+            parts = [p for p in str(raw).split(",") if p.strip()]
+            inner = args[0]
+            if args[-1] is not Ellipsis and len(parts) != len(args):
+                raise ValueError
+            return tuple(inner(p) for p in parts)
+        if origin in (typing.Union, types.UnionType):
+            if str(raw).lower() in ("none", "null", ""):
+                return None
+            return _coerce(raw, next(a for a in args if a is not type(None)), key)
+        if hint is bool:
+            return str(raw).lower() in ("1", "true", "yes", "on")
+        if hint is int:
+            return int(raw)
+        return hint(raw)
+    except (TypeError, ValueError):
+        expected = f"{len(args)} comma-separated numbers" if origin is tuple else getattr(hint, "__name__", str(hint))
+        raise SpecError([Problem(f"--param {key}", f"expects {expected}, got {raw!r}",
+                                 f"write e.g. --param {key}=VALUE")]) from None
