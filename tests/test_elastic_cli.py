@@ -90,3 +90,10 @@ def test_simulate_command(tmp_path) -> None:
     assert series.stat().st_size > 0 and plot.read_bytes()[:4] == b"\x89PNG"
     bad = runner.invoke(app, ["simulate", "manufacturing", "--pattern", "sawtooth"])
     assert bad.exit_code == 2 and "stepwise" in bad.output
+
+
+def test_series_parquet_round_trips(tmp_path) -> None:
+    pq = pytest.importorskip("pyarrow.parquet")
+    r = simulate(TOPO, VM, make_pattern("constant", 3), ThresholdController(), SimConfig(minutes=3))
+    table = pq.read_table(write_series(r.series, tmp_path / "s.parquet"))
+    assert table.num_rows == 3 and table.column("vms").to_pylist() == r.series["vms"].tolist()
