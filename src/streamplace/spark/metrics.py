@@ -1,0 +1,98 @@
+"""Measurements of a running pipeline: per-operator statistics (a Spark accumulator) and per-batch progress.
+
+Each operator task adds, per Arrow batch, rows in and out, CPU and wall seconds
+spent in the operator's logic, and at sinks the end-to-end latency (now − the
+event time carried from the source). The driver reads the sums at any time;
+rates are differences between two readings. A ``StreamingQueryListener``
+records every micro-batch's input and processed rows per second and durations.
+Machine CPU comes from /proc/stat (Linux), as the share of all cores busy.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from pyspark.accumulators import AccumulatorParam
+from pyspark.sql.streaming import StreamingQueryListener
+
+from streamplace.spark.operators import LAT_MAX_S, N_STATS
+
+
+class StatsParam(AccumulatorParam):
+    """Operator id → [rows_in, rows_out, cpu_s, wall_s, batches, lat_sum_s, lat_count, lat_max_s]."""
+
+    def zero(self, value: dict) -> dict:
+        return {}
+
+    def addInPlace(self, a: dict, b: dict) -> dict:
+        for key, row in b.items():
+            cur = a.get(key)
+            if cur is None:
+                a[key] = list(row)
+                continue
+            for k in range(N_STATS):
+                cur[k] = max(cur[k], row[k]) if k == LAT_MAX_S else cur[k] + row[k]
+        return a
+
+
+@dataclass
+class BatchProgress:
+    batch_id: int
+    timestamp: str
+    input_rows: int
+    input_rows_per_s: float
+    processed_rows_per_s: float
+    duration_ms: dict[str, int]
+
+
+@dataclass
+class ProgressListener(StreamingQueryListener):
+    """Collects the progress of every micro-batch of the queries of this session."""
+
+    batches: list[BatchProgress] = field(default_factory=list)
+
+    def onQueryStarted(self, event: Any) -> None:
+        pass
+
+    def onQueryProgress(self, event: Any) -> None:
+        p = event.progress
+        self.batches.append(BatchProgress(int(p.batchId), str(p.timestamp), int(p.numInputRows),
+                                          float(p.inputRowsPerSecond or 0.0), float(p.processedRowsPerSecond or 0.0),
+                                          dict(p.durationMs or {})))
+
+    def onQueryIdle(self, event: Any) -> None:
+        pass
+
+    def onQueryTerminated(self, event: Any) -> None:
+        pass
+
+
+def cpu_times() -> tuple[float, float] | None:
+    """(busy, total) jiffies of the whole machine, or None where /proc/stat is missing."""
+    try:
+        with open("/proc/stat") as fh:
+            fields = [float(x) for x in fh.readline().split()[1:]]
+    except OSError:
+        return None
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0.0)
+    total = sum(fields[:8])
+    return total - idle, total
+
+
+def cpu_share(before: tuple[float, float] | None, after: tuple[float, float] | None) -> float | None:
+    if before is None or after is None or after[1] <= before[1]:
+        return None
+    return (after[0] - before[0]) / (after[1] - before[1])
+
+
+@dataclass
+class Snapshot:
+    at: float
+    stats: dict[str, list[float]]
+    cpu: tuple[float, float] | None
+
+    @classmethod
+    def take(cls, acc: Any) -> Snapshot:
+        return cls(time.perf_counter(), {k: list(v) for k, v in acc.value.items()}, cpu_times())
