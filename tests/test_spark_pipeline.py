@@ -67,3 +67,22 @@ def test_restart_from_checkpoint_writes_every_tuple_once(spark, tmp_path: Path) 
     values = spark.read.parquet(str(tmp_path / "out")).toPandas()["value"]
     assert len(values) > 300
     assert values.is_unique and values.min() == 0 and values.max() == len(values) - 1
+
+
+def test_run_command_prints_predicted_and_measured(spark, tmp_path: Path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from streamplace.cli import app
+
+    res = CliRunner().invoke(app, ["run", "linear-net", "rstorm-12", "--duration", "6", "--warmup", "6",
+                                   "--sink", "noop", "--out", str(tmp_path), "--json",
+                                   "--series", str(tmp_path / "series.csv")])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output[res.output.index("{"):])
+    assert {"predicted", "measured", "duration_s"} <= set(data)
+    assert {"throughput", "latency_ms", "cpu"} <= set(data["measured"])
+    assert data["measured"]["source_rate"] > 0 and data["measured"]["throughput"] > 0
+    assert data["predicted"]["offered_throughput"] == 4000
+    assert (tmp_path / "series.csv").read_text().startswith("batch_id,")

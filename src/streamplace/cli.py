@@ -210,6 +210,11 @@ def evaluate_cmd(
         print_prediction(pred)
 
 
+def mfmt(value: Any) -> str:
+    """A measured figure: n/a when it could not be measured."""
+    return "n/a" if value is None else fmt(value)
+
+
 def _clean(value: Any) -> Any:
     from streamplace.model.plan import _jsonable
 
@@ -344,6 +349,87 @@ def import_flux(
         out_file.write_text(text, encoding="utf-8")
         out.print(f"topology {topo.name!r} ({len(topo.operators)} operators, {topo.total_replicas()} replicas) "
                   f"written to {out_file}")
+
+
+@app.command("run")
+@friendly
+def run_cmd(
+    topo: TopoArg,
+    cluster: ClusterArg,
+    plan_file: Annotated[Path | None, typer.Option("--plan", help="plan JSON (default: plan now with --scheduler)")]
+    = None,
+    scheduler: Annotated[str, typer.Option("--scheduler", "-s", help="scheduler when no --plan is given")] = "r-storm",
+    duration: Annotated[float, typer.Option("--duration", min=1, help="seconds measured after the warm-up")] = 60.0,
+    warmup: Annotated[float, typer.Option("--warmup", min=0, help="seconds before measuring")] = 15.0,
+    trigger: Annotated[float, typer.Option("--trigger", min=0.1, help="micro-batch interval (s)")] = 1.0,
+    out_dir: Annotated[Path, typer.Option("--out", help="sink output and checkpoint directory")] = Path("run-out"),
+    sink: Annotated[str, typer.Option("--sink", help="parquet, noop or memory")] = "parquet",
+    cores: Annotated[int | None, typer.Option("--cores", help="local[N] (default: all cores)")] = None,
+    master: Annotated[str | None, typer.Option("--master", help="Spark master URL (default: local)")] = None,
+    series: Annotated[Path | None, typer.Option("--series", help="write the per-batch series (.csv)")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Run the topology's pipeline on Spark with a plan; print predicted next to measured.
+
+    Example: streamplace run linear-cpu rstorm-12 --plan plan.json --duration 60
+    """
+    import csv
+
+    from streamplace.spark.pipeline import PipelineConfig
+    from streamplace.spark.run import run_pipeline
+    from streamplace.spark.session import local_session
+
+    t, c, _ = load_instance(topo, cluster, None)
+    if plan_file is not None:
+        pl = load_plan(plan_file)
+        problems = validate_plan_against(pl, t, c)
+        if problems:
+            raise ModelError(problems, str(plan_file))
+    else:
+        pl = create(scheduler).plan(t, c)
+    if pl.status == "infeasible":
+        raise ModelError([Problem("plan", "the plan is infeasible: " + "; ".join(pl.explanation),
+                                  "plan with another scheduler or a larger cluster")])
+    if sink not in ("parquet", "noop", "memory"):
+        raise ModelError([Problem("--sink", f"unknown sink {sink!r}", "use parquet, noop or memory")])
+    spark = local_session(cores, master=master)
+    cfg = PipelineConfig(trigger_s=trigger, sink=sink, out_dir=out_dir)  # type: ignore[arg-type]
+    with Progress(TextColumn("running {task.description}"), BarColumn(), TextColumn("{task.completed:.0f}/"
+                  "{task.total:.0f} s"), TimeElapsedColumn(), console=err, transient=True,
+                  disable=as_json or not err.is_terminal) as bar:
+        task = bar.add_task(f"{t.name} ({pl.scheduler} plan)", total=warmup + duration)
+        result = run_pipeline(spark, t, c, pl, duration, warmup, cfg, progress=lambda s: bar.update(task, completed=s))
+    if series is not None and result.series:
+        series.parent.mkdir(parents=True, exist_ok=True)
+        with series.open("w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(["batch_id", "timestamp", "input_rows", "input_rows_per_s", "processed_rows_per_s",
+                        "duration_ms"])
+            for b in result.series:
+                w.writerow([b["batch_id"], b["timestamp"], b["input_rows"], b["input_rows_per_s"],
+                            b["processed_rows_per_s"], b["duration_ms"].get("triggerExecution", 0)])
+    if as_json:
+        emit_json(_clean(result.to_dict()))
+        return
+    m, p = result.measured, result.predicted
+    table = Table(title=f"{t.name} on Spark ({master or 'local'}), {pl.scheduler} plan, {duration:g} s measured")
+    table.add_column("metric")
+    table.add_column("predicted", justify="right")
+    table.add_column("measured", justify="right")
+    table.add_row("throughput (tuples/s into sinks)", fmt(p.get("delivered_throughput")), mfmt(m["throughput"]))
+    table.add_row("sustainable throughput (model)", fmt(p.get("throughput")), "")
+    table.add_row("source rate (tuples/s)", fmt(p.get("offered_throughput")), mfmt(m["source_rate"]))
+    table.add_row("latency, mean (ms)", fmt(p.get("latency_mean_ms")), mfmt(m["latency_ms"]))
+    table.add_row("CPU (mean utilization / machine busy share)", fmt(p.get("mean_utilization")), mfmt(m["cpu"]))
+    table.add_row("operator CPU (cores busy in logic)", "", mfmt(m["operator_cores"]))
+    out.print(table)
+    ops = Table(title="per operator (measured)")
+    for col in ("operator", "in/s", "out/s", "cores busy", "ms per tuple"):
+        ops.add_column(col, justify="right" if col != "operator" else "left")
+    for name, o in result.operators.items():
+        ops.add_row(name, fmt(o["input_per_s"]), fmt(o["output_per_s"]), fmt(o["busy_cores"]),
+                    fmt(o["cost_ms_measured"]))
+    out.print(ops)
 
 
 @app.command("simulate")

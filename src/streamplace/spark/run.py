@@ -1,0 +1,97 @@
+"""Run a planned pipeline for a while and measure it next to what the model predicts.
+
+Measured figures cover the window after the warm-up (executors and Python
+workers start, the first micro-batches are slow): throughput is the sinks' input
+rate (DESIGN.md's definition), latency the mean time from a tuple's event time at
+the source to its sink, CPU the machine's busy share of all cores (/proc/stat)
+and, per operator, the cores its logic kept busy. The series holds one row per
+micro-batch from the progress listener.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from streamplace.model.cluster import Cluster
+from streamplace.model.plan import Plan
+from streamplace.model.topology import Topology
+from streamplace.perf.evaluate import evaluate
+from streamplace.spark.metrics import ProgressListener, Snapshot, cpu_share
+from streamplace.spark.operators import CPU_S, LAT_COUNT, LAT_MAX_S, LAT_SUM_S, ROWS_IN, ROWS_OUT
+from streamplace.spark.pipeline import Pipeline, PipelineConfig
+
+
+@dataclass
+class RunResult:
+    duration_s: float
+    measured: dict[str, Any]
+    predicted: dict[str, Any]
+    operators: dict[str, dict[str, float]]
+    series: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"duration_s": self.duration_s, "predicted": self.predicted, "measured": self.measured,
+                "operators": self.operators}
+
+
+def measure(before: Snapshot, after: Snapshot, topology: Topology) -> tuple[dict[str, Any], dict[str, dict]]:
+    """Rates and means between two snapshots of the operator statistics."""
+    dt = max(after.at - before.at, 1e-9)
+
+    def delta(op: str, k: int) -> float:
+        return after.stats.get(op, [0.0] * 8)[k] - before.stats.get(op, [0.0] * 8)[k]
+
+    sinks = [s.id for s in topology.sinks]
+    lat_n = sum(delta(s, LAT_COUNT) for s in sinks)
+    operators = {op.id: {"input_per_s": delta(op.id, ROWS_IN) / dt, "output_per_s": delta(op.id, ROWS_OUT) / dt,
+                         "busy_cores": delta(op.id, CPU_S) / dt,
+                         "cost_ms_measured": 1000 * delta(op.id, CPU_S) / delta(op.id, ROWS_IN)
+                         if delta(op.id, ROWS_IN) > 0 else 0.0}
+                 for op in topology.operators}
+    share = cpu_share(before.cpu, after.cpu)
+    measured = {
+        "throughput": sum(operators[s]["input_per_s"] for s in sinks),
+        "source_rate": sum(operators[s.id]["output_per_s"] for s in topology.sources),
+        "latency_ms": 1000 * sum(delta(s, LAT_SUM_S) for s in sinks) / lat_n if lat_n else None,
+        "latency_max_ms": 1000 * max((after.stats.get(s, [0.0] * 8)[LAT_MAX_S] for s in sinks), default=0.0),
+        "cpu": share,  # share of all the machine's cores busy (None off Linux)
+        "operator_cores": sum(o["busy_cores"] for o in operators.values()),
+        "window_s": dt,
+    }
+    return measured, operators
+
+
+def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, duration_s: float,
+                 warmup_s: float = 15.0, cfg: PipelineConfig | None = None,
+                 progress: Callable[[float], None] | None = None) -> RunResult:
+    """Start the pipeline, wait ``warmup_s``, measure for ``duration_s``, stop; predicted comes from the model."""
+    listener = ProgressListener()
+    spark.streams.addListener(listener)
+    pipeline = Pipeline(spark, topology, plan, cfg)
+    started = time.perf_counter()
+    pipeline.start()
+    try:
+        _sleep(warmup_s, started, progress)
+        before = Snapshot.take(pipeline.stats)
+        _sleep(warmup_s + duration_s, started, progress)
+        after = Snapshot.take(pipeline.stats)
+        exc = pipeline.query.exception() if pipeline.query is not None else None
+        if exc is not None:
+            raise RuntimeError(f"the streaming query failed: {exc}")
+    finally:
+        pipeline.stop()
+        spark.streams.removeListener(listener)
+    measured, operators = measure(before, after, topology)
+    predicted = evaluate(topology, cluster, plan).predicted()
+    series = [vars(b) for b in listener.batches]
+    return RunResult(duration_s, measured, predicted, operators, series)
+
+
+def _sleep(until_s: float, started: float, progress: Callable[[float], None] | None) -> None:
+    while (elapsed := time.perf_counter() - started) < until_s:
+        time.sleep(min(0.5, until_s - elapsed))
+        if progress is not None:
+            progress(min(time.perf_counter() - started, until_s))
