@@ -11,11 +11,11 @@ that lists the valid ones.
 from __future__ import annotations
 
 import dataclasses
-import types
 import typing
 from collections.abc import Mapping
 from typing import Any
 
+from streamplace.coerce import coerce_value
 from streamplace.elastic.btu import BtuController
 from streamplace.elastic.controller import Controller
 from streamplace.elastic.threshold import ThresholdController
@@ -77,24 +77,7 @@ def _default(f: dataclasses.Field) -> Any:
 
 
 def _coerce(raw: str, hint: Any, key: str) -> Any:
-    origin, args = typing.get_origin(hint), typing.get_args(hint)
-    try:
-        if origin is tuple:
-            parts = [p for p in str(raw).split(",") if p.strip()]
-            inner = args[0]
-            if args[-1] is not Ellipsis and len(parts) != len(args):
-                raise ValueError
-            return tuple(inner(p) for p in parts)
-        if origin in (typing.Union, types.UnionType):
-            if str(raw).lower() in ("none", "null", ""):
-                return None
-            return _coerce(raw, next(a for a in args if a is not type(None)), key)
-        if hint is bool:
-            return str(raw).lower() in ("1", "true", "yes", "on")
-        if hint is int:
-            return int(raw)
-        return hint(raw)
-    except (TypeError, ValueError):
-        expected = f"{len(args)} comma-separated numbers" if origin is tuple else getattr(hint, "__name__", str(hint))
-        raise SpecError([Problem(f"--param {key}", f"expects {expected}, got {raw!r}",
-                                 f"write e.g. --param {key}=VALUE")]) from None
+    def error(message: str) -> SpecError:
+        return SpecError([Problem(f"--param {key}", message, f"write e.g. --param {key}=VALUE")])
+
+    return coerce_value(raw, hint, key, error)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import time
-import types
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
+from streamplace.coerce import coerce_value
 from streamplace.errors import RateDivergenceError, SchedulerParamError
 from streamplace.model.cluster import Cluster, check_compatible
 from streamplace.model.plan import Plan, Status
@@ -280,43 +280,7 @@ def coerce_params(cls: type[BaseScheduler], params: Mapping[str, Any]) -> dict[s
 
 
 def _coerce(value: Any, hint: Any, where: str) -> Any:
-    origin = typing.get_origin(hint)
-    args = typing.get_args(hint)
-    if origin in (typing.Union, types.UnionType):
-        is_none = value is None or (isinstance(value, str) and value.lower() in ("none", "null"))
-        if is_none and type(None) in args:
-            return None
-        last: Exception | None = None
-        for a in args:
-            if a is type(None):
-                continue
-            try:
-                return _coerce(value, a, where)
-            except SchedulerParamError as exc:
-                last = exc
-        raise last or SchedulerParamError(f"bad value for {where}")
-    if origin is Literal:
-        if value in args:
-            return value
-        raise SchedulerParamError(f"{where} must be one of {', '.join(map(str, args))}, got {value!r}")
-    try:
-        if hint is bool:
-            if isinstance(value, bool):
-                return value
-            text = str(value).lower()
-            if text in ("1", "true", "yes", "on"):
-                return True
-            if text in ("0", "false", "no", "off"):
-                return False
-            raise ValueError
-        if hint in (int, float, str):
-            result = hint(value)
-            if hint is int and isinstance(value, str) and str(result) != value.strip():
-                raise ValueError
-            return result
-    except (TypeError, ValueError):
-        raise SchedulerParamError(f"{where} expects a {getattr(hint, '__name__', hint)}, got {value!r}") from None
-    return value
+    return coerce_value(value, hint, where, SchedulerParamError)
 
 
 def describe_parameters(cls: type[BaseScheduler]) -> list[tuple[str, str]]:
