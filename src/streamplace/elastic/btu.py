@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -120,23 +121,34 @@ class BtuController:
             host = backend.lease_host()
             view.add_host(host)
         if backend.add_instance(op.name, host):
-            _place(view, host, op, +1)
+            view.place(host, op, +1)
 
     def _free_by_downscaling(self, op: OperatorView, view: View, backend: Backend) -> str | None:
-        ranked = sorted(((operator_selection(o, view, self.weights, self.ql, self.penalty), o.name)
+        for name, host_name in self._scaledown_candidates(op, view):
+            if backend.remove_instance(name, host_name):
+                view.place(host_name, view.operators[name], -1)
+                return host_name
+        return None
+
+    def _scaledown_candidates(self, op: OperatorView, view: View,
+                              removed: dict[str, int] | None = None) -> Iterator[tuple[str, str]]:
+        """Fig. 4's 'try scaledown for other operator types': (victim type, host) pairs, best first.
+
+        Victim types are ranked by Algorithm 3 (only positive values qualify; ``removed`` counts
+        instances a simulation already took away); a host qualifies when it holds one of the
+        victim's instances and removing it leaves room for ``op``.
+        """
+        ranked = sorted(((operator_selection(_fewer(o, removed[o.name]) if removed else o, view, self.weights,
+                                             self.ql, self.penalty), o.name)
                          for o in view.operators.values() if o.name != op.name), reverse=True)
         for value, name in ranked:
             if value <= 0:
-                break
+                return
             victim = view.operators[name]
             for host_name, h in view.hosts.items():
-                if h.instances.get(name, 0) < 1:
-                    continue
-                if (h.free_cpu + victim.cpu >= op.cpu and h.free_memory + victim.memory >= op.memory
-                        and backend.remove_instance(name, host_name)):
-                    _place(view, host_name, victim, -1)
-                    return host_name
-        return None
+                if h.instances.get(name, 0) >= 1 and h.free_cpu + victim.cpu >= op.cpu and \
+                        h.free_memory + victim.memory >= op.memory:
+                    yield name, host_name
 
     # ---------------------------------------------------------- BTU-end release
     def _btu_ends_soon(self, host: HostView, view: View) -> bool:
@@ -182,19 +194,19 @@ class BtuController:
                     return
                 victims.append(freed)
                 target = freed[1]
-            _place(shadow, target, op, +1, count=False)
+            shadow.place(target, op, +1, count=False)
             targets.append((name, target))
         # phase 2: release; phase 3: migrate
         for name in release:
             if backend.remove_instance(name, host.name):
-                _place(view, host.name, view.operators[name], -1)
+                view.place(host.name, view.operators[name], -1)
         for name, where in victims:
             if backend.remove_instance(name, where):
-                _place(view, where, view.operators[name], -1)
+                view.place(where, view.operators[name], -1)
         for name, target in targets:
             if backend.add_instance(name, target) and backend.remove_instance(name, host.name):
-                _place(view, target, view.operators[name], +1)
-                _place(view, host.name, view.operators[name], -1)
+                view.place(target, view.operators[name], +1)
+                view.place(host.name, view.operators[name], -1)
                 self.migrations += 1
         if backend.release_host(host.name):
             self.releases += 1
@@ -204,35 +216,14 @@ class BtuController:
             backend.prolong(host.name)
 
     def _simulated_scaledown(self, op: OperatorView, shadow: View, removed: dict[str, int]) -> tuple[str, str] | None:
-        """Fig. 4's 'try scaledown for other operator types' on the shadow hosts: (victim type, host) or None."""
-        ranked = sorted(((operator_selection(_fewer(o, removed[o.name]), shadow, self.weights, self.ql, self.penalty),
-                          o.name) for o in shadow.operators.values() if o.name != op.name), reverse=True)
-        for value, name in ranked:
-            if value <= 0:
-                break
-            victim = shadow.operators[name]
-            for host_name, h in shadow.hosts.items():
-                if h.instances.get(name, 0) >= 1 and h.free_cpu + victim.cpu >= op.cpu and \
-                        h.free_memory + victim.memory >= op.memory:
-                    _place(shadow, host_name, victim, -1, count=False)
-                    removed[name] += 1
-                    return name, host_name
+        """The first scaledown candidate on the shadow hosts, taken there (victim type, host), or None."""
+        for name, host_name in self._scaledown_candidates(op, shadow, removed):
+            shadow.place(host_name, shadow.operators[name], -1, count=False)
+            removed[name] += 1
+            return name, host_name
         return None
 
 
 def _fewer(op: OperatorView, removed: int) -> OperatorView:
     """The operator as it would look with ``removed`` instances fewer (for simulated decisions)."""
     return dataclasses.replace(op, instances=op.instances - removed) if removed else op
-
-
-def _place(view: View, host: str, op: OperatorView, delta: int, count: bool = True) -> None:
-    """Keep the view's bookkeeping current within one reasoning step (``count``: also the type's total)."""
-    h = view.hosts.get(host)
-    if h is None:
-        return
-    h.used_cpu += delta * op.cpu
-    h.used_memory += delta * op.memory
-    h.instances[op.name] = h.instances.get(op.name, 0) + delta
-    h.images.add(op.name)
-    if count:
-        op.instances += delta

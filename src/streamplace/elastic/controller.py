@@ -68,6 +68,19 @@ class View:
         self.hosts[name] = host
         return host
 
+    def place(self, host: str, op: OperatorView, delta: int, count: bool = True) -> None:
+        """Record ``delta`` instances of ``op`` started (+) or stopped (−) on ``host`` within one reasoning step,
+        so later decisions in the same step see them (``count``: also the type's total)."""
+        h = self.hosts.get(host)
+        if h is None:
+            return
+        h.used_cpu += delta * op.cpu
+        h.used_memory += delta * op.memory
+        h.instances[op.name] = h.instances.get(op.name, 0) + delta
+        h.images.add(op.name)
+        if count:
+            op.instances += delta
+
 
 class Backend(Protocol):
     def add_instance(self, operator: str, host: str) -> bool: ...

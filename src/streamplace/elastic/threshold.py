@@ -30,7 +30,7 @@ class ThresholdController:
                         host = backend.lease_host()
                         view.add_host(host)
                     backend.add_instance(op.name, host)
-                    _account(view, host, op.cpu, op.memory, op.name)
+                    view.place(host, op, +1)
             elif op.queue < self.down and op.instances > 1:
                 backend.remove_instance(op.name)
         for host in view.hosts.values():
@@ -44,13 +44,3 @@ def first_fit(view: View, operator: str) -> str | None:
         if host.free_cpu >= op.cpu and host.free_memory >= op.memory:
             return host.name
     return None
-
-
-def _account(view: View, host: str, cpu: float, memory: float, operator: str) -> None:
-    """Keep the view's bookkeeping current within one reasoning step."""
-    if host not in view.hosts:
-        return
-    h = view.hosts[host]
-    h.used_cpu += cpu
-    h.used_memory += memory
-    h.instances[operator] = h.instances.get(operator, 0) + 1
