@@ -58,6 +58,12 @@ ParamOpt = Annotated[list[str] | None, typer.Option("--param", "-p", help="sched
                                                     "(repeatable; dotted keys for nested values)")]
 
 
+def progress_bar(description: str, counter: str, disable: bool) -> Progress:
+    """The progress bar of long commands, on stderr: description, bar, counter, elapsed time."""
+    return Progress(TextColumn(description), BarColumn(), TextColumn(counter), TimeElapsedColumn(), console=err,
+                    transient=True, disable=disable)
+
+
 def friendly(fn: F) -> F:
     """Report streamplace errors as one clear message and exit code 2, never a traceback."""
 
@@ -269,8 +275,7 @@ def run_comparison(t: Topology, c: Cluster, p: Profile | None, only: list[str] |
     if time_limit is not None:
         for name in names:
             per.setdefault(name, {}).setdefault("time_limit_s", str(time_limit))
-    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-                  TimeElapsedColumn(), console=err, transient=True, disable=quiet) as progress:
+    with progress_bar("{task.description}", "{task.completed}/{task.total}", disable=quiet) as progress:
         task = progress.add_task("planning", total=len(names))
         return compare(t, c, p, names, per,
                        on_done=lambda n: progress.update(task, advance=1, description=f"planned {n}"))
@@ -366,15 +371,15 @@ def run_cmd(
     sink: Annotated[str, typer.Option("--sink", help="parquet, noop or memory")] = "parquet",
     cores: Annotated[int | None, typer.Option("--cores", help="local[N] (default: all cores)")] = None,
     master: Annotated[str | None, typer.Option("--master", help="Spark master URL (default: local)")] = None,
-    series: Annotated[Path | None, typer.Option("--series", help="write the per-batch series (.csv)")] = None,
+    series: Annotated[Path | None, typer.Option("--series", help="write the per-batch series "
+                                                "(.csv, or .parquet)")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Run the topology's pipeline on Spark with a plan; print predicted next to measured.
 
     Example: streamplace run linear-cpu rstorm-12 --plan plan.json --duration 60
     """
-    import csv
-
+    from streamplace.sim.series import write_series
     from streamplace.spark.pipeline import PipelineConfig
     from streamplace.spark.run import run_pipeline
     from streamplace.spark.session import local_session
@@ -394,20 +399,17 @@ def run_cmd(
         raise ModelError([Problem("--sink", f"unknown sink {sink!r}", "use parquet, noop or memory")])
     spark = local_session(cores, master=master)
     cfg = PipelineConfig(trigger_s=trigger, sink=sink, out_dir=out_dir)  # type: ignore[arg-type]
-    with Progress(TextColumn("running {task.description}"), BarColumn(), TextColumn("{task.completed:.0f}/"
-                  "{task.total:.0f} s"), TimeElapsedColumn(), console=err, transient=True,
-                  disable=as_json or not err.is_terminal) as bar:
+    with progress_bar("running {task.description}", "{task.completed:.0f}/{task.total:.0f} s",
+                      disable=as_json or not err.is_terminal) as bar:
         task = bar.add_task(f"{t.name} ({pl.scheduler} plan)", total=warmup + duration)
         result = run_pipeline(spark, t, c, pl, duration, warmup, cfg, progress=lambda s: bar.update(task, completed=s))
     if series is not None and result.series:
-        series.parent.mkdir(parents=True, exist_ok=True)
-        with series.open("w", newline="") as fh:
-            w = csv.writer(fh)
-            w.writerow(["batch_id", "timestamp", "input_rows", "input_rows_per_s", "processed_rows_per_s",
-                        "duration_ms"])
-            for b in result.series:
-                w.writerow([b["batch_id"], b["timestamp"], b["input_rows"], b["input_rows_per_s"],
-                            b["processed_rows_per_s"], b["duration_ms"].get("triggerExecution", 0)])
+        write_series({"batch_id": [b["batch_id"] for b in result.series],
+                      "timestamp": [b["timestamp"] for b in result.series],
+                      "input_rows": [b["input_rows"] for b in result.series],
+                      "input_rows_per_s": [b["input_rows_per_s"] for b in result.series],
+                      "processed_rows_per_s": [b["processed_rows_per_s"] for b in result.series],
+                      "duration_ms": [b["duration_ms"].get("triggerExecution", 0) for b in result.series]}, series)
     if as_json:
         emit_json(_clean(result.to_dict()))
         return
@@ -465,9 +467,8 @@ def simulate_cmd(
     vm = resolve_cluster(cluster)
     ctrl, cfg = build(controller, parse_params(param), minutes, seed)
     load = make_pattern(pattern, minutes, seed)
-    with Progress(TextColumn("simulating {task.description}"), BarColumn(), TextColumn("{task.completed}/"
-                  "{task.total} min"), TimeElapsedColumn(), console=err, transient=True,
-                  disable=as_json or not err.is_terminal) as bar:
+    with progress_bar("simulating {task.description}", "{task.completed}/{task.total} min",
+                      disable=as_json or not err.is_terminal) as bar:
         task = bar.add_task(f"{controller} on {load.name}", total=minutes)
         result = simulate(t, vm, load, ctrl, cfg, progress=lambda m: bar.update(task, completed=m))
     s = result.summary
@@ -483,10 +484,11 @@ def simulate_cmd(
                         f"seed {seed}")
     table.add_column("metric")
     table.add_column("value", justify="right")
-    for key, label in (("realtime", "real time"), ("near_realtime", "near real time"), ("relaxed", "relaxed")):
+    levels = (("realtime", "real time"), ("near_realtime", "near real time"), ("relaxed", "relaxed"))
+    for key, label in levels:
         table.add_row(f"compliance, {label}", f"{100 * s['compliance'][key]:.1f} %")
     table.add_row("resource cost", f"{s['resource_cost']:.2f} ({s['paid_btus']} BTUs)")
-    for key, label in (("realtime", "real time"), ("near_realtime", "near real time"), ("relaxed", "relaxed")):
+    for key, label in levels:
         table.add_row(f"total cost, {label}", f"{s['total_cost'][key]:.2f}")
     table.add_row("time to adapt", f"{s['time_to_adapt_s']:.0f} s over {s['delay_episodes']} delays")
     table.add_row("scaling up / down / migrations",

@@ -20,7 +20,7 @@ from streamplace.model.plan import Plan
 from streamplace.model.topology import Topology
 from streamplace.perf.evaluate import evaluate
 from streamplace.spark.metrics import ProgressListener, Snapshot, cpu_share
-from streamplace.spark.operators import CPU_S, LAT_COUNT, LAT_MAX_S, LAT_SUM_S, ROWS_IN, ROWS_OUT
+from streamplace.spark.operators import CPU_S, LAT_COUNT, LAT_MAX_S, LAT_SUM_S, N_STATS, ROWS_IN, ROWS_OUT
 from streamplace.spark.pipeline import Pipeline, PipelineConfig
 
 
@@ -41,8 +41,10 @@ def measure(before: Snapshot, after: Snapshot, topology: Topology) -> tuple[dict
     """Rates and means between two snapshots of the operator statistics."""
     dt = max(after.at - before.at, 1e-9)
 
+    zero = [0.0] * N_STATS
+
     def delta(op: str, k: int) -> float:
-        return after.stats.get(op, [0.0] * 8)[k] - before.stats.get(op, [0.0] * 8)[k]
+        return after.stats.get(op, zero)[k] - before.stats.get(op, zero)[k]
 
     sinks = [s.id for s in topology.sinks]
     lat_n = sum(delta(s, LAT_COUNT) for s in sinks)
@@ -56,7 +58,7 @@ def measure(before: Snapshot, after: Snapshot, topology: Topology) -> tuple[dict
         "throughput": sum(operators[s]["input_per_s"] for s in sinks),
         "source_rate": sum(operators[s.id]["output_per_s"] for s in topology.sources),
         "latency_ms": 1000 * sum(delta(s, LAT_SUM_S) for s in sinks) / lat_n if lat_n else None,
-        "latency_max_ms": 1000 * max((after.stats.get(s, [0.0] * 8)[LAT_MAX_S] for s in sinks), default=0.0),
+        "latency_max_ms": 1000 * max((after.stats.get(s, zero)[LAT_MAX_S] for s in sinks), default=0.0),
         "cpu": share,  # share of all the machine's cores busy (None off Linux)
         "operator_cores": sum(o["busy_cores"] for o in operators.values()),
         "window_s": dt,
