@@ -214,13 +214,7 @@ def capacity_milp(model: ThroughputModel, k: np.ndarray, tasks_per_node: int | N
         milp.row(count_terms, lo=1.0, hi=float(k[i]))
         if rho is not None:
             milp.row(link, lo=0.0, hi=0.0)
-    for u in range(n_nodes):
-        if node_cpu[u]:
-            milp.row(node_cpu[u], hi=float(model.cap[u]))
-        if node_mem[u]:
-            milp.row(node_mem[u], hi=float(model.node_memory[u]))
-        if tasks_per_node is not None and node_tasks[u]:
-            milp.row(node_tasks[u], hi=float(tasks_per_node))
+    _node_rows(milp, model, node_cpu, node_mem, node_tasks, tasks_per_node)
     return milp, beta
 
 
@@ -283,13 +277,7 @@ def feasibility_milp(model: ThroughputModel, k: np.ndarray, scale: float, tasks_
                 node_mem[u].append((w, float(model.memory[i])))
                 node_tasks[u].append((w, float(i + 1)))
             milp.row(share, lo=0.0, hi=0.0)
-    for u in range(n_nodes):
-        if node_cpu[u]:
-            milp.row(node_cpu[u], hi=float(model.cap[u]))
-        if node_mem[u]:
-            milp.row(node_mem[u], hi=float(model.node_memory[u]))
-        if tasks_per_node is not None and node_tasks[u]:
-            milp.row([(c, 1.0) for c, _ in node_tasks[u]], hi=float(tasks_per_node))
+    _node_rows(milp, model, node_cpu, node_mem, [[(c, 1.0) for c, _ in terms] for terms in node_tasks], tasks_per_node)
     for group in identical_nodes(model):
         for u, v in itertools.pairwise(group):
             milp.row(node_tasks[u] + [(c, -w) for c, w in node_tasks[v]], lo=0.0)
@@ -370,3 +358,18 @@ def fluid_upper_bound(model: ThroughputModel, k: np.ndarray) -> float:
         lp.row(total, hi=float(model.cap.sum()) - min_met)
     result = lp.solve(10.0)
     return float(result.objective) * (1 + 1e-9) if result.status == "optimal" and result.objective else S_CAP
+
+
+Terms = list[list[tuple[int, float]]]  # per node: (column, coefficient)
+
+
+def _node_rows(milp: Milp, model: ThroughputModel, node_cpu: Terms, node_mem: Terms, node_tasks: Terms,
+               tasks_per_node: int | None) -> None:
+    """Every node's capacity rows: CPU points, memory and (when limited) tasks, each term (column, coefficient)."""
+    for u in range(len(node_cpu)):
+        if node_cpu[u]:
+            milp.row(node_cpu[u], hi=float(model.cap[u]))
+        if node_mem[u]:
+            milp.row(node_mem[u], hi=float(model.node_memory[u]))
+        if tasks_per_node is not None and node_tasks[u]:
+            milp.row(node_tasks[u], hi=float(tasks_per_node))
