@@ -86,3 +86,33 @@ def test_run_command_prints_predicted_and_measured(spark, tmp_path: Path) -> Non
     assert data["measured"]["source_rate"] > 0 and data["measured"]["throughput"] > 0
     assert data["predicted"]["offered_throughput"] == 4000
     assert (tmp_path / "series.csv").read_text().startswith("batch_id,")
+
+
+def test_debs_query1_from_generated_files_with_dead_letters(spark, tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from streamplace.bench.topologies import debs2015_q1
+    from streamplace.spark.operators import DEAD, ROWS_IN
+    from streamplace.spark.pipeline import Pipeline, PipelineConfig
+
+    topo = debs2015_q1(rate=400)
+    src = topo.op("source")
+    topo = _swap(topo, replace(src, logic={**src.logic, "input": "file", "bad": 0.01}))
+    plan = Plan("manual", topo.name, "local", {o.id: {"l": 1 if o.max_replicas == 1 else 2} for o in topo.operators})
+    fast = {o.id: 1e6 for o in topo.operators}  # the query's logic only, no emulated CPU cost
+    p = Pipeline(spark, topo, plan, PipelineConfig(sink="parquet", out_dir=tmp_path, trigger_s=1, speedup=fast))
+    run_for(p, 14)
+    assert p.query.exception() is None
+    stats = p.stats.value
+    assert stats["parser"][ROWS_IN] > 1000 and stats["parser"][DEAD] > 0
+    dead = spark.read.parquet(str(tmp_path / "_deadletter" / "parser")).toPandas()
+    assert len(dead) == stats["parser"][DEAD] and dead["_error"].notna().all() and dead["line"].notna().all()
+    ranks = spark.read.parquet(str(tmp_path / "globalRank")).toPandas()
+    latest = ranks[ranks["batch_id"] == ranks["batch_id"].max()]
+    assert latest["rank"].tolist() == list(range(1, 11))
+    assert latest["count"].is_monotonic_decreasing and latest["route"].is_unique
+    assert any((tmp_path / "_input" / "source").glob("part-*.parquet"))
+
+
+def _swap(topo: Topology, op: Operator) -> Topology:
+    return Topology(topo.name, tuple(op if o.id == op.id else o for o in topo.operators), topo.streams)

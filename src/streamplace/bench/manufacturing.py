@@ -44,7 +44,9 @@ def manufacturing(machines: float = 1.0) -> Topology:
         ops.append(Operator(oid, "sink" if oid == "O8" else "operator", cost_ms=float(ms),
                             cpu=round(shares / 1024 * 100, 1), memory_mb=float(mem), selectivity=alpha,
                             logic={"name": "oee", "operator": name}))
-    return Topology("manufacturing", tuple(ops), tuple(Stream(a, b) for a, b in EDGES))
+    # O7 joins the three results of a production cycle, so they are key-grouped by the cycle id
+    streams = tuple(Stream(a, b, "key", "value") if b == "O7" else Stream(a, b) for a, b in EDGES)
+    return Topology("manufacturing", tuple(ops), streams)
 
 
 def visp_vm(count: int = 1) -> Cluster:

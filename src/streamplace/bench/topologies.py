@@ -225,6 +225,12 @@ DEBS_MU = {"source": 284, "parser": 233, "filterByCoordinates": 253, "computeRou
            "countByWindow": 335, "partialRank": 2371, "globalRank": 185}
 
 
+#: The Spark runtime's operator for each (spark/library/debs.py).
+DEBS_LOGIC = {"source": "debs-trips", "parser": "debs-parse", "filterByCoordinates": "debs-area",
+              "computeRouteID": "debs-route", "metronome": "debs-metronome", "countByWindow": "debs-count",
+              "partialRank": "debs-partial-rank", "globalRank": "debs-global-rank"}
+
+
 def debs2015_q1(rate: float = 100.0, pinned_to: str = "w1") -> Topology:
     """DEBS 2015 Grand Challenge Query 1 as deployed in paper 003 (Fig. 3).
 
@@ -238,8 +244,8 @@ def debs2015_q1(rate: float = 100.0, pinned_to: str = "w1") -> Topology:
     per 100 events.
     """
     def op(op_id: str, kind: str = "operator", **kw: object) -> Operator:
-        return Operator(op_id, kind, cost_ms=1000.0 / DEBS_MU[op_id], memory_mb=256, logic={"name": "debs-q1"},
-                        **kw)  # type: ignore[arg-type]
+        return Operator(op_id, kind, cost_ms=1000.0 / DEBS_MU[op_id], memory_mb=256,
+                        logic={"name": DEBS_LOGIC[op_id]}, **kw)  # type: ignore[arg-type]
 
     ops = (
         op("source", "source", rate=rate, pinned=(pinned_to,), max_replicas=1),

@@ -4,13 +4,24 @@ How operators map to Spark (see the README, "The pipeline on Spark"):
 
 * Sources are Spark ``rate`` sources, one per source operator, with the plan's
   parallelism as partitions and the plan's source rate (else the operator's) as
-  rows per second; a source's own logic runs fused in that stage.
+  rows per second; a source's own logic (a generator) runs fused in that stage.
+  With ``input: file`` in its logic, a source instead reads a directory that a
+  generator thread fills with Parquet files at the rate (feeder.py).
 * The streaming query's ``foreachBatch`` runs the rest of the DAG on each
   micro-batch. Every other operator is its own stage: its input (the union of its
   upstream operators' outputs) is repartitioned to the operator's planned
   parallelism — round robin for shuffle grouping, hash of the key for key
   grouping, every tuple to every replica for ``all`` — and ``mapInArrow`` runs the
-  operator's logic in that many tasks. Cost: one shuffle per operator hop.
+  operator's logic in that many tasks. Cost: one shuffle per operator hop. When
+  an operator's inputs are grouped differently (DEBS: routes by key, metronome
+  ticks to all), each row gets a target partition id and one hash shuffle routes
+  it there (the ids are chosen so the hash partitioner lands each on its own task).
+* Operators may add columns (the DEBS and OEE operators do); a merge takes the
+  union of its inputs' columns, missing ones null. Stateful logic (windowed
+  count, top-k) keeps its state per partition under the checkpoint (state.py).
+* An operator whose logic rejects malformed records (DEBS parse) writes them to
+  ``out/_deadletter/OP/batch_id=N`` with the reason; the count is in its
+  statistics. Nothing malformed stops the pipeline.
 * An operator read by several downstream operators is persisted for the batch,
   so a fan-out never recomputes upstream work; it is unpersisted after the batch.
 * Sinks write Parquet under ``out/SINK/batch_id=N`` with overwrite, so a batch
@@ -34,11 +45,14 @@ from pyspark.sql import functions as F
 
 from streamplace.errors import Problem, SpecError
 from streamplace.model.plan import Plan
-from streamplace.model.topology import Topology
+from streamplace.model.topology import Stream, Topology
+from streamplace.spark.feeder import FileFeeder
+from streamplace.spark.library.generic import busy
+from streamplace.spark.logic import BASE_COLUMNS, ERROR_COLUMN, Columns, ddl, logic_of, merge_columns
 from streamplace.spark.metrics import StatsParam
-from streamplace.spark.operators import SCHEMA_DDL, OperatorTask, logic_of
+from streamplace.spark.operators import OperatorTask
 
-COLUMNS = ("ts", "value", "key")
+COLUMNS = tuple(n for n, _ in BASE_COLUMNS)
 
 
 @dataclass
@@ -63,33 +77,70 @@ class Pipeline:
         self.consumers = {op.id: len(topology.successors(op.id)) for op in topology.operators}
         self.stats = spark.sparkContext.accumulator({}, StatsParam())
         self.memory: dict[str, dict[int, Any]] = {s.id: {} for s in topology.operators if s.is_sink}
-        self.tasks = {op.id: OperatorTask(op.id, logic_of(op, self.cfg.speedup.get(op.id, 1.0)), float(op.selectivity),
-                                          op.is_sink) for op in topology.operators}
-        self._check_keys()
+        self.dead_letters: dict[str, dict[int, Any]] = {}
+        self.logic = {op.id: logic_of(op, self.cfg.speedup.get(op.id, 1.0)) for op in topology.operators}
+        self.file_input = {op.id for op in topology.sources if op.logic.get("input") == "file"}
+        self.columns = self._columns()
+        self.tasks = {op.id: self._task(op.id) for op in topology.operators}
+        self.feeders: list[FileFeeder] = []
+        self._targets: dict[int, DataFrame] = {}
         self.query = None
 
     # ----------------------------------------------------------------- build
-    def _check_keys(self) -> None:
-        for s in self.topology.streams:
-            if s.grouping == "key" and (s.key or "key") not in COLUMNS:
-                raise SpecError([Problem(f"streams.{s.source}->{s.target}.key", f"no field {s.key!r} in the tuples "
-                                         f"({', '.join(COLUMNS)})", "group by key (the default key field)")])
+    def _columns(self) -> dict[str, Columns]:
+        """Columns each operator emits downstream (without the dead-letter reason); checks key fields exist."""
+        out: dict[str, Columns] = {}
+        problems = []
+        for op in self.order:
+            incoming = [s for s in self.topology.streams if s.target == op.id and s.source in out]
+            cols = BASE_COLUMNS if op.is_source else merge_columns([out[s.source] for s in incoming])
+            for s in incoming:
+                names = {n for n, _ in out[s.source]}
+                if s.grouping == "key" and (s.key or "key") not in names:
+                    problems.append(Problem(f"streams.{s.source}->{s.target}.key",
+                                            f"no field {s.key!r} in {s.source}'s tuples ({', '.join(sorted(names))})",
+                                            "group by a field the upstream operator emits (default: key)"))
+            out[op.id] = tuple(c for c in self.logic[op.id].columns(cols) if c[0] != ERROR_COLUMN)
+        if problems:
+            raise SpecError(problems)
+        return out
 
-    def _mapper(self, op_id: str) -> Callable:
-        return functools.partial(_run_task, self.tasks[op_id], self.stats)
+    def _task(self, op_id: str) -> OperatorTask:
+        op = self.topology.op(op_id)
+        logic = self.logic[op_id]
+        if op_id in self.file_input:  # the feeder runs the generator; the source stage does the CPU work only
+            logic = busy(op, {k: v for k, v in op.logic.items() if k == "cost_ms"}, self.cfg.speedup.get(op_id, 1.0))
+        return OperatorTask(op_id, logic, float(op.selectivity), op.is_sink, self.parallelism[op_id],
+                            str(self.checkpoint / "state"))
+
+    def _mapper(self, op_id: str, batch_id: int) -> Callable:
+        return functools.partial(_run_task, self.tasks[op_id], self.stats, batch_id)
+
+    def _rate(self, src_id: str) -> float:
+        src = self.topology.op(src_id)
+        rate = float(self.plan.source_rates.get(src_id) or src.rate or 0.0)
+        if rate <= 0:
+            raise SpecError([Problem(f"operators.{src_id}.rate", "a source needs a positive rate",
+                                     "set rate (tuples/s) on the source or source_rates in the plan")])
+        return rate
 
     def source_frame(self) -> DataFrame:
         frames = []
         for src in self.topology.sources:
-            rate = float(self.plan.source_rates.get(src.id) or src.rate or 0.0)
-            if rate <= 0:
-                raise SpecError([Problem(f"operators.{src.id}.rate", "a source needs a positive rate",
-                                         "set rate (tuples/s) on the source or source_rates in the plan")])
-            df = (self.spark.readStream.format("rate").option("rowsPerSecond", max(1, round(rate)))
-                  .option("numPartitions", self.parallelism[src.id]).load())
-            frames.append(df.select(F.col("timestamp").alias("ts"), F.col("value"),
-                                    (F.col("value") % self.cfg.key_space).alias("key"), F.lit(src.id).alias("_src")))
-        return reduce(DataFrame.unionByName, frames)
+            rate = self._rate(src.id)
+            if src.id in self.file_input:
+                directory = self.cfg.out_dir / "_input" / src.id
+                directory.mkdir(parents=True, exist_ok=True)
+                self.feeders.append(FileFeeder(directory, rate, self.logic[src.id].fn, self.cfg.key_space,
+                                               min(0.5, self.cfg.trigger_s / 2)))
+                df = self.spark.readStream.schema(ddl(self.columns[src.id])).parquet(str(directory))
+            else:
+                df = (self.spark.readStream.format("rate").option("rowsPerSecond", max(1, round(rate)))
+                      .option("numPartitions", self.parallelism[src.id]).load())
+                df = df.select(F.col("timestamp").alias("ts"), F.col("value"),
+                               (F.col("value") % self.cfg.key_space).alias("key"))
+            frames.append(df.withColumn("_src", F.lit(src.id)))
+        return reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), frames)
 
     def run_batch(self, batch: DataFrame, batch_id: int) -> None:
         frames: dict[str, DataFrame] = {}
@@ -98,11 +149,21 @@ class Pipeline:
         for op in self.order:
             if op.is_source:
                 x = batch.where(F.col("_src") == op.id) if several else batch
-                frame = x.drop("_src").mapInArrow(self._mapper(op.id), SCHEMA_DDL)
+                names = [n for n, _ in (self.columns[op.id] if op.id in self.file_input else BASE_COLUMNS)]
+                x = x.select(*names)
+                if op.id in self.file_input and self.parallelism[op.id] > 1:
+                    x = x.repartition(self.parallelism[op.id])
             else:
-                inputs = [frames[s.source] for s in self.topology.streams if s.target == op.id and s.source in frames]
-                x = reduce(DataFrame.unionByName, inputs)
-                frame = self._partition(x, op.id).mapInArrow(self._mapper(op.id), SCHEMA_DDL)
+                inputs = [(s, frames[s.source]) for s in self.topology.streams
+                          if s.target == op.id and s.source in frames]
+                x = self._partition(inputs, op.id)
+            schema = ddl(self.tasks[op.id].logic.columns(self._input_columns(op.id)))
+            frame = x.mapInArrow(self._mapper(op.id, batch_id), schema)
+            if self.logic[op.id].dead_letter:
+                frame = frame.persist()
+                cached.append(frame)
+                self._write(frame.where(F.col(ERROR_COLUMN).isNotNull()), f"_deadletter/{op.id}", batch_id)
+                frame = frame.where(F.col(ERROR_COLUMN).isNull()).drop(ERROR_COLUMN)
             if self.consumers[op.id] > 1:
                 frame = frame.persist()
                 cached.append(frame)
@@ -112,20 +173,54 @@ class Pipeline:
         for frame in cached:
             frame.unpersist()
 
-    def _partition(self, x: DataFrame, op_id: str) -> DataFrame:
+    def _input_columns(self, op_id: str) -> Columns:
+        op = self.topology.op(op_id)
+        if op.is_source:
+            return self.columns[op_id] if op_id in self.file_input else BASE_COLUMNS
+        return merge_columns([self.columns[s.source] for s in self.topology.streams
+                              if s.target == op_id and s.source in self.columns])
+
+    def _partition(self, inputs: list[tuple[Stream, DataFrame]], op_id: str) -> DataFrame:
+        """The union of an operator's inputs, spread over its n tasks as each stream's grouping says."""
         n = self.parallelism[op_id]
-        incoming = [s for s in self.topology.streams if s.target == op_id]
-        keyed = [s for s in incoming if s.grouping == "key"]
-        if keyed:
-            return x.repartition(n, F.col(keyed[0].key or "key"))
-        if any(s.grouping == "all" for s in incoming):
-            replicas = self.spark.range(n).withColumnRenamed("id", "_replica")
-            return x.crossJoin(replicas).repartition(n, F.col("_replica")).drop("_replica")
-        return x.repartition(n)
+        names = [c for c, _ in self._input_columns(op_id)]
+        groupings = {(s.grouping, s.key or "key" if s.grouping == "key" else None) for s, _ in inputs}
+
+        def union(frames: list[DataFrame]) -> DataFrame:
+            out = reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), frames)
+            return out.select(*names, *[c for c in out.columns if c == "_p"])
+
+        if groupings == {("shuffle", None)}:
+            return union([f for _, f in inputs]).repartition(n)
+        if len(groupings) == 1 and next(iter(groupings))[0] == "key":
+            return union([f for _, f in inputs]).repartition(n, F.col(next(iter(groupings))[1]))
+        routed = []
+        for s, f in inputs:
+            if s.grouping == "all":
+                routed.append(f.crossJoin(self._target_ids(n)))
+            elif s.grouping == "key":
+                routed.append(f.withColumn("_p", F.hash(F.col(s.key or "key"))))
+            else:
+                routed.append(f.withColumn("_p", (F.rand() * 2147483647).cast("int")))
+        return union(routed).repartition(n, F.col("_p")).drop("_p")
+
+    def _target_ids(self, n: int) -> DataFrame:
+        """n ints whose hash partitions land on partitions 0..n−1, one each (for ``all`` grouping)."""
+        if n not in self._targets:
+            rows = (self.spark.range(64 * n).select(F.col("id").cast("int").alias("v"))
+                    .select("v", F.expr(f"pmod(hash(v), {n})").alias("p")).collect())
+            first: dict[int, int] = {}
+            for r in rows:
+                first.setdefault(int(r["p"]), int(r["v"]))
+            if len(first) < n:
+                raise RuntimeError(f"no hash target for some of {n} partitions")
+            self._targets[n] = self.spark.createDataFrame([(v,) for v in first.values()], "_p int")
+        return self._targets[n]
 
     def _write(self, frame: DataFrame, sink: str, batch_id: int) -> None:
         if self.cfg.sink == "memory":
-            self.memory[sink][batch_id] = frame.toPandas()
+            target = self.memory if sink in self.memory else self.dead_letters
+            target.setdefault(sink.removeprefix("_deadletter/"), {})[batch_id] = frame.toPandas()
         elif self.cfg.sink == "noop":
             frame.write.format("noop").mode("overwrite").save()
         else:
@@ -142,11 +237,15 @@ class Pipeline:
                   .trigger(processingTime=f"{self.cfg.trigger_s} seconds"))
         if self.cfg.query_name:
             writer = writer.queryName(self.cfg.query_name)
+        for feeder in self.feeders:
+            feeder.start()
         self.query = writer.start()
         return self.query
 
     def stop(self, wait_s: float = 30.0) -> None:
         """Stop between micro-batches when possible (interrupting one mid-way is safe, but noisy in Spark's log)."""
+        for feeder in self.feeders:
+            feeder.stop()
         if self.query is None:
             return
         deadline = time.monotonic() + wait_s
@@ -155,5 +254,5 @@ class Pipeline:
         self.query.stop()
 
 
-def _run_task(task: OperatorTask, stats: Any, batches: Any) -> Any:
-    return task(batches, stats)
+def _run_task(task: OperatorTask, stats: Any, batch_id: int, batches: Any) -> Any:
+    return task(batches, stats, batch_id)
