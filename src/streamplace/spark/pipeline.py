@@ -10,7 +10,8 @@ How operators map to Spark (see the README, "The pipeline on Spark"):
 * The streaming query's ``foreachBatch`` runs the rest of the DAG on each
   micro-batch. Every other operator is its own stage: its input (the union of its
   upstream operators' outputs) is repartitioned to the operator's planned
-  parallelism — round robin for shuffle grouping, hash of the key for key
+  parallelism — a hash of the tuple id for shuffle grouping (even for unique
+  ids, and deterministic on replay, unlike round robin), hash of the key for key
   grouping, every tuple to every replica for ``all`` — and ``mapInArrow`` runs the
   operator's logic in that many tasks. Cost: one shuffle per operator hop. When
   an operator's inputs are grouped differently (DEBS: routes by key, metronome
@@ -64,6 +65,9 @@ class PipelineConfig:
     key_space: int = 1024
     speedup: dict[str, float] = field(default_factory=dict)  # operator → speed factor of its node (emulation)
     query_name: str | None = None
+    #: fixed rows per micro-batch per source (Spark's rate-micro-batch source) instead of a rate: for measuring
+    #: a ceiling with back-to-back batches (trigger_s 0); event times are then synthetic, latency meaningless
+    rows_per_batch: int | None = None
 
 
 class Pipeline:
@@ -134,6 +138,11 @@ class Pipeline:
                 self.feeders.append(FileFeeder(directory, rate, self.logic[src.id].fn, self.cfg.key_space,
                                                min(0.5, self.cfg.trigger_s / 2)))
                 df = self.spark.readStream.schema(ddl(self.columns[src.id])).parquet(str(directory))
+            elif self.cfg.rows_per_batch:
+                df = (self.spark.readStream.format("rate-micro-batch").option("rowsPerBatch", self.cfg.rows_per_batch)
+                      .option("numPartitions", self.parallelism[src.id]).load())
+                df = df.select(F.col("timestamp").alias("ts"), F.col("value"),
+                               (F.col("value") % self.cfg.key_space).alias("key"))
             else:
                 df = (self.spark.readStream.format("rate").option("rowsPerSecond", max(1, round(rate)))
                       .option("numPartitions", self.parallelism[src.id]).load())
@@ -190,8 +199,8 @@ class Pipeline:
             out = reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), frames)
             return out.select(*names, *[c for c in out.columns if c == "_p"])
 
-        if groupings == {("shuffle", None)}:
-            return union([f for _, f in inputs]).repartition(n)
+        if groupings == {("shuffle", None)}:  # spread by a hash of the unique tuple id: even, and deterministic
+            return union([f for _, f in inputs]).repartition(n, F.col("value"))  # on replay (no sort needed)
         if len(groupings) == 1 and next(iter(groupings))[0] == "key":
             return union([f for _, f in inputs]).repartition(n, F.col(next(iter(groupings))[1]))
         routed = []
@@ -201,7 +210,7 @@ class Pipeline:
             elif s.grouping == "key":
                 routed.append(f.withColumn("_p", F.hash(F.col(s.key or "key"))))
             else:
-                routed.append(f.withColumn("_p", (F.rand() * 2147483647).cast("int")))
+                routed.append(f.withColumn("_p", F.hash(F.col("value"))))
         return union(routed).repartition(n, F.col("_p")).drop("_p")
 
     def _target_ids(self, n: int) -> DataFrame:

@@ -1,0 +1,94 @@
+"""The pipeline's ceiling on this machine: pass-through chains, cost per operator hop, busy overhead.
+
+    python benchmarks/spark_ceiling.py [--cores 2] [--duration 20] [--warmup 12]
+
+1. Pass-through chains of 2, 3 and 4 operators (source → … → sink; the source
+   counts: it is a stage running its logic), each operator its own stage (one
+   shuffle per hop) with ``cores`` tasks, fed fixed-size micro-batches back to back
+   (Spark's rate-micro-batch source): rows / batch time is the ceiling. Goal: the
+   3-operator chain ≥ 400,000 tuples/s on 2 cores. The cost of a hop is the extra
+   core-µs per tuple between chain lengths.
+2. Busy chains (3 operators × ``cost_ms``) offered above what the cores can burn:
+   overhead = (cores × 1000 / Σ cost_ms) / measured − 1, i.e. how far the pipeline
+   falls short of the calibrated CPU work alone. Goal: < 10 %.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+from itertools import pairwise
+from pathlib import Path
+
+from streamplace.model.cluster import Cluster, Node
+from streamplace.model.plan import Plan
+from streamplace.model.topology import Operator, Stream, Topology
+from streamplace.spark.pipeline import PipelineConfig
+from streamplace.spark.run import run_pipeline
+from streamplace.spark.session import local_session
+
+
+def chain(operators: int, rate: float, cost_ms: float) -> Topology:
+    """source → op1 → … → sink: ``operators`` in all; the ones after the source cost ``cost_ms`` each."""
+    logic = {"name": "busy"} if cost_ms > 0 else {"name": "pass"}
+    ops = [Operator("src", "source", rate=rate, logic={"name": "rate"})]
+    ops += [Operator(f"op{k}", "sink" if k == operators - 1 else "operator", cost_ms=cost_ms, logic=logic)
+            for k in range(1, operators)]
+    names = [o.id for o in ops]
+    return Topology(f"chain-{operators}", tuple(ops), tuple(Stream(a, b) for a, b in pairwise(names)))
+
+
+def measure(spark, topo: Topology, cores: int, duration: float, warmup: float, trigger: float,
+            rows_per_batch: int | None = None) -> dict:
+    """Rates while the pipeline is busy: Σ rows / Σ batch durations over the micro-batches after the warm-up.
+
+    Under overload batches run back to back, so this is the rate it sustains; snapshots of the
+    operator counters would be quantized by batches longer than the measuring window.
+    """
+    plan = Plan("manual", topo.name, "local", {o.id: {"local": cores} for o in topo.operators})
+    cluster = Cluster("local", (Node("local", cpu=100.0 * cores, memory_mb=8192),))
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = PipelineConfig(trigger_s=trigger, sink="noop", out_dir=Path(tmp), rows_per_batch=rows_per_batch)
+        result = run_pipeline(spark, topo, cluster, plan, duration, warmup, cfg)
+    batches = result.series[2:]  # the first batches include start-up
+    rows = sum(b["input_rows"] for b in batches)
+    busy_s = sum(b["duration_ms"].get("triggerExecution", 0) for b in batches) / 1000
+    return {**result.measured, "throughput": rows / busy_s if busy_s else 0.0, "batches": len(batches),
+            "rows_per_batch": rows / max(1, len(batches))}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cores", type=int, default=2)
+    ap.add_argument("--duration", type=float, default=20.0)
+    ap.add_argument("--warmup", type=float, default=12.0)
+    ap.add_argument("--batch-rows", type=int, default=2_000_000, help="rows per micro-batch (pass-through chains)")
+    ap.add_argument("--busy-ms", type=float, default=0.2, help="cost per tuple of each busy operator")
+    ap.add_argument("--batch-work-s", type=float, nargs="+", default=[1.0, 4.0, 12.0],
+                    help="calibrated CPU work per busy micro-batch, in seconds of the whole machine")
+    args = ap.parse_args()
+    spark = local_session(args.cores)
+    print(f"local[{args.cores}], {args.duration:.0f} s measured after {args.warmup:.0f} s warm-up")
+    ceiling: dict[int, float] = {}
+    for n in (2, 3, 4):
+        m = measure(spark, chain(n, 1.0, 0.0), args.cores, args.duration, args.warmup, 0.0, args.batch_rows)
+        ceiling[n] = m["throughput"]
+        print(f"pass-through, {n} operators: {m['throughput']:>10,.0f} tuples/s sustained "
+              f"({m['throughput'] / args.cores:,.0f} per core) over {m['batches']} batches of "
+              f"{m['rows_per_batch']:,.0f} rows, machine CPU {100 * (m['cpu'] or 0):.0f} %")
+    for n in (3, 4):
+        per_hop = args.cores * 1e6 * (1 / ceiling[n] - 1 / ceiling[n - 1])
+        print(f"cost of the hop to operator {n}: {per_hop:.2f} core-µs per tuple")
+    goal = "met" if ceiling[3] >= 400_000 else "NOT met"
+    print(f"goal ≥ 400,000 tuples/s for the 3-operator chain on {args.cores} cores: {goal}")
+    ideal = args.cores * 1000.0 / (3 * args.busy_ms)
+    for work_s in args.batch_work_s:  # fixed costs per micro-batch weigh less in longer batches
+        m = measure(spark, chain(4, 1.0, args.busy_ms), args.cores, max(args.duration, 3 * work_s), args.warmup,
+                    0.0, max(100, round(work_s * ideal)))
+        overhead = ideal / m["throughput"] - 1 if m["throughput"] else float("inf")
+        print(f"busy chain 3 × {args.busy_ms} ms, batches of {work_s:g} s of calibrated work: ceiling "
+              f"{ideal:,.0f} tuples/s, measured {m['throughput']:,.0f} → overhead {100 * overhead:.1f} % "
+              f"(goal < 10 %); operator logic kept {m['operator_cores']:.2f} of {args.cores} cores busy")
+
+if __name__ == "__main__":
+    main()
