@@ -39,7 +39,7 @@ def chain(operators: int, rate: float, cost_ms: float) -> Topology:
 
 
 def measure(spark, topo: Topology, cores: int, duration: float, warmup: float, trigger: float,
-            rows_per_batch: int | None = None) -> dict:
+            batch_rows: int | None = None) -> dict:
     """Rates while the pipeline is busy: Σ rows / Σ batch durations over the micro-batches after the warm-up.
 
     Under overload batches run back to back, so this is the rate it sustains; snapshots of the
@@ -48,7 +48,7 @@ def measure(spark, topo: Topology, cores: int, duration: float, warmup: float, t
     plan = Plan("manual", topo.name, "local", {o.id: {"local": cores} for o in topo.operators})
     cluster = Cluster("local", (Node("local", cpu=100.0 * cores, memory_mb=8192),))
     with tempfile.TemporaryDirectory() as tmp:
-        cfg = PipelineConfig(trigger_s=trigger, sink="noop", out_dir=Path(tmp), rows_per_batch=rows_per_batch)
+        cfg = PipelineConfig(trigger_s=trigger, sink="noop", out_dir=Path(tmp), batch_s=1.0 if batch_rows else None)
         result = run_pipeline(spark, topo, cluster, plan, duration, warmup, cfg)
     batches = result.series[2:]  # the first batches include start-up
     rows = sum(b["input_rows"] for b in batches)
@@ -71,7 +71,7 @@ def main() -> None:
     print(f"local[{args.cores}], {args.duration:.0f} s measured after {args.warmup:.0f} s warm-up")
     ceiling: dict[int, float] = {}
     for n in (2, 3, 4):
-        m = measure(spark, chain(n, 1.0, 0.0), args.cores, args.duration, args.warmup, 0.0, args.batch_rows)
+        m = measure(spark, chain(n, args.batch_rows, 0.0), args.cores, args.duration, args.warmup, 0.0, args.batch_rows)
         ceiling[n] = m["throughput"]
         print(f"pass-through, {n} operators: {m['throughput']:>10,.0f} tuples/s sustained "
               f"({m['throughput'] / args.cores:,.0f} per core) over {m['batches']} batches of "
@@ -83,8 +83,9 @@ def main() -> None:
     print(f"goal ≥ 400,000 tuples/s for the 3-operator chain on {args.cores} cores: {goal}")
     ideal = args.cores * 1000.0 / (3 * args.busy_ms)
     for work_s in args.batch_work_s:  # fixed costs per micro-batch weigh less in longer batches
-        m = measure(spark, chain(4, 1.0, args.busy_ms), args.cores, max(args.duration, 3 * work_s), args.warmup,
-                    0.0, max(100, round(work_s * ideal)))
+        rows = max(100, round(work_s * ideal))
+        m = measure(spark, chain(4, rows, args.busy_ms), args.cores, max(args.duration, 3 * work_s), args.warmup,
+                    0.0, rows)
         overhead = ideal / m["throughput"] - 1 if m["throughput"] else float("inf")
         print(f"busy chain 3 × {args.busy_ms} ms, batches of {work_s:g} s of calibrated work: ceiling "
               f"{ideal:,.0f} tuples/s, measured {m['throughput']:,.0f} → overhead {100 * overhead:.1f} % "

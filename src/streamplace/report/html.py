@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import html
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -18,7 +19,24 @@ code{background:#f4f4f4;padding:0 .2rem}
 """
 
 
-def write_report(rows: list[ComparisonRow], plot: Path | None, out: Path, title: str, notes: list[str]) -> Path:
+@dataclass(frozen=True)
+class Section:
+    """An extra part of the report: a heading, a table (first row: column names) and notes."""
+
+    heading: str
+    table: list[tuple[str, ...]]
+    notes: list[str]
+
+    def html(self) -> str:
+        head, *rows = self.table
+        cells = "".join(f"<th>{html.escape(h)}</th>" for h in head)
+        body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in rows)
+        items = "".join(f"<li>{html.escape(n)}</li>" for n in self.notes)
+        return f"<h2>{html.escape(self.heading)}</h2><table><tr>{cells}</tr>{body}</table><ul>{items}</ul>"
+
+
+def write_report(rows: list[ComparisonRow], plot: Path | None, out: Path, title: str, notes: list[str],
+                 sections: tuple[Section, ...] = ()) -> Path:
     head = "".join(f"<th>{html.escape(label)}</th>" for _, label in COLUMNS)
     body = []
     for r in rows:
@@ -40,7 +58,8 @@ def write_report(rows: list[ComparisonRow], plot: Path | None, out: Path, title:
             f"<p>streamplace {__version__}, {stamp}. Predicted by the performance model "
             "(throughput: sink input rate at the largest sustainable scale of the source rates; "
             "delivered: at the offered rate, capped by what is sustainable).</p>"
-            f"<table><tr>{head}</tr>{''.join(body)}</table>{image}<ul>{note_html}</ul></body></html>")
+            f"<table><tr>{head}</tr>{''.join(body)}</table>{image}<ul>{note_html}</ul>"
+            f"{''.join(sec.html() for sec in sections)}</body></html>")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(page, encoding="utf-8")
     return out

@@ -65,9 +65,10 @@ class PipelineConfig:
     key_space: int = 1024
     speedup: dict[str, float] = field(default_factory=dict)  # operator → speed factor of its node (emulation)
     query_name: str | None = None
-    #: fixed rows per micro-batch per source (Spark's rate-micro-batch source) instead of a rate: for measuring
-    #: a ceiling with back-to-back batches (trigger_s 0); event times are then synthetic, latency meaningless
-    rows_per_batch: int | None = None
+    #: fixed-size micro-batches holding ``batch_s`` seconds of each source's rate (Spark's rate-micro-batch
+    #: source) instead of real-time rates: for measuring capacity with batches back to back (trigger_s 0);
+    #: event times are then synthetic and latency meaningless
+    batch_s: float | None = None
 
 
 class Pipeline:
@@ -80,7 +81,8 @@ class Pipeline:
         self.parallelism = {op.id: max(1, plan.parallelism(op.id)) for op in topology.operators}
         self.consumers = {op.id: len(topology.successors(op.id)) for op in topology.operators}
         self.stats = spark.sparkContext.accumulator({}, StatsParam())
-        self.memory: dict[str, dict[int, Any]] = {s.id: {} for s in topology.operators if s.is_sink}
+        self.outputs = [op.id for op in self.order if self.consumers[op.id] == 0]  # sinks (and dangling operators)
+        self.memory: dict[str, dict[int, Any]] = {op_id: {} for op_id in self.outputs}
         self.dead_letters: dict[str, dict[int, Any]] = {}
         self.logic = {op.id: logic_of(op, self.cfg.speedup.get(op.id, 1.0)) for op in topology.operators}
         self.file_input = {op.id for op in topology.sources if op.logic.get("input") == "file"}
@@ -114,7 +116,7 @@ class Pipeline:
         logic = self.logic[op_id]
         if op_id in self.file_input:  # the feeder runs the generator; the source stage does the CPU work only
             logic = busy(op, {k: v for k, v in op.logic.items() if k == "cost_ms"}, self.cfg.speedup.get(op_id, 1.0))
-        return OperatorTask(op_id, logic, float(op.selectivity), op.is_sink, self.parallelism[op_id],
+        return OperatorTask(op_id, logic, float(op.selectivity), self.consumers[op_id] == 0, self.parallelism[op_id],
                             str(self.checkpoint / "state"))
 
     def _mapper(self, op_id: str, batch_id: int) -> Callable:
@@ -138,8 +140,9 @@ class Pipeline:
                 self.feeders.append(FileFeeder(directory, rate, self.logic[src.id].fn, self.cfg.key_space,
                                                min(0.5, self.cfg.trigger_s / 2)))
                 df = self.spark.readStream.schema(ddl(self.columns[src.id])).parquet(str(directory))
-            elif self.cfg.rows_per_batch:
-                df = (self.spark.readStream.format("rate-micro-batch").option("rowsPerBatch", self.cfg.rows_per_batch)
+            elif self.cfg.batch_s:
+                rows = max(1, round(rate * self.cfg.batch_s))
+                df = (self.spark.readStream.format("rate-micro-batch").option("rowsPerBatch", rows)
                       .option("numPartitions", self.parallelism[src.id]).load())
                 df = df.select(F.col("timestamp").alias("ts"), F.col("value"),
                                (F.col("value") % self.cfg.key_space).alias("key"))
@@ -177,8 +180,8 @@ class Pipeline:
                 frame = frame.persist()
                 cached.append(frame)
             frames[op.id] = frame
-        for sink in self.topology.sinks:
-            self._write(frames[sink.id], sink.id, batch_id)
+        for out in self.outputs:
+            self._write(frames[out], out, batch_id)
         for frame in cached:
             frame.unpersist()
 
@@ -252,13 +255,16 @@ class Pipeline:
         return self.query
 
     def stop(self, wait_s: float = 30.0) -> None:
-        """Stop between micro-batches when possible (interrupting one mid-way is safe, but noisy in Spark's log)."""
+        """Stop between micro-batches when one ends within ``wait_s`` (with back-to-back batches, trigger 0,
+        pass 0): interrupting a batch mid-way is safe — it is replayed on restart — but noisy in Spark's log."""
         for feeder in self.feeders:
             feeder.stop()
         if self.query is None:
             return
         deadline = time.monotonic() + wait_s
-        while self.query.isActive and self.query.status.get("isTriggerActive") and time.monotonic() < deadline:
+        while self.query.isActive and time.monotonic() < deadline:
+            if not self.query.status.get("isTriggerActive"):
+                break
             time.sleep(0.05)
         self.query.stop()
 
