@@ -104,10 +104,11 @@ def test_import_flux(tmp_path: Path) -> None:
 
 
 def test_demo_writes_report(tmp_path: Path) -> None:
-    code, _, _ = run("demo", "--out", str(tmp_path))
+    code, _, _ = run("demo", "--out", str(tmp_path), "--spark-seconds", "0")  # the Spark part: test_spark_pipeline
     assert code == 0
     page = (tmp_path / "report.html").read_text()
     assert "<table>" in page and "data:image/png;base64" in page and "r-storm" in page
+    assert "local Spark" not in page
 
 
 def test_help_has_examples() -> None:

@@ -184,3 +184,16 @@ time.sleep(300)
     values = spark.read.parquet(str(tmp_path / "out")).toPandas()["value"]
     assert values.is_unique and values.min() == 0 and values.max() == len(values) - 1
     assert len(values) > 2000
+
+
+def test_demo_runs_the_best_plan_on_spark_and_reports_it(spark, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from streamplace.cli import app
+
+    res = CliRunner().invoke(app, ["demo", "--out", str(tmp_path), "--topo", "linear-cpu", "--cluster", "rstorm-12",
+                                   "--time-limit", "1", "--spark-seconds", "4", "--cores", "2"])
+    assert res.exit_code == 0, res.output
+    page = (tmp_path / "report.html").read_text()
+    assert "as a real pipeline on local Spark" in page and "measured (Spark)" in page
+    assert any((tmp_path / "spark-run").rglob("*.parquet"))  # the pipeline wrote its sink

@@ -17,6 +17,7 @@ from typing import Any
 
 from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
+from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
 from streamplace.perf.evaluate import evaluate
 from streamplace.spark.metrics import ProgressListener, Snapshot, cpu_share
@@ -68,7 +69,7 @@ def measure(before: Snapshot, after: Snapshot, topology: Topology) -> tuple[dict
 
 def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, duration_s: float,
                  warmup_s: float = 15.0, cfg: PipelineConfig | None = None,
-                 progress: Callable[[float], None] | None = None) -> RunResult:
+                 progress: Callable[[float], None] | None = None, profile: Profile | None = None) -> RunResult:
     """Start the pipeline, wait ``warmup_s``, measure for ``duration_s``, stop; predicted comes from the model."""
     listener = ProgressListener()
     spark.streams.addListener(listener)
@@ -87,7 +88,7 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
         pipeline.stop()
         spark.streams.removeListener(listener)
     measured, operators = measure(before, after, topology)
-    predicted = evaluate(topology, cluster, plan).predicted()
+    predicted = evaluate(topology, cluster, plan, profile).predicted()
     series = [vars(b) for b in listener.batches]
     return RunResult(duration_s, measured, predicted, operators, series)
 
