@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 pa = pytest.importorskip("pyarrow")
+pc = pytest.importorskip("pyarrow.compute")
 
 from streamplace.bench.manufacturing import manufacturing  # noqa: E402
 from streamplace.bench.topologies import debs2015_q1  # noqa: E402
@@ -55,7 +56,7 @@ def test_trips_parse_with_dead_letters_and_are_reproducible(q1) -> None:
 def test_count_and_rank_match_a_brute_force_recount(q1) -> None:
     lines = q1["source"].fn(base(np.arange(20_000, dtype=np.int64)))
     parsed = q1["parser"].fn(lines)
-    ok = parsed.filter(pc_is_null(parsed.column(ERROR_COLUMN))).drop_columns([ERROR_COLUMN])
+    ok = parsed.filter(pc.is_null(parsed.column(ERROR_COLUMN))).drop_columns([ERROR_COLUMN])
     routed = q1["computeRouteID"].fn(q1["filterByCoordinates"].fn(ok))
     counted, _state = q1["countByWindow"].fn(routed, None, 0)
     trips = routed.to_pandas()
@@ -76,12 +77,6 @@ def test_count_and_rank_match_a_brute_force_recount(q1) -> None:
     top = merged.to_pandas()
     assert top["rank"].tolist() == list(range(1, 11))
     assert top["count"].tolist() == truth.iloc[:10].tolist()
-
-
-def pc_is_null(col):
-    import pyarrow.compute as pc
-
-    return pc.is_null(col)
 
 
 def test_window_expires_old_counts_on_metronome_ticks() -> None:

@@ -58,11 +58,15 @@ def overhead_profile(topology: Topology, plan: Plan, cores: int, overhead_s: flo
     return Profile(entries)
 
 
-def local_plan(topology: Topology, plan: Plan, cores: int, load: float = 0.5,
-               profile: Profile | None = None) -> tuple[Plan, float]:
-    """The plan's parallelism on one local node, with source rates the model expects to keep it ``load`` busy."""
+def on_one_node(topology: Topology, plan: Plan) -> Plan:
+    """The plan's parallelism, every replica on the one local node."""
     replicas = {op.id: {"local": max(1, plan.parallelism(op.id))} for op in topology.operators}
-    here = Plan(plan.scheduler, topology.name, "local", replicas)
+    return Plan(plan.scheduler, topology.name, "local", replicas)
+
+
+def at_load(topology: Topology, here: Plan, cores: int, load: float = 0.5,
+            profile: Profile | None = None) -> tuple[Plan, float]:
+    """``here`` with source rates the model expects to keep the machine ``load`` busy, and their share of the spec's."""
     full = evaluate(topology, machine(cores), here, profile, utilization_limit=1.0)
     if full.sustainable_scale <= 0:
         raise ValueError(f"{topology.name}: the model sees no sustainable rate for this plan on {cores} cores "
@@ -81,11 +85,11 @@ def check_plan(spark: Any, topology: Topology, plan: Plan, cores: int, duration_
 
     The run lasts at least three trigger intervals after a warm-up of at least one, so rates are not read off
     a single batch."""
-    bare, _ = local_plan(topology, plan, cores, load)
-    overhead = batch_overhead(spark, topology, bare)
+    here = on_one_node(topology, plan)
+    overhead = batch_overhead(spark, topology, here)
     trigger_s = trigger_s or max(1.0, round(4 * overhead, 1))
-    profile = overhead_profile(topology, bare, cores, overhead, trigger_s)
-    run_as, scale = local_plan(topology, plan, cores, load, profile)
+    profile = overhead_profile(topology, here, cores, overhead, trigger_s)
+    run_as, scale = at_load(topology, here, cores, load, profile)
     cfg = PipelineConfig(trigger_s=trigger_s, sink="parquet", out_dir=out_dir)
     duration_s, warmup_s = max(duration_s, 3 * trigger_s), max(warmup_s, trigger_s)
     result = run_pipeline(spark, topology, machine(cores), run_as, duration_s, warmup_s, cfg, progress, profile)

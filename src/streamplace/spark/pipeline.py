@@ -53,8 +53,6 @@ from streamplace.spark.logic import BASE_COLUMNS, ERROR_COLUMN, Columns, ddl, lo
 from streamplace.spark.metrics import StatsParam
 from streamplace.spark.operators import OperatorTask
 
-COLUMNS = tuple(n for n, _ in BASE_COLUMNS)
-
 
 @dataclass
 class PipelineConfig:
@@ -86,15 +84,17 @@ class Pipeline:
         self.dead_letters: dict[str, dict[int, Any]] = {}
         self.logic = {op.id: logic_of(op, self.cfg.speedup.get(op.id, 1.0)) for op in topology.operators}
         self.file_input = {op.id for op in topology.sources if op.logic.get("input") == "file"}
-        self.columns = self._columns()
+        self.inputs, self.columns = self._columns()
         self.tasks = {op.id: self._task(op.id) for op in topology.operators}
         self.feeders: list[FileFeeder] = []
         self._targets: dict[int, DataFrame] = {}
         self.query = None
 
     # ----------------------------------------------------------------- build
-    def _columns(self) -> dict[str, Columns]:
-        """Columns each operator emits downstream (without the dead-letter reason); checks key fields exist."""
+    def _columns(self) -> tuple[dict[str, Columns], dict[str, Columns]]:
+        """Columns each operator's tasks receive, and those it emits downstream (without the dead-letter
+        reason); checks that key fields exist. A file-fed source receives its generator's columns."""
+        inputs: dict[str, Columns] = {}
         out: dict[str, Columns] = {}
         problems = []
         for op in self.order:
@@ -107,9 +107,10 @@ class Pipeline:
                                             f"no field {s.key!r} in {s.source}'s tuples ({', '.join(sorted(names))})",
                                             "group by a field the upstream operator emits (default: key)"))
             out[op.id] = tuple(c for c in self.logic[op.id].columns(cols) if c[0] != ERROR_COLUMN)
+            inputs[op.id] = out[op.id] if op.id in self.file_input else cols
         if problems:
             raise SpecError(problems)
-        return out
+        return inputs, out
 
     def _task(self, op_id: str) -> OperatorTask:
         op = self.topology.op(op_id)
@@ -140,17 +141,15 @@ class Pipeline:
                 self.feeders.append(FileFeeder(directory, rate, self.logic[src.id].fn, self.cfg.key_space,
                                                min(0.5, self.cfg.trigger_s / 2)))
                 df = self.spark.readStream.schema(ddl(self.columns[src.id])).parquet(str(directory))
-            elif self.cfg.batch_s:
-                rows = max(1, round(rate * self.cfg.batch_s))
-                df = (self.spark.readStream.format("rate-micro-batch").option("rowsPerBatch", rows)
-                      .option("numPartitions", self.parallelism[src.id]).load())
-                df = df.select(F.col("timestamp").alias("ts"), F.col("value"),
-                               (F.col("value") % self.cfg.key_space).alias("key"))
             else:
-                df = (self.spark.readStream.format("rate").option("rowsPerSecond", max(1, round(rate)))
-                      .option("numPartitions", self.parallelism[src.id]).load())
-                df = df.select(F.col("timestamp").alias("ts"), F.col("value"),
-                               (F.col("value") % self.cfg.key_space).alias("key"))
+                reader = self.spark.readStream.option("numPartitions", self.parallelism[src.id])
+                if self.cfg.batch_s:
+                    reader = reader.format("rate-micro-batch").option("rowsPerBatch",
+                                                                      max(1, round(rate * self.cfg.batch_s)))
+                else:
+                    reader = reader.format("rate").option("rowsPerSecond", max(1, round(rate)))
+                df = reader.load().select(F.col("timestamp").alias("ts"), F.col("value"),
+                                          (F.col("value") % self.cfg.key_space).alias("key"))
             frames.append(df.withColumn("_src", F.lit(src.id)))
         return reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), frames)
 
@@ -161,15 +160,14 @@ class Pipeline:
         for op in self.order:
             if op.is_source:
                 x = batch.where(F.col("_src") == op.id) if several else batch
-                names = [n for n, _ in (self.columns[op.id] if op.id in self.file_input else BASE_COLUMNS)]
-                x = x.select(*names)
+                x = x.select(*[n for n, _ in self.inputs[op.id]])
                 if op.id in self.file_input and self.parallelism[op.id] > 1:
                     x = x.repartition(self.parallelism[op.id])
             else:
                 inputs = [(s, frames[s.source]) for s in self.topology.streams
                           if s.target == op.id and s.source in frames]
                 x = self._partition(inputs, op.id)
-            schema = ddl(self.tasks[op.id].logic.columns(self._input_columns(op.id)))
+            schema = ddl(self.tasks[op.id].logic.columns(self.inputs[op.id]))
             frame = x.mapInArrow(self._mapper(op.id, batch_id), schema)
             if self.logic[op.id].dead_letter:
                 frame = frame.persist()
@@ -185,17 +183,10 @@ class Pipeline:
         for frame in cached:
             frame.unpersist()
 
-    def _input_columns(self, op_id: str) -> Columns:
-        op = self.topology.op(op_id)
-        if op.is_source:
-            return self.columns[op_id] if op_id in self.file_input else BASE_COLUMNS
-        return merge_columns([self.columns[s.source] for s in self.topology.streams
-                              if s.target == op_id and s.source in self.columns])
-
     def _partition(self, inputs: list[tuple[Stream, DataFrame]], op_id: str) -> DataFrame:
         """The union of an operator's inputs, spread over its n tasks as each stream's grouping says."""
         n = self.parallelism[op_id]
-        names = [c for c, _ in self._input_columns(op_id)]
+        names = [c for c, _ in self.inputs[op_id]]
         groupings = {(s.grouping, s.key or "key" if s.grouping == "key" else None) for s, _ in inputs}
 
         def union(frames: list[DataFrame]) -> DataFrame:
@@ -255,16 +246,14 @@ class Pipeline:
         return self.query
 
     def stop(self, wait_s: float = 30.0) -> None:
-        """Stop between micro-batches when one ends within ``wait_s`` (with back-to-back batches, trigger 0,
-        pass 0): interrupting a batch mid-way is safe — it is replayed on restart — but noisy in Spark's log."""
+        """Stop between micro-batches when one ends within ``wait_s`` (pass 0 when batches run back to back):
+        interrupting a batch mid-way is safe — it is replayed on restart — but noisy in Spark's log."""
         for feeder in self.feeders:
             feeder.stop()
         if self.query is None:
             return
         deadline = time.monotonic() + wait_s
-        while self.query.isActive and time.monotonic() < deadline:
-            if not self.query.status.get("isTriggerActive"):
-                break
+        while self.query.isActive and self.query.status.get("isTriggerActive") and time.monotonic() < deadline:
             time.sleep(0.05)
         self.query.stop()
 

@@ -123,27 +123,17 @@ def probes(topology: Topology, op: Operator) -> tuple[Topology, Topology | None,
         return Topology(f"probe-{op.id}", (replace(op, kind="source"),), ()), None, set()
     incoming = [s for s in topology.streams if s.target == op.id]
     target = replace(op, kind="sink")
-    if _needs_only_base_columns(topology, op):
+    ancestors = nx.ancestors(topology.graph, op.id)
+    if all(not logic_of(topology.op(a)).adds for a in ancestors):  # its input is plain (ts, value, key)
         feeder = Operator("_feed", "source", rate=1.0, logic={"name": "rate"})
         grouping = incoming[0] if incoming else Stream("_feed", op.id)
         probe = Topology(f"probe-{op.id}", (feeder, target), (replace(grouping, source="_feed", target=op.id),))
         return probe, Topology("probe-base", (feeder,), ()), {"_feed"}
-    graph = nx.DiGraph([(s.source, s.target) for s in topology.streams])
-    ancestors = nx.ancestors(graph, op.id)
     ops = tuple(o for o in topology.operators if o.id in ancestors)
     streams = tuple(s for s in topology.streams if s.source in ancestors and s.target in ancestors)
     base = Topology(f"probe-base-{op.id}", ops, streams)
     probe = Topology(f"probe-{op.id}", (*ops, target), streams + tuple(incoming))
     return probe, base, set(ancestors)
-
-
-def _needs_only_base_columns(topology: Topology, op: Operator) -> bool:
-    """True when the operator's input is plain (ts, value, key): every ancestor keeps the base columns."""
-    import networkx as nx
-
-    graph = nx.DiGraph([(s.source, s.target) for s in topology.streams])
-    graph.add_nodes_from(o.id for o in topology.operators)
-    return all(not logic_of(topology.op(a)).adds for a in nx.ancestors(graph, op.id))
 
 
 def profile_operator(spark: Any, topology: Topology, op: Operator, cores: int, trigger_s: float,
