@@ -115,3 +115,13 @@ def test_help_has_examples() -> None:
     for cmd in ("plan", "evaluate", "compare", "demo", "import-flux"):
         code, out, _ = run(cmd, "--help")
         assert code == 0 and "Example" in out
+
+
+def test_run_rejects_unknown_logic_before_starting_spark(tmp_path: Path) -> None:
+    spec = tmp_path / "bad.yaml"
+    spec.write_text("name: x\noperators:\n  - {id: s, kind: source, rate: 10}\n"
+                    "  - {id: k, kind: sink, logic: {name: nope}}\nstreams:\n  - {from: s, to: k}\n")
+    code, out, err = run("run", str(spec), "rstorm-12", "--duration", "1")
+    assert code != 0
+    text = out + err
+    assert str(spec) in text and "operators.k.logic.name" in text and "unknown logic 'nope'" in text

@@ -385,6 +385,10 @@ def run_cmd(
     from streamplace.spark.session import local_session
 
     t, c, _ = load_instance(topo, cluster, None)
+    from streamplace.spark.logic import logic_of
+
+    for op in t.operators:  # bad logic names or parameters fail here, naming the file, before Spark starts
+        logic_of(op, where=topo)
     if plan_file is not None:
         pl = load_plan(plan_file)
         problems = validate_plan_against(pl, t, c)
