@@ -47,12 +47,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--time-limit", type=float, default=60.0)
     parser.add_argument("--sizes", default="8x6,8x10,12x6,12x10,16x10,16x16,24x16")
+    parser.add_argument("--submip", action="store_true", help="switch HiGHS's sub-MIP heuristics on (default off)")
     args = parser.parse_args()
     largest = None
     for size in args.sizes.split(","):
         n, m = (int(x) for x in size.split("x"))
         params = {"weights.r": "0.25", "weights.a": "0.25", "weights.c": "0.25", "weights.z": "0.25",
-                  "time_limit_s": str(args.time_limit)} | BOUNDS
+                  "time_limit_s": str(args.time_limit), "submip_heuristics": str(args.submip).lower()} | BOUNDS
         start = time.perf_counter()
         plan = create("odrp", params).plan(chain(n), wan(m))
         seconds = time.perf_counter() - start

@@ -148,3 +148,21 @@ def test_bad_weights_and_bounds_are_clear_errors() -> None:
         create("odrp", {"weights.r": "1"})
     with pytest.raises(SchedulerParamError, match="must exceed"):
         create("odrp", {"weights.c": "1", "bounds.c_min": "5", "bounds.c_max": "5"})
+
+
+def test_submip_heuristics_change_speed_not_the_optimum() -> None:
+    topo, cluster = debs2015_q1(80), resolve_cluster("debs-6")
+    plans = [create("odrp", {"weights.r": "1", "preset": "debs2015", "submip_heuristics": flag}).plan(topo, cluster)
+             for flag in ("true", "false")]
+    assert all(p.status == "ok" for p in plans)
+    on, off = (p.predicted["odrp"]["response_ms"] for p in plans)
+    assert off == pytest.approx(on, rel=1e-6)
+
+
+def test_milp_rejects_unknown_solver_option() -> None:
+    from streamplace.schedulers.milp import Milp
+
+    milp = Milp()
+    milp.binary(cost=1.0)
+    with pytest.raises(ValueError, match="no_such_option"):
+        milp.solve(options={"no_such_option": True})

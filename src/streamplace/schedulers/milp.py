@@ -80,7 +80,9 @@ class Milp:
         return len(self.rows_lo)
 
     def solve(self, time_limit_s: float | None = None, mip_rel_gap: float = 1e-6, threads: int | None = None,
-              start: np.ndarray | None = None) -> MilpResult:
+              start: np.ndarray | None = None, options: dict[str, bool | int | float | str] | None = None
+              ) -> MilpResult:
+        """Solve with HiGHS; ``options`` are passed through verbatim (HiGHS option names)."""
         h = highspy.Highs()
         h.setOptionValue("output_flag", False)
         if time_limit_s is not None:
@@ -88,6 +90,9 @@ class Milp:
         h.setOptionValue("mip_rel_gap", float(mip_rel_gap))
         if threads is not None:
             h.setOptionValue("threads", int(threads))
+        for key, value in (options or {}).items():
+            if h.setOptionValue(key, value) != highspy.HighsStatus.kOk:
+                raise ValueError(f"HiGHS rejected option {key}={value!r}")
         lp = highspy.HighsLp()
         lp.num_col_ = self.n_vars
         lp.num_row_ = self.n_rows

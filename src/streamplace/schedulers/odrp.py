@@ -74,6 +74,9 @@ class Odrp(BaseScheduler):
     measured_rates: dict[str, float] = field(default_factory=dict)  # operator input rates observed at runtime
     mip_rel_gap: float = 1e-6
     time_limit_s: float | None = 60.0
+    # HiGHS's sub-MIP heuristics (RINS, RENS, root reduced cost) found nothing the branch and bound did not
+    # find anyway on the DEBS and chain instances, and took half of each solve (benchmarks/odrp_debs.py)
+    submip_heuristics: bool = False
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -118,7 +121,7 @@ class Odrp(BaseScheduler):
         w, b = self.weight_set(), self.bound_set()
         milp, layout, constant = build_odrp(inst, k, mask, w, b, self.z_unit == "tuples")
         remaining = None if self.time_limit_s is None else max(0.01, self.time_limit_s - deadline.elapsed_ms() / 1e3)
-        result = milp.solve(remaining, self.mip_rel_gap)
+        result = milp.solve(remaining, self.mip_rel_gap, options=submip_options(self.submip_heuristics))
         if result.x is None:
             if result.status == "infeasible":
                 return Placement(None, "infeasible", [
@@ -380,6 +383,12 @@ def s_odrp(topology: Topology, cluster: Cluster, scheduler: Odrp, measured_rates
         return plan.evolve(warnings=(*plan.warnings, "s-odrp phase 1: cost-minimizing deployment without "
                                      "stream-rate data; re-plan with measured rates"))
     return dataclasses.replace(scheduler, measured_rates=dict(measured_rates)).plan(topology, cluster, profile)
+
+
+def submip_options(enabled: bool) -> dict[str, bool | int | float | str]:
+    """HiGHS options switching its sub-MIP primal heuristics on or off."""
+    return {key: enabled for key in ("mip_heuristic_run_rins", "mip_heuristic_run_rens",
+                                     "mip_heuristic_run_root_reduced_cost")}
 
 
 def pinned_node(mask: np.ndarray, i: int) -> int | None:
