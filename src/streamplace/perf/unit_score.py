@@ -15,6 +15,7 @@ fast enough for online use.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -101,7 +102,7 @@ class UnitScorer:
         placements = np.atleast_2d(placements)
         c = self.counts(placements).astype(float)
         cpu = (c * self.cpu[None]).sum(axis=1)
-        mem = (c * self.memory[None, :, None]).sum(axis=1)
+        mem = self.memory @ c  # (B, nodes)
         violations = ((cpu > self.cpu_cap[None] + 1e-9).sum(axis=1) + (mem > self.mem_cap[None] + 1e-9).sum(axis=1))
         used = c.sum(axis=1) > 0
         s_sup = used.sum(axis=1) / self.n_nodes
@@ -128,20 +129,44 @@ class UnitScorer:
         b = present.shape[0]
         # worst latency from each node u to the nodes an operator runs on (B, ops, nodes), then per stream the
         # worst over the source operator's nodes
-        to_op = np.where(present[:, :, None, :], self.latency[None, None], -np.inf).max(axis=3)
+        if self._farthest is not None:  # small clusters: one gather from a table over presence bitmasks
+            masks = present.astype(np.intp) @ (1 << np.arange(self.n_nodes, dtype=np.intp))  # (B, ops)
+            to_op = self._farthest[masks]
+        else:
+            to_op = np.where(present[:, :, None, :], self.latency[None, None], -np.inf).max(axis=3)
         worst = np.where(present[:, self.src, :], to_op[:, self.tgt, :], -np.inf).max(axis=2)  # (B, streams)
         worst = np.maximum(worst, 0.0)
         dist = np.full((b, len(self.n)), -np.inf)
         dist[:, self.sources] = 0.0
-        incoming: dict[int, list[int]] = {}
-        for k in np.flatnonzero(self.forward):
-            incoming.setdefault(int(self.tgt[k]), []).append(int(k))
-        for j in self.order:
-            for k in incoming.get(j, ()):
-                dist[:, j] = np.maximum(dist[:, j], dist[:, self.src[k]] + worst[:, k])
+        for j, streams, upstream in self._incoming:
+            dist[:, j] = np.maximum(dist[:, j], (dist[:, upstream] + worst[:, streams]).max(axis=1))
         ends = self.sinks if len(self.sinks) else np.arange(len(self.n))
         out = dist[:, ends].max(axis=1)
         return np.where(np.isfinite(out), out, 0.0)
+
+    @functools.cached_property
+    def _farthest(self) -> np.ndarray | None:
+        """(2^nodes, nodes): for a set of nodes (bitmask) the largest latency from each node u to one of them
+        (−inf for the empty set); built in O(2^nodes · nodes) for clusters of up to 16 nodes, else None."""
+        nodes = self.n_nodes
+        if nodes > 16:
+            return None
+        table = np.full((1 << nodes, nodes), -np.inf)
+        for bit in range(nodes):
+            low = 1 << bit
+            # every mask whose highest bit is `bit`: the same set without it, plus that node
+            table[low:2 * low] = np.maximum(table[:low], self.latency[:, bit][None, :])
+        return table
+
+    @functools.cached_property
+    def _incoming(self) -> list[tuple[int, np.ndarray, np.ndarray]]:
+        """Per operator in topological order: its forward input streams and their upstream operators."""
+        out = []
+        for j in self.order:
+            streams = np.flatnonzero(self.forward & (self.tgt == j))
+            if len(streams):
+                out.append((j, streams, self.src[streams]))
+        return out
 
     def combined(self, placements: np.ndarray) -> np.ndarray:
         """S = score + 10,000 · violations (paper 002, ant system)."""

@@ -247,34 +247,38 @@ def ant_system(scorer: UnitScorer, rng: np.random.Generator, start: np.ndarray |
 
 def build_colony(scorer: UnitScorer, tau: np.ndarray, adjacent: np.ndarray, rng: np.random.Generator,
                  p: AntParams) -> np.ndarray:
-    """All ants build their placements in lock-step (each in its own random replica order), vectorized."""
+    """All ants build their placements in lock-step (each in its own random replica order), vectorized.
+
+    O(units · ants · (ops + nodes)): each step gathers, per ant, whether a neighbour of the replica's
+    operator already sits on each node from a running count instead of scanning every operator."""
     units, nodes = scorer.n_units, scorer.n_nodes
-    ops = scorer.unit_op
     m = p.ants
     orders = np.argsort(rng.random((m, units)), axis=1)  # a random permutation per ant
-    adjacent_f = adjacent.astype(float)
-    present = np.zeros((m, len(scorer.n), nodes))  # 1.0 where an ant put a replica of operator o on node n
+    draws = rng.random((units, m))
+    # everything a step needs, gathered once in placement order: (units, m, ...) so a step is a cheap view
+    op_seq = scorer.unit_op[orders].T  # (units, m)
+    cpu_seq = scorer.cpu[op_seq]  # (units, m, nodes)
+    mem_seq = scorer.memory[op_seq]  # (units, m)
+    tau_alpha = tau if p.alpha == 1.0 else tau ** p.alpha
+    base_seq = np.where(scorer.allowed[op_seq], tau_alpha[orders.T], 0.0)  # (units, m, nodes)
+    adjacent_seq = adjacent.astype(float)[op_seq]  # (units, m, ops)
+    near_count = np.zeros((m, len(scorer.n), nodes))  # replicas of o's neighbours each ant put on each node
     used = np.zeros((m, nodes))
-    cpu = np.zeros((m, nodes))
-    mem = np.zeros((m, nodes))
+    cpu_room = np.broadcast_to(scorer.cpu_cap, (m, nodes)).copy()
+    mem_room = np.broadcast_to(scorer.mem_cap, (m, nodes)).copy()
     colony = np.empty((m, units), dtype=np.intp)
     ants = np.arange(m)
-    draws = rng.random((units, m))
     for step in range(units):
-        a = orders[:, step]  # the replica each ant places now
-        i = ops[a]
-        near = np.einsum("ko,kon->kn", adjacent_f[i], present) > 0
-        over = (cpu + scorer.cpu[i] > scorer.cpu_cap).astype(float) + (
-            mem + scorer.memory[i][:, None] > scorer.mem_cap)
-        eta = np.exp2(near + used - over)  # Eq. 3
-        weight = np.where(scorer.allowed[i], tau[a] ** p.alpha * eta ** p.beta, 0.0)  # Eq. 2
+        i = op_seq[step]
+        exponent = (near_count[ants, i] > 0) + used - (cpu_seq[step] > cpu_room) - (mem_seq[step][:, None] > mem_room)
+        weight = base_seq[step] * np.exp2(p.beta * exponent)  # Eq. 2 with η of Eq. 3 raised to β
         cum = np.cumsum(weight, axis=1)
         j = np.minimum((cum < draws[step][:, None] * cum[:, -1:]).sum(axis=1), nodes - 1)
-        colony[ants, a] = j
-        present[ants, i, j] = 1.0
+        colony[ants, orders[:, step]] = j
+        near_count[ants, :, j] += adjacent_seq[step]
         used[ants, j] = 1.0
-        cpu[ants, j] += scorer.cpu[i, j]
-        mem[ants, j] += scorer.memory[i]
+        cpu_room[ants, j] -= cpu_seq[step, ants, j]
+        mem_room[ants, j] -= mem_seq[step]
     return colony
 
 
