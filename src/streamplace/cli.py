@@ -39,6 +39,11 @@ app = typer.Typer(
 )
 bench_app = typer.Typer(help="Built-in benchmark topologies and clusters.", no_args_is_help=True)
 app.add_typer(bench_app, name="bench")
+cluster_app = typer.Typer(help="A Spark standalone cluster emulating a cluster spec on this machine.",
+                          no_args_is_help=True)
+app.add_typer(cluster_app, name="cluster")
+StateOpt = Annotated[Path | None, typer.Option("--state-dir", help="where the cluster's pid files, secret and logs "
+                                               "live (default: ~/.streamplace/clusters/NAME)")]
 
 def _console(stderr: bool = False) -> Console:
     probe = Console(stderr=stderr)
@@ -370,7 +375,10 @@ def run_cmd(
     out_dir: Annotated[Path, typer.Option("--out", help="sink output and checkpoint directory")] = Path("run-out"),
     sink: Annotated[str, typer.Option("--sink", help="parquet, noop or memory")] = "parquet",
     cores: Annotated[int | None, typer.Option("--cores", help="local[N] (default: all cores)")] = None,
-    master: Annotated[str | None, typer.Option("--master", help="Spark master URL (default: local)")] = None,
+    master: Annotated[str | None, typer.Option("--master", help="Spark master URL (default: local); a cluster "
+                                               "started by `streamplace cluster up` gets every replica pinned to "
+                                               "its planned node")] = None,
+    state_dir: StateOpt = None,
     series: Annotated[Path | None, typer.Option("--series", help="write the per-batch series "
                                                 "(.csv, or .parquet)")] = None,
     as_json: JsonOpt = False,
@@ -401,8 +409,21 @@ def run_cmd(
                                   "plan with another scheduler or a larger cluster")])
     if sink not in ("parquet", "noop", "memory"):
         raise ModelError([Problem("--sink", f"unknown sink {sink!r}", "use parquet, noop or memory")])
-    spark = local_session(cores, master=master)
-    cfg = PipelineConfig(trigger_s=trigger, sink=sink, out_dir=out_dir)  # type: ignore[arg-type]
+    workers = None
+    if master is not None and master.startswith("spark://"):
+        from streamplace.spark.layout import check_enactable
+        from streamplace.spark.standalone import ClusterState, app_conf, find_state
+
+        state = ClusterState.load(state_dir) if state_dir is not None else find_state(master)
+        if state is None or state.master_url != master:
+            raise ModelError([Problem("--master", f"no cluster started here answers at {master}",
+                                      "start it with `streamplace cluster up CLUSTER` (or pass its --state-dir)")])
+        workers = state.layout()
+        check_enactable(t, pl, workers, str(plan_file or "plan"))
+        spark = local_session(master=master, conf=app_conf(state))
+    else:
+        spark = local_session(cores, master=master)
+    cfg = PipelineConfig(trigger_s=trigger, sink=sink, out_dir=out_dir, workers=workers)  # type: ignore[arg-type]
     with progress_bar("running {task.description}", "{task.completed:.0f}/{task.total:.0f} s",
                       disable=as_json or not err.is_terminal) as bar:
         task = bar.add_task(f"{t.name} ({pl.scheduler} plan)", total=warmup + duration)
@@ -436,6 +457,91 @@ def run_cmd(
         ops.add_row(name, fmt(o["input_per_s"]), fmt(o["output_per_s"]), fmt(o["busy_cores"]),
                     fmt(o["cost_ms_measured"]))
     out.print(ops)
+
+
+@cluster_app.command("up")
+@friendly
+def cluster_up(
+    cluster: ClusterArg,
+    state_dir: StateOpt = None,
+    host: Annotated[str, typer.Option("--host", help="address to bind (loopback unless you mean otherwise: "
+                                      "the master runs code from whoever reaches it and has the secret)")]
+    = "127.0.0.1",
+    replica_slots: Annotated[int | None, typer.Option("--replica-slots", min=1, help="most replicas of one "
+                                                      "operator per worker (default: the node's cores)")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Start a Spark standalone master and one worker per node of CLUSTER; print the master URL.
+
+    Example: streamplace cluster up hetero-3
+    """
+    from streamplace.spark.standalone import up
+
+    c = resolve_cluster(cluster)
+    with progress_bar("starting {task.description}", "", disable=as_json or not err.is_terminal) as bar:
+        bar.add_task(f"{len(c.nodes)} workers for {c.name}", total=None)
+        state = up(c, state_dir, host, replica_slots)
+    if as_json:
+        emit_json({"master_url": state.master_url, "state_dir": state.state_dir,
+                   "workers": [w.node for w in state.workers]})
+        return
+    err.print(f"cluster {c.name}: {len(state.workers)} workers, state in {state.state_dir}")
+    print(state.master_url)
+
+
+def _state_dir(cluster: str | None, state_dir: Path | None) -> Path:
+    from streamplace.spark.standalone import state_root
+
+    if state_dir is not None:
+        return state_dir
+    if cluster is None:
+        raise ModelError([Problem("CLUSTER", "which cluster?", "name it, or pass --state-dir")])
+    return state_root() / resolve_cluster(cluster).name
+
+
+@cluster_app.command("down")
+@friendly
+def cluster_down(
+    cluster: Annotated[str | None, typer.Argument(help="cluster spec or built-in name")] = None,
+    state_dir: StateOpt = None,
+) -> None:
+    """Stop exactly the master and workers that `cluster up` started (from their pid files).
+
+    Example: streamplace cluster down hetero-3
+    """
+    from streamplace.spark.standalone import down
+
+    stopped = down(_state_dir(cluster, state_dir))
+    out.print("stopped: " + (", ".join(stopped) if stopped else "nothing was running"))
+
+
+@cluster_app.command("status")
+@friendly
+def cluster_status(
+    cluster: Annotated[str | None, typer.Argument(help="cluster spec or built-in name")] = None,
+    state_dir: StateOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Show the master, each worker's process and registration, and the running applications.
+
+    Example: streamplace cluster status hetero-3
+    """
+    from streamplace.spark.standalone import status
+
+    st = status(_state_dir(cluster, state_dir))
+    if as_json:
+        emit_json(st)
+        return
+    out.print(f"{st['name']}: {st['master_url']} (master {'alive' if st['master_alive'] else 'DOWN'}); "
+              f"applications: {', '.join(st['applications']) or 'none'}")
+    table = Table()
+    for col in ("node", "pid", "process", "registered", "cores", "used", "replica slots", "speed-up"):
+        table.add_column(col)
+    for w in st["workers"]:
+        table.add_row(w["node"], str(w["pid"]), "alive" if w["process_alive"] else "dead",
+                      "yes" if w["registered"] else "no", str(w["cores"]), str(w["cores_used"] or 0),
+                      str(w["replica_slots"]), f"{w['speedup']:g}")
+    out.print(table)
 
 
 @app.command("profile")

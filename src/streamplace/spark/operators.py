@@ -28,6 +28,11 @@ ROWS_IN, ROWS_OUT, CPU_S, WALL_S, BATCHES, LAT_SUM_S, LAT_COUNT, LAT_MAX_S, DEAD
 N_STATS = 9
 
 
+def placed_key(op_id: str, node: str) -> str:
+    """Statistics key of an operator's replicas on one node (pinned runs): proves where its tasks ran."""
+    return f"{op_id}@{node}"
+
+
 def apply_selectivity(batch: pa.RecordBatch, alpha: float, salt: int) -> pa.RecordBatch:
     if alpha == 1.0 or batch.num_rows == 0:
         return batch
@@ -49,17 +54,28 @@ class OperatorTask:
     measure_latency: bool
     parallelism: int = 1
     state_dir: str | None = None
+    #: pinned replicas (a standalone cluster): the node these tasks were planned on, the custom resource only that
+    #: node's worker has, and the global index of this branch's first replica
+    node: str | None = None
+    resource: str | None = None
+    partition_offset: int = 0
 
     def __call__(self, batches: Iterator[pa.RecordBatch], stats: Any, batch_id: int) -> Iterator[pa.RecordBatch]:
         salt = salt_of(self.op_id)
         store, state, partition = None, None, 0
-        if self.logic.stateful:
+        if self.logic.stateful or self.resource is not None:
             from pyspark import TaskContext
 
+            ctx = TaskContext.get()
+            partition = self.partition_offset + (ctx.partitionId() if ctx is not None else 0)
+            if self.resource is not None:
+                held = ctx.resources() if ctx is not None else {}
+                if self.resource not in held:  # a replica outside its planned node would be a placement bug: loud
+                    raise RuntimeError(f"a replica of {self.op_id} planned on {self.node} ran without resource "
+                                       f"{self.resource} (it holds {sorted(held)})")
+        if self.logic.stateful:
             from streamplace.spark.state import StateStore
 
-            ctx = TaskContext.get()
-            partition = ctx.partitionId() if ctx is not None else 0
             store = StateStore(self.state_dir or "streamplace-state", self.op_id, partition, self.parallelism)
             state = store.load(batch_id)
         for batch in batches:
@@ -79,7 +95,8 @@ class OperatorTask:
                 ts = out.column("ts").cast(pa.int64()).to_numpy(zero_copy_only=False)  # µs since the epoch
                 lat = time.time() - ts / 1e6
                 row[LAT_SUM_S], row[LAT_COUNT], row[LAT_MAX_S] = float(lat.sum()), out.num_rows, float(lat.max())
-            stats.add({self.op_id: row})
+            stats.add({self.op_id: row} if self.node is None
+                      else {self.op_id: row, placed_key(self.op_id, self.node): row})
             yield out
         if store is not None:
             store.save(batch_id, state)

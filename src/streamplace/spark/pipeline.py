@@ -33,6 +33,7 @@ How operators map to Spark (see the README, "The pipeline on Spark"):
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import time
 from collections.abc import Callable
@@ -48,6 +49,7 @@ from streamplace.errors import Problem, SpecError
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Stream, Topology
 from streamplace.spark.feeder import FileFeeder
+from streamplace.spark.layout import EXECUTOR_MEMORY_MB, Branch, WorkerLayout, branches, check_enactable, executor_cores
 from streamplace.spark.library.generic import busy
 from streamplace.spark.logic import BASE_COLUMNS, ERROR_COLUMN, Columns, ddl, logic_of, merge_columns
 from streamplace.spark.metrics import StatsParam
@@ -67,6 +69,9 @@ class PipelineConfig:
     #: source) instead of real-time rates: for measuring capacity with batches back to back (trigger_s 0);
     #: event times are then synthetic and latency meaningless
     batch_s: float | None = None
+    #: the standalone cluster's workers (layout.py): when given, every operator's replicas run on the planned
+    #: nodes (stage-level scheduling) and emulate each node's speed-up; None runs wherever Spark likes (local)
+    workers: list[WorkerLayout] | None = None
 
 
 class Pipeline:
@@ -86,8 +91,13 @@ class Pipeline:
         self.file_input = {op.id for op in topology.sources if op.logic.get("input") == "file"}
         self.inputs, self.columns = self._columns()
         self.tasks = {op.id: self._task(op.id) for op in topology.operators}
+        self.pinned: dict[str, list[tuple[Branch, OperatorTask]]] = {}
+        self.profiles: dict[str, Any] = {}
+        if self.cfg.workers is not None:
+            self._pin(self.cfg.workers)
         self.feeders: list[FileFeeder] = []
         self._targets: dict[int, DataFrame] = {}
+        self._values: dict[int, list[int]] = {}
         self.query = None
 
     # ----------------------------------------------------------------- build
@@ -120,8 +130,34 @@ class Pipeline:
         return OperatorTask(op_id, logic, float(op.selectivity), self.consumers[op_id] == 0, self.parallelism[op_id],
                             str(self.checkpoint / "state"))
 
-    def _mapper(self, op_id: str, batch_id: int) -> Callable:
-        return functools.partial(_run_task, self.tasks[op_id], self.stats, batch_id)
+    def _pin(self, workers: list[WorkerLayout]) -> None:
+        """Per operator, its replicas by node with a task that emulates that node's speed, and per node the
+        ResourceProfile that only that node's worker can satisfy (layout.py explains the rule)."""
+        from pyspark.resource import ExecutorResourceRequests, ResourceProfileBuilder, TaskResourceRequests
+
+        check_enactable(self.topology, self.plan, workers)
+        speed = {w.node: w.speedup for w in workers}
+        self.readers = {op.id: sum(len(branches(self.plan, t, workers)) for t in self.topology.successors(op.id))
+                        for op in self.topology.operators}
+        for op in self.topology.operators:
+            self.pinned[op.id] = []
+            for b in branches(self.plan, op.id, workers):
+                base = self.tasks[op.id]
+                logic = logic_of(op, speed[b.node] * self.cfg.speedup.get(op.id, 1.0))
+                if op.id in self.file_input:
+                    logic = busy(op, {k: v for k, v in op.logic.items() if k == "cost_ms"},
+                                 speed[b.node] * self.cfg.speedup.get(op.id, 1.0))
+                task = dataclasses.replace(base, logic=logic, node=b.node, resource=b.resource,
+                                           partition_offset=b.offset)
+                self.pinned[op.id].append((b, task))
+        for w in workers:
+            k = executor_cores(self.plan, self.topology, w)
+            ereq = ExecutorResourceRequests().cores(k).memory(f"{EXECUTOR_MEMORY_MB}m").resource(w.resource, 1)
+            treq = TaskResourceRequests().cpus(1).resource(w.resource, 1.0 / k)
+            self.profiles[w.node] = ResourceProfileBuilder().require(ereq).require(treq).build
+
+    def _mapper(self, op_id: str, batch_id: int, task: OperatorTask | None = None) -> Callable:
+        return functools.partial(_run_task, task or self.tasks[op_id], self.stats, batch_id)
 
     def _rate(self, src_id: str) -> float:
         src = self.topology.op(src_id)
@@ -207,9 +243,73 @@ class Pipeline:
                 routed.append(f.withColumn("_p", F.hash(F.col("value"))))
         return union(routed).repartition(n, F.col("_p")).drop("_p")
 
-    def _target_ids(self, n: int) -> DataFrame:
-        """n ints whose hash partitions land on partitions 0..n−1, one each (for ``all`` grouping)."""
-        if n not in self._targets:
+    # ----------------------------------------------------------------- pinned (standalone cluster)
+    def run_batch_pinned(self, batch: DataFrame, batch_id: int) -> None:
+        """run_batch with every replica on its planned node. An operator's output stays a list of per-node
+        parts: a stage may carry one ResourceProfile only, so parts of different nodes meet only after a
+        shuffle, where same-sized hash exchanges union partition by partition (replica l of every part's
+        rows lands in task l)."""
+        parts: dict[str, list[DataFrame]] = {}
+        cached: list[DataFrame] = []
+        several = len(self.topology.sources) > 1
+        for op in self.order:
+            if op.is_source:
+                x = batch.where(F.col("_src") == op.id) if several else batch
+                ins: list[tuple[Stream | None, DataFrame]] = [(None, x.select(*[n for n, _ in self.inputs[op.id]]))]
+            else:
+                ins = [(s, f) for s in self.topology.streams if s.target == op.id and s.source in parts
+                       for f in parts[s.source]]
+            schema = ddl(self.tasks[op.id].logic.columns(self.inputs[op.id]))
+            outs = self._pinned_stage(ins, op.id, batch_id, schema)
+            if self.logic[op.id].dead_letter:
+                outs = [f.persist() for f in outs]
+                cached += outs
+                self._write(merged([f.where(F.col(ERROR_COLUMN).isNotNull()) for f in outs]), f"_deadletter/{op.id}",
+                            batch_id)
+                outs = [f.where(F.col(ERROR_COLUMN).isNull()).drop(ERROR_COLUMN) for f in outs]
+            if self.readers[op.id] > 1:  # read by several stages: persisted, or each would recompute it
+                outs = [f.persist() for f in outs]
+                cached += outs
+            parts[op.id] = outs
+        for out in self.outputs:
+            self._write(merged(parts[out]), out, batch_id)
+        for frame in cached:
+            frame.unpersist()
+
+    def _pinned_stage(self, ins: list[tuple[Stream | None, DataFrame]], op_id: str, batch_id: int,
+                      schema: str) -> list[DataFrame]:
+        """One stage per node the operator is placed on. Each input row gets ``_g``, the replica (0..n−1) it goes
+        to — a hash of the tuple id (shuffle grouping, sources), of the key (key grouping: a key always meets
+        the same replica), every replica for ``all`` — and each node's stage takes the rows in its range, one
+        task per replica (exactly: the partition key is chosen so Spark's hash lands on it), run by an executor
+        of that node's ResourceProfile."""
+        n = self.parallelism[op_id]
+        names = [c for c, _ in self.inputs[op_id]]
+        out = []
+        for b, task in self.pinned[op_id]:
+            targets = F.array(*[F.lit(t) for t in self._target_values(b.count)])
+            shuffled = []
+            for s, f in ins:
+                f = f.select(*[c for c in names if c in f.columns])
+                if s is not None and s.grouping == "all":
+                    f = f.crossJoin(self.spark.range(b.offset, b.offset + b.count)
+                                    .select(F.col("id").cast("int").alias("_g")))
+                else:
+                    field = (s.key or "key") if s is not None and s.grouping == "key" else "value"
+                    f = f.withColumn("_g", F.expr(f"pmod(hash(`{field}`), {n})"))
+                    f = f.where((F.col("_g") >= b.offset) & (F.col("_g") < b.offset + b.count))
+                local = F.element_at(targets, (F.col("_g") - b.offset + 1).cast("int"))
+                cols = [F.col(c) if c in f.columns else F.lit(None).cast(t).alias(c) for c, t in self.inputs[op_id]]
+                # same columns in the same order and nothing between exchange and union: the union then keeps the
+                # exchanges' partitioning (b.count tasks), which a projection in between would lose
+                shuffled.append(f.select(*cols, local.alias("_t")).repartition(b.count, F.col("_t")))
+            x = reduce(lambda a, c: a.union(c), shuffled).drop("_t")
+            out.append(x.mapInArrow(self._mapper(op_id, batch_id, task), schema, profile=self.profiles[b.node]))
+        return out
+
+    def _target_values(self, n: int) -> list[int]:
+        """n ints whose hash partitions land on partitions 0..n−1 in order, one each."""
+        if n not in self._values:
             rows = (self.spark.range(64 * n).select(F.col("id").cast("int").alias("v"))
                     .select("v", F.expr(f"pmod(hash(v), {n})").alias("p")).collect())
             first: dict[int, int] = {}
@@ -217,7 +317,13 @@ class Pipeline:
                 first.setdefault(int(r["p"]), int(r["v"]))
             if len(first) < n:
                 raise RuntimeError(f"no hash target for some of {n} partitions")
-            self._targets[n] = self.spark.createDataFrame([(v,) for v in first.values()], "_p int")
+            self._values[n] = [first[p] for p in range(n)]
+        return self._values[n]
+
+    def _target_ids(self, n: int) -> DataFrame:
+        """n ints whose hash partitions land on partitions 0..n−1, one each (for ``all`` grouping)."""
+        if n not in self._targets:
+            self._targets[n] = self.spark.createDataFrame([(v,) for v in self._target_values(n)], "_p int")
         return self._targets[n]
 
     def _write(self, frame: DataFrame, sink: str, batch_id: int) -> None:
@@ -235,7 +341,8 @@ class Pipeline:
         return self.cfg.checkpoint_dir or self.cfg.out_dir / "_checkpoint"
 
     def start(self) -> Any:
-        writer = (self.source_frame().writeStream.foreachBatch(self.run_batch)
+        writer = (self.source_frame().writeStream
+                  .foreachBatch(self.run_batch_pinned if self.pinned else self.run_batch)
                   .option("checkpointLocation", str(self.checkpoint))
                   .trigger(processingTime=f"{self.cfg.trigger_s} seconds"))
         if self.cfg.query_name:
@@ -256,6 +363,14 @@ class Pipeline:
         while self.query.isActive and self.query.status.get("isTriggerActive") and time.monotonic() < deadline:
             time.sleep(0.05)
         self.query.stop()
+
+
+def merged(parts: list[DataFrame]) -> DataFrame:
+    """One frame of an operator's per-node parts: a part alone as it is; several after a shuffle each (same
+    partition count, so the union keeps it), since parts of different nodes cannot share a stage."""
+    if len(parts) == 1:
+        return parts[0]
+    return reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), [p.repartition(len(parts)) for p in parts])
 
 
 def _run_task(task: OperatorTask, stats: Any, batch_id: int, batches: Any) -> Any:

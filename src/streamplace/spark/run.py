@@ -32,10 +32,16 @@ class RunResult:
     predicted: dict[str, Any]
     operators: dict[str, dict[str, float]]
     series: list[dict[str, Any]] = field(default_factory=list)
+    #: pinned runs, over the whole run (warm-up included): operator → node → tuples its replicas there took in
+    #: and the CPU ms per tuple they burnt (the node's emulated speed)
+    placement: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"duration_s": self.duration_s, "predicted": self.predicted, "measured": self.measured,
-                "operators": self.operators}
+        out = {"duration_s": self.duration_s, "predicted": self.predicted, "measured": self.measured,
+               "operators": self.operators}
+        if self.placement:
+            out["placement"] = self.placement
+        return out
 
 
 def measure(before: Snapshot, after: Snapshot, topology: Topology) -> tuple[dict[str, Any], dict[str, dict]]:
@@ -90,7 +96,18 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
     measured, operators = measure(before, after, topology)
     predicted = evaluate(topology, cluster, plan, profile).predicted()
     series = [vars(b) for b in listener.batches]
-    return RunResult(duration_s, measured, predicted, operators, series)
+    return RunResult(duration_s, measured, predicted, operators, series, placed_tuples(after))
+
+
+def placed_tuples(snapshot: Snapshot) -> dict[str, dict[str, dict[str, float]]]:
+    """Operator → node → {tuples, cost_ms}, from the per-node statistics of pinned runs."""
+    out: dict[str, dict[str, dict[str, float]]] = {}
+    for key, row in snapshot.stats.items():
+        if "@" in key:
+            op, node = key.split("@", 1)
+            cost = 1000 * row[CPU_S] / row[ROWS_IN] if row[ROWS_IN] else 0.0
+            out.setdefault(op, {})[node] = {"tuples": row[ROWS_IN], "cost_ms": cost}
+    return out
 
 
 def _sleep(until_s: float, started: float, progress: Callable[[float], None] | None) -> None:

@@ -1,0 +1,318 @@
+"""Start, inspect and stop a Spark standalone cluster that emulates a cluster spec on this machine.
+
+``up`` starts one master and one worker per node (separate JVMs, all bound to
+loopback unless told otherwise), with the cores, memory and custom resources of
+layout.py, and writes everything it started to a state directory: pid files,
+the per-worker properties files, the discovery scripts, logs and ``state.json``.
+``down`` stops exactly those processes. The same properties files and scripts
+work on a real multi-machine cluster: copy a worker's file to its machine and
+start ``spark-class org.apache.spark.deploy.worker.Worker spark://MASTER:PORT
+--properties-file FILE`` there (see the README).
+
+Security: a standalone master runs code from whoever reaches it, so the cluster
+binds to 127.0.0.1 by default and every daemon and application must present a
+per-cluster shared secret (``spark.authenticate``); the secret lives only in
+files readable by the owner (mode 600), never on a command line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from streamplace.errors import StreamplaceError
+from streamplace.model.cluster import Cluster
+from streamplace.spark.layout import SPARE, SPARE_MEMORY_MB, WorkerLayout, worker_layout
+
+STATE_FILE = "state.json"
+
+
+class ClusterLaunchError(StreamplaceError, RuntimeError):
+    """The standalone cluster could not be started, found or stopped."""
+
+
+def state_root() -> Path:
+    """Where ``cluster up`` keeps clusters by default ($STREAMPLACE_HOME/clusters, else ~/.streamplace/clusters)."""
+    return Path(os.environ.get("STREAMPLACE_HOME", Path.home() / ".streamplace")) / "clusters"
+
+
+@dataclass
+class WorkerState:
+    node: str
+    resource: str
+    replica_slots: int
+    speedup: float
+    cores: int
+    memory_mb: int
+    webui_port: int
+    pid: int
+    properties: str
+    log: str
+
+
+@dataclass
+class ClusterState:
+    name: str
+    host: str
+    port: int
+    webui_port: int
+    state_dir: str
+    secret_file: str
+    master_pid: int
+    workers: list[WorkerState] = field(default_factory=list)
+
+    @property
+    def master_url(self) -> str:
+        return f"spark://{self.host}:{self.port}"
+
+    @property
+    def secret(self) -> str:
+        return Path(self.secret_file).read_text().strip()
+
+    def layout(self) -> list[WorkerLayout]:
+        return [WorkerLayout(w.node, w.resource, w.replica_slots, w.speedup) for w in self.workers]
+
+    def save(self) -> None:
+        path = Path(self.state_dir) / STATE_FILE
+        path.write_text(json.dumps(asdict(self), indent=2))
+
+    @classmethod
+    def load(cls, state_dir: Path) -> ClusterState:
+        path = Path(state_dir) / STATE_FILE
+        if not path.exists():
+            raise ClusterLaunchError(f"{path}: no cluster state here (fix: start one with `streamplace cluster up`)")
+        doc = json.loads(path.read_text())
+        doc["workers"] = [WorkerState(**w) for w in doc["workers"]]
+        return cls(**doc)
+
+
+def spark_class() -> Path:
+    import pyspark
+
+    path = Path(pyspark.__file__).parent / "bin" / "spark-class"
+    if not path.exists():
+        raise ClusterLaunchError(f"{path} is missing: the pyspark package has no launcher (fix: reinstall pyspark)")
+    return path
+
+
+def free_port(host: str) -> int:
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return int(s.getsockname()[1])
+
+
+def _private(path: Path, text: str) -> None:
+    path.write_text(text)
+    path.chmod(0o600)
+
+
+def _properties(values: dict[str, str]) -> str:
+    return "".join(f"{k} {v}\n" for k, v in values.items())
+
+
+def _discovery_script(path: Path, name: str, addresses: list[str]) -> None:
+    path.write_text("#!/bin/sh\n# streamplace: the addresses of custom resource " + name + "\n"
+                    + "echo '" + json.dumps({"name": name, "addresses": addresses}) + "'\n")
+    path.chmod(0o755)
+
+
+def _daemon_env(state_dir: Path, host: str) -> dict[str, str]:
+    env = dict(os.environ)
+    conf_dir = state_dir / "conf"  # empty: daemons read no site-wide spark-defaults.conf or spark-env.sh
+    conf_dir.mkdir(exist_ok=True)
+    env.update(SPARK_LOCAL_IP=host, SPARK_CONF_DIR=str(conf_dir), SPARK_LOG_DIR=str(state_dir / "logs"),
+               SPARK_NO_DAEMONIZE="1")
+    return env
+
+
+def _spawn(args: list[str], env: dict[str, str], log: Path) -> int:
+    with log.open("ab") as out:
+        proc = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
+                                start_new_session=True)  # its own process group: down() stops the JVM and its shell
+    return proc.pid
+
+
+def master_json(host: str, webui_port: int, timeout_s: float = 2.0) -> dict[str, Any] | None:
+    """The master's own view (workers, their resources, applications), or None when it does not answer."""
+    try:
+        with urllib.request.urlopen(f"http://{host}:{webui_port}/json/", timeout=timeout_s) as r:
+            return json.loads(r.read())
+    except (OSError, ValueError):
+        return None
+
+
+def up(cluster: Cluster, state_dir: Path | None = None, host: str = "127.0.0.1", replica_slots: int | None = None,
+       timeout_s: float = 90.0) -> ClusterState:
+    """Start the master and one worker per node; return when every worker has registered (or raise)."""
+    workers = worker_layout(cluster, replica_slots)
+    state_dir = Path(state_dir or state_root() / cluster.name).resolve()
+    if (state_dir / STATE_FILE).exists():
+        old = ClusterState.load(state_dir)
+        if _alive(old.master_pid):
+            raise ClusterLaunchError(f"{state_dir}: cluster {old.name!r} is already running at {old.master_url} "
+                                     "(fix: `streamplace cluster down` it first, or give another --state-dir)")
+    for sub in ("logs", "scripts", "work"):
+        (state_dir / sub).mkdir(parents=True, exist_ok=True)
+    secret_file = state_dir / "secret"
+    _private(secret_file, secrets.token_hex(32) + "\n")
+    auth = {"spark.authenticate": "true", "spark.authenticate.secret": secret_file.read_text().strip()}
+    env = _daemon_env(state_dir, host)
+    port, webui = free_port(host), free_port(host)
+    master_props = state_dir / "master.properties"
+    _private(master_props, _properties(auth))
+    master_pid = _spawn([str(spark_class()), "org.apache.spark.deploy.master.Master", "--host", host,
+                         "--port", str(port), "--webui-port", str(webui), "--properties-file", str(master_props)],
+                        env, state_dir / "logs" / "master.log")
+    state = ClusterState(cluster.name, host, port, webui, str(state_dir), str(secret_file), master_pid)
+    state.save()
+    try:
+        _wait(lambda: master_json(host, webui) is not None, timeout_s,
+              f"the master did not answer within {timeout_s:g} s (see {state_dir / 'logs' / 'master.log'})")
+        for w in workers:
+            script = state_dir / "scripts" / f"{w.resource}.sh"
+            spare = state_dir / "scripts" / f"{SPARE}.sh"
+            _discovery_script(script, w.resource, ["0"])
+            _discovery_script(spare, SPARE, ["0"])
+            props = state_dir / f"worker-{w.resource}.properties"
+            _private(props, _properties(auth | {
+                f"spark.worker.resource.{w.resource}.amount": "1",
+                f"spark.worker.resource.{w.resource}.discoveryScript": str(script),
+                f"spark.worker.resource.{SPARE}.amount": "1",
+                f"spark.worker.resource.{SPARE}.discoveryScript": str(spare)}))
+            work = state_dir / "work" / w.resource
+            work.mkdir(exist_ok=True)
+            log = state_dir / "logs" / f"worker-{w.resource}.log"
+            wport = free_port(host)
+            pid = _spawn([str(spark_class()), "org.apache.spark.deploy.worker.Worker", state.master_url,
+                          "--host", host, "--cores", str(w.cores), "--memory", f"{w.memory_mb}m",
+                          "--webui-port", str(wport), "--work-dir", str(work), "--properties-file", str(props)],
+                         env, log)
+            state.workers.append(WorkerState(w.node, w.resource, w.replica_slots, w.speedup, w.cores, w.memory_mb,
+                                             wport, pid, str(props), str(log)))
+            state.save()
+        _wait(lambda: len(alive_workers(state)) == len(workers), timeout_s,
+              f"not every worker registered within {timeout_s:g} s (see the logs in {state_dir / 'logs'})")
+    except BaseException:
+        down(state_dir)
+        raise
+    return state
+
+
+def _wait(ready: Any, timeout_s: float, message: str) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not ready():
+        if time.monotonic() > deadline:
+            raise ClusterLaunchError(message)
+        time.sleep(0.5)
+
+
+def alive_workers(state: ClusterState) -> dict[str, dict[str, Any]]:
+    """Resource name → the master's record, for the workers it sees ALIVE."""
+    doc = master_json(state.host, state.webui_port) or {}
+    out = {}
+    for w in doc.get("workers", []):
+        if w.get("state") != "ALIVE":
+            continue
+        for name in w.get("resources", {}):
+            if name != SPARE:
+                out[name] = w
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    with contextlib.suppress(OSError):  # a zombie (exited, not yet reaped) is not alive
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return stat.rsplit(")", 1)[1].split()[0] != "Z"
+    return True
+
+
+def stop_process(pid: int, grace_s: float = 10.0) -> bool:
+    """Stop a process group started by _spawn (SIGTERM, then SIGKILL); True when something was running."""
+    if not _alive(pid):
+        return False
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pid, signal.SIGTERM)
+    deadline = time.monotonic() + grace_s
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if _alive(pid):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pid, signal.SIGKILL)
+    return True
+
+
+def kill_worker(state: ClusterState, node: str) -> None:
+    """Kill one node's worker at once (SIGKILL), as a machine failure would (its executors die with it)."""
+    for w in state.workers:
+        if w.node == node:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(w.pid, signal.SIGKILL)
+            return
+    raise ClusterLaunchError(f"no worker for node {node!r} (nodes: {', '.join(w.node for w in state.workers)})")
+
+
+def down(state_dir: Path) -> list[str]:
+    """Stop the workers, then the master, that ``up`` started there; returns what was stopped."""
+    state = ClusterState.load(state_dir)
+    stopped = [f"worker {w.node} (pid {w.pid})" for w in state.workers if stop_process(w.pid)]
+    if stop_process(state.master_pid):
+        stopped.append(f"master (pid {state.master_pid})")
+    (Path(state.state_dir) / STATE_FILE).unlink(missing_ok=True)
+    return stopped
+
+
+def status(state_dir: Path) -> dict[str, Any]:
+    """The cluster as its pid files and its master see it."""
+    state = ClusterState.load(state_dir)
+    seen = alive_workers(state)
+    doc = master_json(state.host, state.webui_port) or {}
+    return {"name": state.name, "master_url": state.master_url, "master_alive": _alive(state.master_pid),
+            "state_dir": state.state_dir,
+            "applications": [a.get("name") for a in doc.get("activeapps", [])],
+            "workers": [{"node": w.node, "pid": w.pid, "process_alive": _alive(w.pid),
+                         "registered": w.resource in seen, "cores": w.cores, "memory_mb": w.memory_mb,
+                         "replica_slots": w.replica_slots, "speedup": w.speedup,
+                         "cores_used": seen.get(w.resource, {}).get("coresused")} for w in state.workers]}
+
+
+def find_state(master_url: str) -> ClusterState | None:
+    """The state of a cluster this machine started, found by its master URL."""
+    root = state_root()
+    if not root.exists():
+        return None
+    for path in sorted(root.glob(f"*/{STATE_FILE}")):
+        with contextlib.suppress(OSError, ValueError, TypeError):
+            state = ClusterState.load(path.parent)
+            if state.master_url == master_url:
+                return state
+    return None
+
+
+def app_conf(state: ClusterState, secret: str | None = None) -> dict[str, str]:
+    """What an application needs to run pinned stages on the cluster (authentication included)."""
+    return {
+        "spark.authenticate": "true",
+        "spark.authenticate.secret": secret if secret is not None else state.secret,
+        "spark.driver.host": state.host, "spark.driver.bindAddress": state.host,
+        "spark.dynamicAllocation.enabled": "true",
+        "spark.dynamicAllocation.shuffleTracking.enabled": "true",
+        "spark.dynamicAllocation.executorIdleTimeout": "20s",
+        "spark.executor.cores": "1", "spark.executor.memory": f"{SPARE_MEMORY_MB}m",
+        f"spark.executor.resource.{SPARE}.amount": "1", f"spark.task.resource.{SPARE}.amount": "1",
+    }
