@@ -33,6 +33,12 @@ def placed_key(op_id: str, node: str) -> str:
     return f"{op_id}@{node}"
 
 
+def parse_placed_key(key: str) -> tuple[str, str] | None:
+    """(operator, node) of a placed_key, None for an operator's own key (operator ids have no '@')."""
+    op, sep, node = key.partition("@")
+    return (op, node) if sep else None
+
+
 def apply_selectivity(batch: pa.RecordBatch, alpha: float, salt: int) -> pa.RecordBatch:
     if alpha == 1.0 or batch.num_rows == 0:
         return batch

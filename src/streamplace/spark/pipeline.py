@@ -92,6 +92,7 @@ class Pipeline:
         self.inputs, self.columns = self._columns()
         self.tasks = {op.id: self._task(op.id) for op in topology.operators}
         self.pinned: dict[str, list[tuple[Branch, OperatorTask]]] = {}
+        self.readers: dict[str, int] = {}  # pinned: stages reading an operator's output (one per consumer node)
         self.profiles: dict[str, Any] = {}
         if self.cfg.workers is not None:
             self._pin(self.cfg.workers)
@@ -122,11 +123,14 @@ class Pipeline:
             raise SpecError(problems)
         return inputs, out
 
-    def _task(self, op_id: str) -> OperatorTask:
+    def _task(self, op_id: str, node_speedup: float | None = None) -> OperatorTask:
+        """The operator's task; with ``node_speedup`` its emulated work is also scaled by that node's speed."""
         op = self.topology.op(op_id)
-        logic = self.logic[op_id]
+        speed = self.cfg.speedup.get(op_id, 1.0) * (node_speedup or 1.0)
         if op_id in self.file_input:  # the feeder runs the generator; the source stage does the CPU work only
-            logic = busy(op, {k: v for k, v in op.logic.items() if k == "cost_ms"}, self.cfg.speedup.get(op_id, 1.0))
+            logic = busy(op, {k: v for k, v in op.logic.items() if k == "cost_ms"}, speed)
+        else:
+            logic = self.logic[op_id] if node_speedup is None else logic_of(op, speed)
         return OperatorTask(op_id, logic, float(op.selectivity), self.consumers[op_id] == 0, self.parallelism[op_id],
                             str(self.checkpoint / "state"))
 
@@ -137,19 +141,12 @@ class Pipeline:
 
         check_enactable(self.topology, self.plan, workers)
         speed = {w.node: w.speedup for w in workers}
-        self.readers = {op.id: sum(len(branches(self.plan, t, workers)) for t in self.topology.successors(op.id))
-                        for op in self.topology.operators}
         for op in self.topology.operators:
-            self.pinned[op.id] = []
-            for b in branches(self.plan, op.id, workers):
-                base = self.tasks[op.id]
-                logic = logic_of(op, speed[b.node] * self.cfg.speedup.get(op.id, 1.0))
-                if op.id in self.file_input:
-                    logic = busy(op, {k: v for k, v in op.logic.items() if k == "cost_ms"},
-                                 speed[b.node] * self.cfg.speedup.get(op.id, 1.0))
-                task = dataclasses.replace(base, logic=logic, node=b.node, resource=b.resource,
-                                           partition_offset=b.offset)
-                self.pinned[op.id].append((b, task))
+            self.pinned[op.id] = [(b, dataclasses.replace(self._task(op.id, speed[b.node]), node=b.node,
+                                                          resource=b.resource, partition_offset=b.offset))
+                                  for b in branches(self.plan, op.id, workers)]
+        self.readers = {op.id: sum(len(self.pinned[t]) for t in self.topology.successors(op.id))
+                        for op in self.topology.operators}
         for w in workers:
             k = executor_cores(self.plan, self.topology, w)
             ereq = ExecutorResourceRequests().cores(k).memory(f"{EXECUTOR_MEMORY_MB}m").resource(w.resource, 1)

@@ -21,7 +21,16 @@ from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
 from streamplace.perf.evaluate import evaluate
 from streamplace.spark.metrics import ProgressListener, Snapshot, cpu_share
-from streamplace.spark.operators import CPU_S, LAT_COUNT, LAT_MAX_S, LAT_SUM_S, N_STATS, ROWS_IN, ROWS_OUT
+from streamplace.spark.operators import (
+    CPU_S,
+    LAT_COUNT,
+    LAT_MAX_S,
+    LAT_SUM_S,
+    N_STATS,
+    ROWS_IN,
+    ROWS_OUT,
+    parse_placed_key,
+)
 from streamplace.spark.pipeline import Pipeline, PipelineConfig
 
 
@@ -103,8 +112,8 @@ def placed_tuples(snapshot: Snapshot) -> dict[str, dict[str, dict[str, float]]]:
     """Operator → node → {tuples, cost_ms}, from the per-node statistics of pinned runs."""
     out: dict[str, dict[str, dict[str, float]]] = {}
     for key, row in snapshot.stats.items():
-        if "@" in key:
-            op, node = key.split("@", 1)
+        if (placed := parse_placed_key(key)) is not None:
+            op, node = placed
             cost = 1000 * row[CPU_S] / row[ROWS_IN] if row[ROWS_IN] else 0.0
             out.setdefault(op, {})[node] = {"tuples": row[ROWS_IN], "cost_ms": cost}
     return out

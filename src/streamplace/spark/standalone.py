@@ -178,11 +178,11 @@ def up(cluster: Cluster, state_dir: Path | None = None, host: str = "127.0.0.1",
     try:
         _wait(lambda: master_json(host, webui) is not None, timeout_s,
               f"the master did not answer within {timeout_s:g} s (see {state_dir / 'logs' / 'master.log'})")
+        spare = state_dir / "scripts" / f"{SPARE}.sh"
+        _discovery_script(spare, SPARE, ["0"])
         for w in workers:
             script = state_dir / "scripts" / f"{w.resource}.sh"
-            spare = state_dir / "scripts" / f"{SPARE}.sh"
             _discovery_script(script, w.resource, ["0"])
-            _discovery_script(spare, SPARE, ["0"])
             props = state_dir / f"worker-{w.resource}.properties"
             _private(props, _properties(auth | {
                 f"spark.worker.resource.{w.resource}.amount": "1",
@@ -216,9 +216,9 @@ def _wait(ready: Any, timeout_s: float, message: str) -> None:
         time.sleep(0.5)
 
 
-def alive_workers(state: ClusterState) -> dict[str, dict[str, Any]]:
-    """Resource name → the master's record, for the workers it sees ALIVE."""
-    doc = master_json(state.host, state.webui_port) or {}
+def alive_workers(state: ClusterState, doc: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+    """Resource name → the master's record, for the workers it sees ALIVE (``doc``: a master_json already read)."""
+    doc = doc if doc is not None else master_json(state.host, state.webui_port) or {}
     out = {}
     for w in doc.get("workers", []):
         if w.get("state") != "ALIVE":
@@ -280,8 +280,8 @@ def down(state_dir: Path) -> list[str]:
 def status(state_dir: Path) -> dict[str, Any]:
     """The cluster as its pid files and its master see it."""
     state = ClusterState.load(state_dir)
-    seen = alive_workers(state)
     doc = master_json(state.host, state.webui_port) or {}
+    seen = alive_workers(state, doc)
     return {"name": state.name, "master_url": state.master_url, "master_alive": _alive(state.master_pid),
             "state_dir": state.state_dir,
             "applications": [a.get("name") for a in doc.get("activeapps", [])],
