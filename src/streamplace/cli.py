@@ -390,7 +390,6 @@ def run_cmd(
     from streamplace.sim.series import write_series
     from streamplace.spark.pipeline import PipelineConfig
     from streamplace.spark.run import run_pipeline
-    from streamplace.spark.session import local_session
 
     t, c, _ = load_instance(topo, cluster, None)
     from streamplace.spark.logic import logic_of
@@ -409,20 +408,14 @@ def run_cmd(
                                   "plan with another scheduler or a larger cluster")])
     if sink not in ("parquet", "noop", "memory"):
         raise ModelError([Problem("--sink", f"unknown sink {sink!r}", "use parquet, noop or memory")])
+    state = standalone_state(master, state_dir)
     workers = None
-    if master is not None and master.startswith("spark://"):
+    if state is not None:
         from streamplace.spark.layout import check_enactable
-        from streamplace.spark.standalone import ClusterState, app_conf, find_state
 
-        state = ClusterState.load(state_dir) if state_dir is not None else find_state(master)
-        if state is None or state.master_url != master:
-            raise ModelError([Problem("--master", f"no cluster started here answers at {master}",
-                                      "start it with `streamplace cluster up CLUSTER` (or pass its --state-dir)")])
         workers = state.layout()
         check_enactable(t, pl, workers, str(plan_file or "plan"))
-        spark = local_session(master=master, conf=app_conf(state))
-    else:
-        spark = local_session(cores, master=master)
+    spark = spark_session(master, state, cores)
     cfg = PipelineConfig(trigger_s=trigger, sink=sink, out_dir=out_dir, workers=workers)  # type: ignore[arg-type]
     with progress_bar("running {task.description}", "{task.completed:.0f}/{task.total:.0f} s",
                       disable=as_json or not err.is_terminal) as bar:
@@ -457,6 +450,232 @@ def run_cmd(
         ops.add_row(name, fmt(o["input_per_s"]), fmt(o["output_per_s"]), fmt(o["busy_cores"]),
                     fmt(o["cost_ms_measured"]))
     out.print(ops)
+
+
+@app.command("live")
+@friendly
+def live_cmd(
+    topo: TopoArg,
+    cluster: ClusterArg,
+    policy: Annotated[str, typer.Option("--policy", "-P", help="threshold, btu (paper 004's controllers) or s-odrp "
+                                        "(paper 003's two-phase loop)")] = "threshold",
+    plan_file: Annotated[Path | None, typer.Option("--plan", help="first plan for threshold/btu (default: plan "
+                                                   "with --scheduler)")] = None,
+    scheduler: Annotated[str, typer.Option("--scheduler", "-s", help="scheduler of the first plan")] = "r-storm",
+    param: Annotated[list[str] | None, typer.Option("--param", "-p", help="policy parameter key=value: the "
+                                                    "controller's constants, slo, btu_s, history; for s-odrp "
+                                                    "ODRP's parameters and drift")] = None,
+    interval: Annotated[float, typer.Option("--interval", min=1, help="reasoning interval (s)")] = 10.0,
+    duration: Annotated[float, typer.Option("--duration", min=1, help="seconds to run")] = 120.0,
+    trigger: Annotated[float, typer.Option("--trigger", min=0.1, help="micro-batch interval (s)")] = 1.0,
+    out_dir: Annotated[Path, typer.Option("--out", help="sink output and checkpoint directory")] = Path("live-out"),
+    sink: Annotated[str, typer.Option("--sink", help="parquet or noop")] = "parquet",
+    cores: Annotated[int | None, typer.Option("--cores", help="local[N] (default: all cores)")] = None,
+    master: Annotated[str | None, typer.Option("--master", help="Spark master URL; a cluster started by "
+                                               "`streamplace cluster up` pins replicas and is watched for lost "
+                                               "workers")] = None,
+    state_dir: StateOpt = None,
+    kill: Annotated[list[str] | None, typer.Option("--kill", help="NODE@SECONDS: kill that node's worker then "
+                                                   "(standalone; repeatable) to test recovery")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Run the pipeline under an elastic policy: every interval measure, decide, re-plan and re-enact from the
+    checkpoint; on a standalone cluster, re-place the replicas of lost workers.
+
+    Example: streamplace live linear-cpu hetero-3 --policy threshold --interval 10 --duration 180
+    """
+    from streamplace.elastic.live import make_policy, place_counts
+    from streamplace.spark.layout import worker_layout
+    from streamplace.spark.live import LiveRun
+    from streamplace.spark.pipeline import PipelineConfig
+
+    t, c, _ = load_instance(topo, cluster, None)
+    if sink not in ("parquet", "noop"):
+        raise ModelError([Problem("--sink", f"unknown sink {sink!r}", "use parquet or noop")])
+    state = standalone_state(master, state_dir)
+    workers = state.layout() if state is not None else None
+    slots = {w.node: w.replica_slots for w in (workers or worker_layout(c))}
+    faults = []
+    for item in kill or []:
+        node, sep, at = item.rpartition("@")
+        if state is None:
+            raise ModelError([Problem("--kill", "only a standalone cluster's workers can be killed",
+                                      "start one with `streamplace cluster up` and pass --master")])
+        if not sep or node not in slots:
+            raise ModelError([Problem("--kill", f"{item!r} names no node of {c.name}",
+                                      f"write NODE@SECONDS with NODE one of {', '.join(slots)}")])
+        try:
+            when = float(at)
+        except ValueError:
+            raise ModelError([Problem("--kill", f"{at!r} is not a number of seconds",
+                                      "write e.g. --kill n1@60")]) from None
+        from streamplace.spark.standalone import kill_worker
+
+        faults.append((when, f"kill {node}", functools.partial(kill_worker, state, node)))
+    first = None
+    if policy != "s-odrp":
+        first = load_plan(plan_file) if plan_file is not None else create(scheduler).plan(t, c)
+        problems = validate_plan_against(first, t, c) if plan_file is not None else []
+        if problems:
+            raise ModelError(problems, str(plan_file))
+        if not first.ok:
+            raise ModelError([Problem("plan", "the first plan is infeasible: " + "; ".join(first.explanation),
+                                      "plan with another scheduler or a larger cluster")])
+        if any(n > slots.get(node, 0) for per in first.replicas.values() for node, n in per.items()):
+            first = place_counts(t, c, first.counts(), slots)
+    pol = make_policy(policy, t, c, parse_params(param), slots, first)
+    spark = spark_session(master, state, cores)
+    cfg = PipelineConfig(trigger_s=trigger, sink=sink, out_dir=out_dir, workers=workers)  # type: ignore[arg-type]
+    alive = None
+    if state is not None:
+        from streamplace.spark.standalone import alive_workers
+
+        alive = lambda: set(alive_workers(state))  # noqa: E731
+    runner = LiveRun(spark, t, c, pol, cfg, interval, alive)
+    with progress_bar("live {task.description}", "{task.completed:.0f}/{task.total:.0f} s",
+                      disable=as_json or not err.is_terminal) as bar:
+        task = bar.add_task(f"{t.name} ({policy})", total=duration)
+
+        def step(at: float, what: str) -> None:
+            bar.update(task, completed=at)
+            if not as_json:
+                bar.console.print(f"{at:6.1f} s  {what}", highlight=False)
+
+        result = runner.run(duration, faults, progress=step)
+    if as_json:
+        emit_json(_clean(result.to_dict()))
+        return
+    events = Table(title=f"{t.name} under {policy} on {master or 'local'}: plans enacted")
+    for col in ("at (s)", "what", "change", "pause (s)", "detected (s)"):
+        events.add_column(col, justify="left" if col in ("what", "change") else "right")
+    for e in result.events:
+        events.add_row(f"{e.at_s:.1f}", e.kind, e.detail, fmt(e.pause_s), fmt(e.detected_s))
+    out.print(events)
+    obs = Table(title="every reasoning interval (measured)")
+    for col in ("at (s)", "throughput (t/s)", "latency (ms)", "parallelism"):
+        obs.add_column(col, justify="right" if col != "parallelism" else "left")
+    for o in result.observations:
+        obs.add_row(f"{o['at_s']:.1f}", fmt(o["throughput"]), mfmt(o["latency_ms"]),
+                    ", ".join(f"{k} {v}" for k, v in o["parallelism"].items()))
+    out.print(obs)
+
+
+def _axis(text: str, option: str) -> list[str]:
+    items = [x.strip() for x in text.split(",") if x.strip()]
+    if not items:
+        raise ModelError([Problem(option, "empty list", f"write e.g. {option} a,b")])
+    return items
+
+
+def _numbers(text: str, option: str, integer: bool) -> list[float]:
+    """A comma list, or START:STOP:COUNT (evenly spaced, both ends included)."""
+    try:
+        if ":" in text:
+            a, b, n = text.split(":")
+            count = int(n)
+            if count < 1:
+                raise ValueError
+            values = [float(a) + (float(b) - float(a)) * k / max(count - 1, 1) for k in range(count)]
+        else:
+            values = [float(x) for x in _axis(text, option)]
+    except ValueError:
+        raise ModelError([Problem(option, f"cannot read {text!r}", "write a comma list (0.5,1,2) or "
+                                  "START:STOP:COUNT (0.5:4:8)")]) from None
+    return [float(int(v)) if integer else v for v in values]
+
+
+@app.command("sweep")
+@friendly
+def sweep_cmd(
+    topologies: Annotated[str, typer.Option("--topologies", "-t", help="comma list of topology specs or built-ins")],
+    clusters: Annotated[str, typer.Option("--clusters", "-c", help="comma list of cluster specs, built-ins, "
+                                          "racks-RxN")],
+    schedulers: Annotated[str, typer.Option("--schedulers", "-s", help="comma list of schedulers")]
+    = "round-robin,r-storm,ffd,ds2,hetero",
+    scales: Annotated[str, typer.Option("--scales", help="source-rate multipliers: comma list or START:STOP:COUNT")]
+    = "1",
+    seeds: Annotated[str, typer.Option("--seeds", help="seeds for randomized schedulers: comma list or "
+                                       "START:STOP:COUNT")] = "0",
+    out_dir: Annotated[Path, typer.Option("--out", help="Parquet directory to write (overwritten)")]
+    = Path("sweep.parquet"),
+    master: Annotated[str | None, typer.Option("--master", help="Spark master (default local[all cores])")] = None,
+    state_dir: StateOpt = None,
+    partitions: Annotated[int | None, typer.Option("--tasks", min=1, help="Spark tasks (default: 4 per core, "
+                                                   "at most 400)")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Plan and predict every topology × cluster × scheduler × scale × seed as Spark tasks; write Parquet.
+
+    Example: streamplace sweep -t linear-cpu,diamond-cpu -c hetero-3,hetero-12 --scales 0.5:4:8 --out sweep.parquet
+    """
+    from streamplace.bench.sweep import grid
+    from streamplace.spark.sweep import run_sweep
+
+    topo_names, cluster_names = _axis(topologies, "--topologies"), _axis(clusters, "--clusters")
+    sched_names = _axis(schedulers, "--schedulers")
+    unknown = [s for s in sched_names if s not in REGISTRY]
+    if unknown:
+        raise ModelError([Problem("--schedulers", f"unknown scheduler {unknown[0]!r}",
+                                  f"use some of {', '.join(scheduler_names())}")])
+    topos = {name: resolve_topology(name) for name in topo_names}
+    clus = {name: resolve_cluster(name) for name in cluster_names}
+    instances = grid(topo_names, cluster_names, sched_names, _numbers(scales, "--scales", False),
+                     [int(v) for v in _numbers(seeds, "--seeds", True)])
+    state = standalone_state(master, state_dir)
+    spark = spark_session(master, state, None)
+    with progress_bar("sweep {task.description}", "{task.completed}/{task.total} tasks",
+                      disable=as_json or not err.is_terminal) as bar:
+        task = bar.add_task(f"{len(instances):,} instances", total=None)
+        run = run_sweep(spark, instances, topos, clus, out_dir, partitions,
+                        progress=lambda done, total: bar.update(task, completed=done, total=total))
+    if as_json:
+        emit_json({"path": run.path, "instances": run.instances, "tasks": run.tasks, "seconds": run.seconds,
+                   "per_second": run.per_second, "statuses": run.statuses})
+        return
+    out.print(f"{run.instances:,} instances in {run.seconds:.1f} s ({run.per_second:,.0f}/s, {run.tasks} Spark "
+              f"tasks on {spark.sparkContext.master}); statuses: "
+              + ", ".join(f"{k} {v:,}" for k, v in sorted(run.statuses.items())))
+    out.print(f"wrote {run.path}  (summary: streamplace report {run.path})")
+
+
+@app.command("report")
+@friendly
+def report_cmd(
+    sweep: Annotated[Path, typer.Argument(help="a sweep's Parquet directory")],
+    html_out: Annotated[Path, typer.Option("--out", "-o", help="HTML file to write")] = Path("sweep-report.html"),
+) -> None:
+    """Build an HTML summary (tables and a plot) of a sweep.
+
+    Example: streamplace report sweep.parquet -o sweep.html
+    """
+    from streamplace.report.sweep import write_sweep_report
+
+    path = write_sweep_report(sweep, html_out)
+    out.print(f"wrote {path} and {path.with_suffix('.png')}")
+
+
+def standalone_state(master: str | None, state_dir: Path | None) -> Any:
+    """The cluster `cluster up` started at a spark:// master URL (None for local masters); a clear error when
+    nothing started here answers there."""
+    if master is None or not master.startswith("spark://"):
+        return None
+    from streamplace.spark.standalone import ClusterState, find_state
+
+    state = ClusterState.load(state_dir) if state_dir is not None else find_state(master)
+    if state is None or state.master_url != master:
+        raise ModelError([Problem("--master", f"no cluster started here answers at {master}",
+                                  "start it with `streamplace cluster up CLUSTER` (or pass its --state-dir)")])
+    return state
+
+
+def spark_session(master: str | None, state: Any, cores: int | None) -> Any:
+    from streamplace.spark.session import local_session
+
+    if state is not None:
+        from streamplace.spark.standalone import app_conf
+
+        return local_session(master=master, conf=app_conf(state))
+    return local_session(cores, master=master)
 
 
 @cluster_app.command("up")

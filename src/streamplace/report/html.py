@@ -63,3 +63,15 @@ def write_report(rows: list[ComparisonRow], plot: Path | None, out: Path, title:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(page, encoding="utf-8")
     return out
+
+
+def page(title: str, sections: list[Section], notes: list[str], png_base64: str | None = None) -> str:
+    """A self-contained HTML page: title, notes, sections (tables), then an embedded PNG."""
+    stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    note_html = "".join(f"<li>{html.escape(n)}</li>" for n in notes)
+    image = (f'<img alt="plot" src="data:image/png;base64,{png_base64}" style="max-width:100%">'
+             if png_base64 else "")
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+            f"<style>{_STYLE}</style></head><body><h1>{html.escape(title)}</h1>"
+            f"<p>streamplace {__version__}, {stamp}. Predicted by the performance model.</p><ul>{note_html}</ul>"
+            f"{''.join(sec.html() for sec in sections)}{image}</body></html>")

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
 DEFAULT_CONF = {
     "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
     "spark.sql.shuffle.partitions": "2",
     "spark.sql.execution.arrow.maxRecordsPerBatch": "100000",
     "spark.sql.streaming.stopGracefullyOnShutdown": "false",

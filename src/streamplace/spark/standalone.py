@@ -313,6 +313,9 @@ def app_conf(state: ClusterState, secret: str | None = None) -> dict[str, str]:
         "spark.dynamicAllocation.enabled": "true",
         "spark.dynamicAllocation.shuffleTracking.enabled": "true",
         "spark.dynamicAllocation.executorIdleTimeout": "20s",
+        # an executor that holds shuffle files is otherwise kept forever: after a re-plan the old profile's
+        # executors would keep their cores and the new profile's could never start
+        "spark.dynamicAllocation.shuffleTracking.timeout": "30s",
         "spark.executor.cores": "1", "spark.executor.memory": f"{SPARE_MEMORY_MB}m",
         f"spark.executor.resource.{SPARE}.amount": "1", f"spark.task.resource.{SPARE}.amount": "1",
     }

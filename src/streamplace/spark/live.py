@@ -1,0 +1,208 @@
+"""A pipeline under an elastic policy: measure each interval, re-plan, re-enact from the checkpoint; survive node loss.
+
+Re-enacting is Storm's rebalance done the Structured Streaming way: the running
+query stops between micro-batches, a new query with the new parallelism and
+placement starts from the same checkpoint (source offsets, commits, operator
+state), so the rows that arrived meanwhile are processed by the new plan and the
+per-batch sinks keep every tuple exactly once. An operator whose parallelism
+changed restarts its state empty (state.py).
+
+With a standalone cluster the loop also watches the master's list of live
+workers (every ``poll_s``): when a planned node disappears, the query is stopped
+(its stage for that node can never get an executor), the same replica counts are
+placed on the surviving nodes, and the new plan starts from the checkpoint. The
+recovery time is from the loss (the kill, when this loop injected it; else its
+detection) to the first tuple at a sink under the new plan.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from streamplace.elastic.live import Observation, Policy, place_counts, shrink
+from streamplace.model.cluster import Cluster
+from streamplace.model.plan import Plan
+from streamplace.model.topology import Topology
+from streamplace.spark.layout import WorkerLayout
+from streamplace.spark.metrics import Snapshot
+from streamplace.spark.operators import ROWS_IN
+from streamplace.spark.pipeline import Pipeline, PipelineConfig
+from streamplace.spark.run import measure
+
+
+@dataclass
+class LiveEvent:
+    at_s: float
+    kind: str  # start, replan, node-lost
+    replicas: dict[str, dict[str, int]]
+    detail: str = ""
+    #: from the old query's stop (a node loss: from the loss) to the first tuple at a sink under the new plan
+    pause_s: float | None = None
+    detected_s: float | None = None  # node loss: from the loss to its detection
+
+
+@dataclass
+class LiveResult:
+    duration_s: float
+    events: list[LiveEvent] = field(default_factory=list)
+    observations: list[dict[str, Any]] = field(default_factory=list)
+    final: Plan | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"duration_s": self.duration_s, "events": [dataclasses.asdict(e) for e in self.events],
+                "observations": self.observations,
+                "final_replicas": {op: dict(per) for op, per in self.final.replicas.items()} if self.final else {}}
+
+
+Fault = tuple[float, str, Callable[[], None]]  # (at seconds, what, action)
+
+
+class LiveRun:
+    """One topology under one policy, on local Spark or a standalone cluster (``workers``)."""
+
+    def __init__(self, spark: Any, topology: Topology, cluster: Cluster, policy: Policy, cfg: PipelineConfig,
+                 interval_s: float = 10.0, alive: Callable[[], set[str]] | None = None, poll_s: float = 1.0,
+                 settle_intervals: int = 1):
+        self.spark, self.topology, self.cluster, self.policy = spark, topology, cluster, policy
+        self.cfg, self.interval_s, self.alive, self.poll_s = cfg, interval_s, alive, poll_s
+        self.settle_intervals = settle_intervals
+        self._settle = 0
+        self.pipeline: Pipeline | None = None
+        self.plan: Plan | None = None
+        self.lost: set[str] = set()
+        self._pending: LiveEvent | None = None  # waiting for the first sink tuple of a new plan
+        self._since = 0.0  # when that wait began (perf_counter)
+
+    @property
+    def workers(self) -> list[WorkerLayout] | None:
+        if self.cfg.workers is None:
+            return None
+        return [w for w in self.cfg.workers if w.node not in self.lost]
+
+    @property
+    def slots(self) -> dict[str, int] | None:
+        return {w.node: w.replica_slots for w in self.workers} if self.workers is not None else None
+
+    def run(self, duration_s: float, faults: list[Fault] | None = None,
+            progress: Callable[[float, str], None] | None = None) -> LiveResult:
+        result = LiveResult(duration_s)
+        started = time.perf_counter()
+        clock = lambda: time.perf_counter() - started  # noqa: E731
+        faults = sorted(faults or [], key=lambda f: f[0])
+        fault_at: float | None = None
+        cluster = self.cluster
+        plan = self.policy.initial(cluster)
+        self._enact(plan, result, LiveEvent(0.0, "start", _replicas(plan), f"{self.policy.name}: first plan"),
+                    started)
+        before = Snapshot.take(self.pipeline.stats)
+        next_reason = self.interval_s
+        try:
+            while (now := clock()) < duration_s:
+                time.sleep(min(self.poll_s, max(0.0, duration_s - now)))
+                now = clock()
+                while faults and faults[0][0] <= now:
+                    _, what, action = faults.pop(0)
+                    action()
+                    fault_at = time.perf_counter()
+                    if progress:
+                        progress(now, f"fault: {what}")
+                self._check_first_output(clock)
+                self._check_failed()
+                if self.alive is not None and (gone := {w.node for w in self.workers} - self.alive()):
+                    loss_t = fault_at if fault_at is not None else time.perf_counter()
+                    self.lost |= gone
+                    cluster = shrink(self.cluster, self.lost)
+                    plan = place_counts(self.topology, cluster, self.plan.counts(), self.slots).evolve(
+                        source_rates=dict(self.plan.source_rates))
+                    event = LiveEvent(now, "node-lost", _replicas(plan), f"lost {', '.join(sorted(gone))}; same "
+                                      f"replica counts re-placed on {len(cluster.nodes)} nodes",
+                                      detected_s=time.perf_counter() - loss_t)
+                    self._enact(plan, result, event, loss_t, graceful=False)
+                    before = Snapshot.take(self.pipeline.stats)
+                    next_reason = clock() + self.interval_s
+                    if progress:
+                        progress(now, event.detail)
+                    continue
+                if now >= next_reason:
+                    after = Snapshot.take(self.pipeline.stats)
+                    obs = self._observe(before, after, now)
+                    # an interval in which no tuple reached a sink (executors still starting, the first batch
+                    # still running) says nothing about the plan: measure again before deciding
+                    warming = obs.throughput <= 0
+                    # and the first interval with output after an enactment is the new plan catching up on the
+                    # rows that arrived meanwhile (Flink's autoscaler calls this stabilization): not decided on
+                    settling = not warming and self._settle > 0
+                    if settling:
+                        self._settle -= 1
+                    decide = not (warming or settling)
+                    result.observations.append({**dataclasses.asdict(obs), "parallelism": self.plan.counts(),
+                                                "decided": decide})
+                    before, next_reason = after, now + self.interval_s
+                    new = self.policy.decide(obs, self.plan, cluster) if decide else None
+                    if new is not None:
+                        new = new.evolve(source_rates=dict(self.plan.source_rates))
+                        event = LiveEvent(now, "replan", _replicas(new), _describe(self.plan, new))
+                        self._enact(new, result, event, time.perf_counter())
+                        before = Snapshot.take(self.pipeline.stats)
+                        if progress:
+                            progress(now, event.detail)
+                    elif progress:
+                        progress(now, "no output yet: measuring again" if warming
+                                 else "catching up after the re-plan: measuring again" if settling
+                                 else "kept the plan")
+        finally:
+            if self.pipeline is not None:
+                self.pipeline.stop()
+        self._check_first_output(clock)
+        result.final = self.plan
+        return result
+
+    # ------------------------------------------------------------------ helpers
+    def _enact(self, plan: Plan, result: LiveResult, event: LiveEvent, since: float, graceful: bool = True) -> None:
+        if self.pipeline is not None:
+            # a batch still running after two triggers is one of the plan being replaced: interrupting it costs
+            # nothing (the new plan replays it from the checkpoint), waiting for it would delay the new plan
+            self.pipeline.stop(wait_s=2 * self.cfg.trigger_s if graceful else 0.0)
+        if not plan.source_rates:
+            plan = plan.evolve(source_rates={s.id: float(s.rate or 0.0) for s in self.topology.sources})
+        cfg = dataclasses.replace(self.cfg, workers=self.workers)
+        self.pipeline = Pipeline(self.spark, self.topology, plan, cfg)
+        self.pipeline.start()
+        self.plan = plan
+        result.events.append(event)
+        self._pending, self._since = event, since
+        self._settle = self.settle_intervals if event.kind != "start" else 0
+
+    def _check_first_output(self, clock: Callable[[], float]) -> None:
+        if self._pending is None or self.pipeline is None:
+            return
+        stats = self.pipeline.stats.value
+        if any(stats.get(s.id, [0.0])[ROWS_IN] > 0 for s in self.topology.sinks):
+            self._pending.pause_s = time.perf_counter() - self._since
+            self._pending = None
+
+    def _check_failed(self) -> None:
+        query = self.pipeline.query if self.pipeline is not None else None
+        if query is not None and not query.isActive and query.exception() is not None:
+            raise RuntimeError(f"the streaming query failed: {query.exception()}")
+
+    def _observe(self, before: Snapshot, after: Snapshot, now: float) -> Observation:
+        measured, operators = measure(before, after, self.topology)
+        rates = {s.id: float(self.plan.source_rates.get(s.id) or s.rate or 0.0) for s in self.topology.sources}
+        lag_s = max(0.0, (measured["latency_ms"] or 0.0) / 1000 - self.cfg.trigger_s)
+        return Observation(now, measured["window_s"], rates, measured["throughput"], measured["latency_ms"], lag_s,
+                           operators)
+
+
+def _replicas(plan: Plan) -> dict[str, dict[str, int]]:
+    return {op: {n: int(c) for n, c in per.items() if c > 0} for op, per in plan.replicas.items()}
+
+
+def _describe(old: Plan, new: Plan) -> str:
+    a, b = old.counts(), new.counts()
+    changed = [f"{op} {a.get(op, 0)}→{b[op]}" for op in b if a.get(op, 0) != b[op]]
+    return ", ".join(changed) if changed else "same counts, new placement"

@@ -1,0 +1,127 @@
+"""Elastic policies for a running pipeline, on synthetic measurements (no Spark)."""
+
+from __future__ import annotations
+
+import pytest
+
+from streamplace.bench import resolve_cluster
+from streamplace.elastic.btu import BtuController
+from streamplace.elastic.live import (
+    ControllerPolicy,
+    FluidQueues,
+    Observation,
+    SOdrpPolicy,
+    make_policy,
+    measured_input_rates,
+    place_counts,
+    shrink,
+)
+from streamplace.elastic.threshold import ThresholdController
+from streamplace.errors import ModelError, SpecError
+from streamplace.model.plan import Plan
+from streamplace.model.topology import Operator, Stream, Topology
+from streamplace.schedulers import create
+
+CLUSTER = resolve_cluster("hetero-3")
+SLOTS = {n.id: 4 for n in CLUSTER.nodes}
+
+
+def chain(rate: float = 400.0, cost_ms: float = 4.0) -> Topology:
+    ops = (Operator("src", "source", rate=rate, cost_ms=0.0), Operator("a", cost_ms=cost_ms, cpu=10),
+           Operator("out", "sink", cost_ms=0.0))
+    return Topology("chain", ops, (Stream("src", "a"), Stream("a", "out")))
+
+
+def observe(topo: Topology, at: float, a_rate: float, cost_ms: float, window: float = 10.0,
+            emitted: float | None = None) -> Observation:
+    rate = float(topo.op("src").rate)
+    ops = {"src": {"input_per_s": 0.0, "output_per_s": emitted if emitted is not None else rate,
+                   "cost_ms_measured": 0.0},
+           "a": {"input_per_s": a_rate, "output_per_s": a_rate, "cost_ms_measured": cost_ms},
+           "out": {"input_per_s": a_rate, "output_per_s": a_rate, "cost_ms_measured": 0.0}}
+    return Observation(at, window, {"src": rate}, a_rate, 50.0, ops)
+
+
+def one_each(topo: Topology, node: str = "pentium-1") -> Plan:
+    return Plan("manual", topo.name, CLUSTER.name, {op.id: {node: 1} for op in topo.operators},
+                source_rates={"src": float(topo.op("src").rate)})
+
+
+def test_fluid_queue_grows_by_the_deficit_and_drains() -> None:
+    topo = chain()
+    q = FluidQueues(topo)
+    plan = one_each(topo)
+    queue, capacity, service = q.update(observe(topo, 10, 250, 4.0), plan)["a"]
+    assert capacity == pytest.approx(250.0) and service == 4.0
+    assert queue == pytest.approx((400 - 250) * 10)  # 150 t/s short for 10 s
+    three = Plan("m", topo.name, CLUSTER.name, {**plan.replicas, "a": {"pentium-1": 3}})
+    assert q.update(observe(topo, 20, 400, 4.0), three)["a"][0] == pytest.approx(0.0)  # 750 t/s drains 1500 in 10 s
+
+
+def test_threshold_adds_replicas_where_the_queue_grows_and_sheds_them_when_idle() -> None:
+    topo = chain()
+    pol = ControllerPolicy(topo, ThresholdController(), SLOTS, one_each(topo))
+    plan = pol.initial(CLUSTER)
+    up = pol.decide(observe(topo, 10, 250, 4.0), plan, CLUSTER)
+    assert up is not None and up.parallelism("a") == 3  # queue 1500 > 250: two more
+    assert up.parallelism("src") == 1 and up.parallelism("out") == 1
+    assert all(c <= SLOTS[n] for per in up.replicas.values() for n, c in per.items())
+    down = pol.decide(observe(topo, 20, 400, 4.0), up, CLUSTER)  # drained: below one item
+    assert down is not None and down.parallelism("a") == 2
+
+
+def test_threshold_takes_a_new_node_when_the_used_one_is_full() -> None:
+    topo = chain()
+    first = one_each(topo)
+    full = Plan("m", topo.name, CLUSTER.name, {**first.replicas, "a": {"pentium-1": 4}})
+    pol = ControllerPolicy(topo, ThresholdController(), SLOTS, full)
+    pol.initial(CLUSTER)
+    obs = observe(topo, 10, 250, 4.0 * 4 * 400 / 250)  # 4 replicas still too slow
+    new = pol.decide(obs, full, CLUSTER)
+    assert new is not None and new.parallelism("a") > 4
+    assert set(new.replicas["a"]) - {"pentium-1"}  # the pentium's 4 slots are full: a second node is taken
+
+
+def test_btu_controller_scales_up_on_a_growing_duration() -> None:
+    topo = chain()
+    pol = ControllerPolicy(topo, BtuController(), SLOTS, one_each(topo))
+    plan = pol.initial(CLUSTER)
+    new = pol.decide(observe(topo, 10, 250, 4.0), plan, CLUSTER)
+    assert new is not None and new.parallelism("a") > 1
+
+
+def test_s_odrp_deploys_without_rates_then_replans_with_measured_ones() -> None:
+    topo = chain(rate=400)
+    odrp = create("odrp", {"preset": "debs2015"})
+    pol = SOdrpPolicy(topo, odrp, SLOTS)
+    first = pol.initial(CLUSTER)
+    assert any("phase 1" in w for w in first.warnings)
+    second = pol.decide(observe(topo, 10, 250, 4.0, emitted=250), first, CLUSTER)
+    assert pol.used_rates is not None and pol.used_rates["a"] == pytest.approx(400.0)  # scaled to the offered load
+    assert second is None or second.ok
+    assert pol.decide(observe(topo, 20, 390, 4.0), second or first, CLUSTER) is None  # within the drift: kept
+
+
+def test_measured_rates_scale_by_the_sources_lag() -> None:
+    topo = chain(rate=400)
+    rates = measured_input_rates(topo, observe(topo, 10, 200, 4.0, emitted=200))
+    assert rates["a"] == pytest.approx(400.0) and rates["src"] == 400.0
+
+
+def test_place_counts_respects_slots_and_explains_when_it_cannot() -> None:
+    topo = chain()
+    plan = place_counts(topo, CLUSTER, {"src": 1, "a": 6, "out": 1}, SLOTS)
+    assert plan.parallelism("a") == 6 and max(plan.replicas["a"].values()) <= 4
+    small = shrink(CLUSTER, {"core-i3-1", "core-i5-1"})
+    with pytest.raises(ModelError, match="replica slots"):
+        place_counts(topo, small, {"src": 1, "a": 6, "out": 1}, {"pentium-1": 4})
+
+
+def test_make_policy_rejects_unknown_names_and_parameters() -> None:
+    topo = chain()
+    with pytest.raises(SpecError, match="unknown policy"):
+        make_policy("ds3", topo, CLUSTER, {}, SLOTS, one_each(topo))
+    with pytest.raises(SpecError, match=r"up, .*slo"):
+        make_policy("threshold", topo, CLUSTER, {"nope": "1"}, SLOTS, one_each(topo))
+    pol = make_policy("threshold", topo, CLUSTER, {"up": "10", "slo": "3"}, SLOTS, one_each(topo))
+    assert isinstance(pol, ControllerPolicy) and pol.controller.up == 10.0 and pol.slo == 3.0
