@@ -8,11 +8,12 @@ from streamplace.bench import resolve_cluster
 from streamplace.elastic.btu import BtuController
 from streamplace.elastic.live import (
     ControllerPolicy,
-    FluidQueues,
+    HoldPolicy,
     Observation,
     SOdrpPolicy,
     make_policy,
     measured_input_rates,
+    operator_backlog,
     place_counts,
     shrink,
 )
@@ -32,14 +33,15 @@ def chain(rate: float = 400.0, cost_ms: float = 4.0) -> Topology:
     return Topology("chain", ops, (Stream("src", "a"), Stream("a", "out")))
 
 
-def observe(topo: Topology, at: float, a_rate: float, cost_ms: float, window: float = 10.0,
+def observe(topo: Topology, at: float, a_rate: float, cost_ms: float, lag_s: float = 0.0, window: float = 10.0,
             emitted: float | None = None) -> Observation:
     rate = float(topo.op("src").rate)
     ops = {"src": {"input_per_s": 0.0, "output_per_s": emitted if emitted is not None else rate,
-                   "cost_ms_measured": 0.0},
-           "a": {"input_per_s": a_rate, "output_per_s": a_rate, "cost_ms_measured": cost_ms},
-           "out": {"input_per_s": a_rate, "output_per_s": a_rate, "cost_ms_measured": 0.0}}
-    return Observation(at, window, {"src": rate}, a_rate, 50.0, ops)
+                   "cost_ms_measured": 0.0, "busy_cores": 0.0},
+           "a": {"input_per_s": a_rate, "output_per_s": a_rate, "cost_ms_measured": cost_ms,
+                 "busy_cores": a_rate * cost_ms / 1000},
+           "out": {"input_per_s": a_rate, "output_per_s": a_rate, "cost_ms_measured": 0.0, "busy_cores": 0.0}}
+    return Observation(at, window, {"src": rate}, a_rate, 1000 * (lag_s + 1), lag_s, ops)
 
 
 def one_each(topo: Topology, node: str = "pentium-1") -> Plan:
@@ -47,26 +49,25 @@ def one_each(topo: Topology, node: str = "pentium-1") -> Plan:
                 source_rates={"src": float(topo.op("src").rate)})
 
 
-def test_fluid_queue_grows_by_the_deficit_and_drains() -> None:
+def test_backlog_is_the_sources_rate_over_the_lag_on_the_busy_operators() -> None:
     topo = chain()
-    q = FluidQueues(topo)
-    plan = one_each(topo)
-    queue, capacity, service = q.update(observe(topo, 10, 250, 4.0), plan)["a"]
+    state = operator_backlog(topo, observe(topo, 10, 250, 4.0, lag_s=5.0), one_each(topo))
+    queue, capacity, service = state["a"]
+    assert queue == pytest.approx(400 * 5.0)  # 5 s behind a 400 t/s source, all of it at the one busy operator
     assert capacity == pytest.approx(250.0) and service == 4.0
-    assert queue == pytest.approx((400 - 250) * 10)  # 150 t/s short for 10 s
-    three = Plan("m", topo.name, CLUSTER.name, {**plan.replicas, "a": {"pentium-1": 3}})
-    assert q.update(observe(topo, 20, 400, 4.0), three)["a"][0] == pytest.approx(0.0)  # 750 t/s drains 1500 in 10 s
+    assert state["out"][0] == 0.0
+    assert operator_backlog(topo, observe(topo, 20, 400, 4.0, lag_s=0.0), one_each(topo))["a"][0] == 0.0
 
 
 def test_threshold_adds_replicas_where_the_queue_grows_and_sheds_them_when_idle() -> None:
     topo = chain()
     pol = ControllerPolicy(topo, ThresholdController(), SLOTS, one_each(topo))
     plan = pol.initial(CLUSTER)
-    up = pol.decide(observe(topo, 10, 250, 4.0), plan, CLUSTER)
-    assert up is not None and up.parallelism("a") == 3  # queue 1500 > 250: two more
+    up = pol.decide(observe(topo, 10, 250, 4.0, lag_s=5.0), plan, CLUSTER)
+    assert up is not None and up.parallelism("a") == 3  # backlog 2000 > 250: two more
     assert up.parallelism("src") == 1 and up.parallelism("out") == 1
     assert all(c <= SLOTS[n] for per in up.replicas.values() for n, c in per.items())
-    down = pol.decide(observe(topo, 20, 400, 4.0), up, CLUSTER)  # drained: below one item
+    down = pol.decide(observe(topo, 20, 400, 4.0, lag_s=0.0), up, CLUSTER)  # caught up: below one item
     assert down is not None and down.parallelism("a") == 2
 
 
@@ -76,7 +77,7 @@ def test_threshold_takes_a_new_node_when_the_used_one_is_full() -> None:
     full = Plan("m", topo.name, CLUSTER.name, {**first.replicas, "a": {"pentium-1": 4}})
     pol = ControllerPolicy(topo, ThresholdController(), SLOTS, full)
     pol.initial(CLUSTER)
-    obs = observe(topo, 10, 250, 4.0 * 4 * 400 / 250)  # 4 replicas still too slow
+    obs = observe(topo, 10, 250, 4.0 * 4 * 400 / 250, lag_s=3.0)  # 4 replicas still too slow
     new = pol.decide(obs, full, CLUSTER)
     assert new is not None and new.parallelism("a") > 4
     assert set(new.replicas["a"]) - {"pentium-1"}  # the pentium's 4 slots are full: a second node is taken
@@ -86,8 +87,9 @@ def test_btu_controller_scales_up_on_a_growing_duration() -> None:
     topo = chain()
     pol = ControllerPolicy(topo, BtuController(), SLOTS, one_each(topo))
     plan = pol.initial(CLUSTER)
-    new = pol.decide(observe(topo, 10, 250, 4.0), plan, CLUSTER)
+    new = pol.decide(observe(topo, 10, 250, 4.0, lag_s=2.0), plan, CLUSTER)
     assert new is not None and new.parallelism("a") > 1
+    assert pol.durations["a"][-1] == pytest.approx(4.0 + 1000 * 800 / 250)  # service + wait behind the backlog
 
 
 def test_s_odrp_deploys_without_rates_then_replans_with_measured_ones() -> None:
@@ -125,3 +127,12 @@ def test_make_policy_rejects_unknown_names_and_parameters() -> None:
         make_policy("threshold", topo, CLUSTER, {"nope": "1"}, SLOTS, one_each(topo))
     pol = make_policy("threshold", topo, CLUSTER, {"up": "10", "slo": "3"}, SLOTS, one_each(topo))
     assert isinstance(pol, ControllerPolicy) and pol.controller.up == 10.0 and pol.slo == 3.0
+
+
+def test_hold_keeps_its_plan_and_takes_no_parameters() -> None:
+    topo = chain()
+    pol = make_policy("hold", topo, CLUSTER, {}, SLOTS, one_each(topo))
+    assert isinstance(pol, HoldPolicy) and pol.decide(observe(topo, 10, 1, 4.0, lag_s=60), one_each(topo),
+                                                      CLUSTER) is None
+    with pytest.raises(SpecError, match="no parameters"):
+        make_policy("hold", topo, CLUSTER, {"up": "1"}, SLOTS, one_each(topo))

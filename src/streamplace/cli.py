@@ -457,9 +457,10 @@ def run_cmd(
 def live_cmd(
     topo: TopoArg,
     cluster: ClusterArg,
-    policy: Annotated[str, typer.Option("--policy", "-P", help="threshold, btu (paper 004's controllers) or s-odrp "
-                                        "(paper 003's two-phase loop)")] = "threshold",
-    plan_file: Annotated[Path | None, typer.Option("--plan", help="first plan for threshold/btu (default: plan "
+    policy: Annotated[str, typer.Option("--policy", "-P", help="hold (keep the plan, recover from lost "
+                                        "workers), threshold, btu (paper 004's controllers) or s-odrp (paper "
+                                        "003's two-phase loop)")] = "threshold",
+    plan_file: Annotated[Path | None, typer.Option("--plan", help="first plan for hold/threshold/btu (default: plan "
                                                    "with --scheduler)")] = None,
     scheduler: Annotated[str, typer.Option("--scheduler", "-s", help="scheduler of the first plan")] = "r-storm",
     param: Annotated[list[str] | None, typer.Option("--param", "-p", help="policy parameter key=value: the "
@@ -528,9 +529,9 @@ def live_cmd(
     cfg = PipelineConfig(trigger_s=trigger, sink=sink, out_dir=out_dir, workers=workers)  # type: ignore[arg-type]
     alive = None
     if state is not None:
-        from streamplace.spark.standalone import alive_workers
+        from streamplace.spark.standalone import alive_nodes
 
-        alive = lambda: set(alive_workers(state))  # noqa: E731
+        alive = functools.partial(alive_nodes, state)
     runner = LiveRun(spark, t, c, pol, cfg, interval, alive)
     with progress_bar("live {task.description}", "{task.completed:.0f}/{task.total:.0f} s",
                       disable=as_json or not err.is_terminal) as bar:

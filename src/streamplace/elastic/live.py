@@ -2,7 +2,9 @@
 
 The runtime (spark/live.py) measures every reasoning interval and hands an
 ``Observation`` to a ``Policy``, which answers with a new plan or None (keep).
-Three policies:
+Four policies:
+
+* ``HoldPolicy`` keeps the plan it was given; only lost nodes change it.
 
 * ``ControllerPolicy`` runs paper 004's controllers (``threshold``, ``btu``)
   unchanged through the ``View``/``Backend`` interface they already use in the
@@ -302,7 +304,21 @@ def _same(a: Any, b: Any) -> bool:
     return norm(a) == norm(b)
 
 
-POLICIES = ("threshold", "btu", "s-odrp")
+@dataclass
+class HoldPolicy:
+    """Keep the first plan (only lost nodes make the runtime re-place it): a plan enacted with failure recovery."""
+
+    initial_plan: Plan
+    name: str = "hold"
+
+    def initial(self, cluster: Cluster) -> Plan:
+        return self.initial_plan
+
+    def decide(self, obs: Observation, plan: Plan, cluster: Cluster) -> Plan | None:
+        return None
+
+
+POLICIES = ("hold", "threshold", "btu", "s-odrp")
 POLICY_KEYS = {"slo", "btu_s", "history"}
 
 
@@ -313,6 +329,11 @@ def make_policy(name: str, topology: Topology, cluster: Cluster, params: dict[st
     own first plan."""
     from streamplace.elastic.factory import CONTROLLERS, controller_parameters
 
+    if name == "hold":
+        if params:
+            raise SpecError([Problem(f"--param {next(iter(params))}", "the hold policy takes no parameters",
+                                     "drop --param, or pick another --policy")])
+        return HoldPolicy(initial_plan)
     if name == "s-odrp":
         odrp = create("odrp", {k: v for k, v in params.items() if k != "drift"})
         assert isinstance(odrp, Odrp)

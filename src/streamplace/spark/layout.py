@@ -5,18 +5,19 @@ resources through discovery scripts:
 
 * ``sp_<node>`` with one address: the node's identity. An application pins an
   operator's replicas on node u by running them in a stage whose ResourceProfile
-  asks each executor for ``sp_<u>`` = 1 and each task for 1/k of it, with k
-  executor cores: only u's worker has that resource, so those executors — and the
-  up to k tasks each runs at once — can only start there. One executor per node
-  then serves every operator placed on that node.
+  asks each executor for ``sp_<u>`` = 1 and each task for 1/k of it, with k =
+  ``replica_slots(u)`` executor cores: only u's worker has that resource, so those
+  executors — and the up to k tasks each runs at once — can only start there. One
+  executor per node then serves every operator placed on that node, and since k
+  does not depend on the plan, every plan and re-plan shares that profile and
+  keeps the running executors.
 * ``spare`` with one address: what executors of the default profile (stages that
   are not an operator's, e.g. reading a rate source) ask for, so they can never
   take the cores an operator's executor needs.
 
 The cores rule (no stage waits forever for executors): worker u has
-``replica_slots(u) + 1`` cores — room for one pinned executor with as many
-cores as the most replicas one operator has on u, plus one for the spare
-executor. Executors that hold shuffle data stay alive under shuffle tracking,
+``replica_slots(u) + 1`` cores — room for the pinned executor's k, plus one for
+the spare executor. Executors that hold shuffle data stay alive under shuffle tracking,
 but each holds its own node's or the spare address, so a stage's executor never
 competes with another stage's for the same cores. A plan that puts more replicas
 of one operator on u than ``replica_slots(u)`` is refused before it runs.
@@ -117,8 +118,3 @@ def check_enactable(topology: Topology, plan: Plan, workers: list[WorkerLayout],
                                         "restart the cluster with a larger --replica-slots, or re-plan"))
     if problems:
         raise ModelError(problems, where)
-
-
-def executor_cores(plan: Plan, topology: Topology, worker: WorkerLayout) -> int:
-    """Cores of the pinned executor on a worker: the most replicas any one operator has there (≥ 1)."""
-    return max([int(plan.replicas.get(op.id, {}).get(worker.node, 0)) for op in topology.operators] + [1])

@@ -65,7 +65,7 @@ class LiveRun:
     """One topology under one policy, on local Spark or a standalone cluster (``workers``)."""
 
     def __init__(self, spark: Any, topology: Topology, cluster: Cluster, policy: Policy, cfg: PipelineConfig,
-                 interval_s: float = 10.0, alive: Callable[[], set[str]] | None = None, poll_s: float = 1.0,
+                 interval_s: float = 10.0, alive: Callable[[], set[str] | None] | None = None, poll_s: float = 1.0,
                  settle_intervals: int = 1):
         self.spark, self.topology, self.cluster, self.policy = spark, topology, cluster, policy
         self.cfg, self.interval_s, self.alive, self.poll_s = cfg, interval_s, alive, poll_s
@@ -112,7 +112,8 @@ class LiveRun:
                         progress(now, f"fault: {what}")
                 self._check_first_output(clock)
                 self._check_failed()
-                if self.alive is not None and (gone := {w.node for w in self.workers} - self.alive()):
+                seen = self.alive() if self.alive is not None else None
+                if seen is not None and (gone := {w.node for w in self.workers or []} - seen):
                     loss_t = fault_at if fault_at is not None else time.perf_counter()
                     self.lost |= gone
                     cluster = shrink(self.cluster, self.lost)

@@ -49,7 +49,7 @@ from streamplace.errors import Problem, SpecError
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Stream, Topology
 from streamplace.spark.feeder import FileFeeder
-from streamplace.spark.layout import EXECUTOR_MEMORY_MB, Branch, WorkerLayout, branches, check_enactable, executor_cores
+from streamplace.spark.layout import EXECUTOR_MEMORY_MB, Branch, WorkerLayout, branches, check_enactable
 from streamplace.spark.library.generic import busy
 from streamplace.spark.logic import BASE_COLUMNS, ERROR_COLUMN, Columns, ddl, logic_of, merge_columns
 from streamplace.spark.metrics import StatsParam
@@ -148,10 +148,13 @@ class Pipeline:
         self.readers = {op.id: sum(len(self.pinned[t]) for t in self.topology.successors(op.id))
                         for op in self.topology.operators}
         for w in workers:
-            k = executor_cores(self.plan, self.topology, w)
-            ereq = ExecutorResourceRequests().cores(k).memory(f"{EXECUTOR_MEMORY_MB}m").resource(w.resource, 1)
-            treq = TaskResourceRequests().cpus(1).resource(w.resource, 1.0 / k)
-            self.profiles[w.node] = ResourceProfileBuilder().require(ereq).require(treq).build
+            k = w.replica_slots
+            key = (id(self.spark.sparkContext), w.resource, k)
+            if key not in _PROFILES:  # one profile object per node and context: every plan (and re-plan) shares
+                ereq = ExecutorResourceRequests().cores(k).memory(f"{EXECUTOR_MEMORY_MB}m").resource(w.resource, 1)
+                treq = TaskResourceRequests().cpus(1).resource(w.resource, 1.0 / k)
+                _PROFILES[key] = ResourceProfileBuilder().require(ereq).require(treq).build
+            self.profiles[w.node] = _PROFILES[key]
 
     def _mapper(self, op_id: str, batch_id: int, task: OperatorTask | None = None) -> Callable:
         return functools.partial(_run_task, task or self.tasks[op_id], self.stats, batch_id)
@@ -360,6 +363,11 @@ class Pipeline:
         while self.query.isActive and self.query.status.get("isTriggerActive") and time.monotonic() < deadline:
             time.sleep(0.05)
         self.query.stop()
+
+
+#: (SparkContext, node resource, cores) → its ResourceProfile. Spark gives every profile object a new id, and
+#: executors serve one profile id only: sharing the object lets a re-planned pipeline keep the running executors
+_PROFILES: dict[tuple[int, str, int], Any] = {}
 
 
 def merged(parts: list[DataFrame]) -> DataFrame:

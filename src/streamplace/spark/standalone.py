@@ -32,7 +32,7 @@ from typing import Any
 
 from streamplace.errors import StreamplaceError
 from streamplace.model.cluster import Cluster
-from streamplace.spark.layout import SPARE, SPARE_MEMORY_MB, WorkerLayout, worker_layout
+from streamplace.spark.layout import SPARE, SPARE_MEMORY_MB, WorkerLayout, resource_name, worker_layout
 
 STATE_FILE = "state.json"
 
@@ -227,6 +227,16 @@ def alive_workers(state: ClusterState, doc: dict[str, Any] | None = None) -> dic
             if name != SPARE:
                 out[name] = w
     return out
+
+
+def alive_nodes(state: ClusterState) -> set[str] | None:
+    """The nodes whose workers the master sees ALIVE; None when the master does not answer (then nothing is known
+    to be lost)."""
+    doc = master_json(state.host, state.webui_port)
+    if doc is None:
+        return None
+    names = alive_workers(state, doc)
+    return {w.node for w in state.workers if resource_name(w.node) in names}
 
 
 def _alive(pid: int) -> bool:

@@ -1,6 +1,7 @@
 """Run a sweep as Spark tasks (local or a cluster) and write its rows as Parquet.
 
-The specs are resolved once on the driver and broadcast; the instances are
+The specs are resolved once on the driver and broadcast as spec documents
+(each task rebuilds the ones its chunk uses); the instances are
 split into ``partitions`` chunks, each a Spark task that plans and predicts its
 instances one after another (bench/sweep.py). The rows go to a Parquet
 directory (overwritten), with ``_sweep.json`` beside them: the axes, the
@@ -22,6 +23,7 @@ from typing import Any
 from streamplace.bench.sweep import ROW_SCHEMA, Instance, chunks, evaluate_instance
 from streamplace.model.cluster import Cluster
 from streamplace.model.topology import Topology
+from streamplace.spec.loader import cluster_to_doc, load_cluster, load_topology, topology_to_doc
 
 META = "_sweep.json"
 
@@ -46,11 +48,15 @@ def run_sweep(spark: Any, instances: Sequence[Instance], topologies: dict[str, T
     """Evaluate every instance in Spark tasks and write the rows under ``out`` (Parquet)."""
     sc = spark.sparkContext
     n_tasks = partitions or max(1, min(len(instances), 4 * sc.defaultParallelism, 400))
-    specs = sc.broadcast((topologies, clusters, params or {}))
+    # the model objects hold read-only mappings, which do not pickle: tasks get the spec documents
+    specs = sc.broadcast(({k: topology_to_doc(t) for k, t in topologies.items()},
+                          {k: cluster_to_doc(c) for k, c in clusters.items()}, params or {}))
     names = [name for name, _ in ROW_SCHEMA]
 
     def evaluate_chunk(chunk: list[Instance]) -> list[tuple]:
-        topos, clus, prm = specs.value
+        topo_docs, cluster_docs, prm = specs.value
+        topos = {k: load_topology(d) for k, d in topo_docs.items() if any(i.topology == k for i in chunk)}
+        clus = {k: load_cluster(d) for k, d in cluster_docs.items() if any(i.cluster == k for i in chunk)}
         return [tuple(row[k] for k in names)
                 for inst in chunk
                 for row in [evaluate_instance(inst, topos[inst.topology], clus[inst.cluster], prm.get(inst.scheduler))]]
