@@ -6,7 +6,12 @@ import pytest
 
 from streamplace.bench import resolve_cluster
 from streamplace.elastic.btu import BtuController
-from streamplace.elastic.live import (
+from streamplace.elastic.threshold import ThresholdController
+from streamplace.errors import ModelError, SpecError
+from streamplace.model.plan import Plan
+from streamplace.model.topology import Operator, Stream, Topology
+from streamplace.schedulers import create
+from streamplace.spark.policies import (
     ControllerPolicy,
     HoldPolicy,
     Observation,
@@ -17,11 +22,6 @@ from streamplace.elastic.live import (
     place_counts,
     shrink,
 )
-from streamplace.elastic.threshold import ThresholdController
-from streamplace.errors import ModelError, SpecError
-from streamplace.model.plan import Plan
-from streamplace.model.topology import Operator, Stream, Topology
-from streamplace.schedulers import create
 
 CLUSTER = resolve_cluster("hetero-3")
 SLOTS = {n.id: 4 for n in CLUSTER.nodes}

@@ -22,10 +22,10 @@ def spark():
 
 
 def test_threshold_controller_rescales_a_running_pipeline_without_losing_a_tuple(spark, tmp_path: Path) -> None:
-    from streamplace.elastic.live import ControllerPolicy
     from streamplace.elastic.threshold import ThresholdController
     from streamplace.spark.live import LiveRun
     from streamplace.spark.pipeline import PipelineConfig
+    from streamplace.spark.policies import ControllerPolicy
 
     ops = (Operator("src", "source", rate=125.0), Operator("work", cost_ms=10.0, cpu=10),
            Operator("out", "sink"))

@@ -485,10 +485,10 @@ def live_cmd(
 
     Example: streamplace live linear-cpu hetero-3 --policy threshold --interval 10 --duration 180
     """
-    from streamplace.elastic.live import make_policy, place_counts
     from streamplace.spark.layout import worker_layout
     from streamplace.spark.live import LiveRun
     from streamplace.spark.pipeline import PipelineConfig
+    from streamplace.spark.policies import make_policy, place_counts
 
     t, c, _ = load_instance(topo, cluster, None)
     if sink not in ("parquet", "noop"):
@@ -550,7 +550,8 @@ def live_cmd(
     for col in ("at (s)", "what", "change", "pause (s)", "detected (s)"):
         events.add_column(col, justify="left" if col in ("what", "change") else "right")
     for e in result.events:
-        events.add_row(f"{e.at_s:.1f}", e.kind, e.detail, fmt(e.pause_s), fmt(e.detected_s))
+        events.add_row(f"{e.at_s:.1f}", e.kind, e.detail, "" if e.pause_s is None else f"{e.pause_s:.1f}",
+                       "" if e.detected_s is None else f"{e.detected_s:.2f}")
     out.print(events)
     obs = Table(title="every reasoning interval (measured)")
     for col in ("at (s)", "throughput (t/s)", "latency (ms)", "parallelism"):

@@ -30,6 +30,7 @@ ROW_SCHEMA = (
     ("max_utilization", "double"), ("mean_utilization", "double"), ("inter_node_traffic", "double"),
     ("planning_ms", "double"), ("wall_ms", "double"), ("error", "string"),
 )
+META = "_sweep.json"  # beside a sweep's Parquet rows: axes, instance count, timing
 PREDICTED = {"offered": "offered_throughput", "throughput": "throughput", "delivered": "delivered_throughput",
              "latency_ms": "latency_ms", "cost_per_hour": "cost_per_hour", "max_utilization": "max_utilization",
              "mean_utilization": "mean_utilization", "inter_node_traffic": "inter_node_traffic"}

@@ -20,9 +20,9 @@ from typing import Any
 
 import pandas as pd
 
+from streamplace.bench.sweep import META
 from streamplace.errors import Problem, SpecError
 from streamplace.report.html import Section, page
-from streamplace.spark.sweep import META
 
 GROUP = ["topology", "cluster", "scale", "seed"]
 

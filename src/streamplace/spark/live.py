@@ -23,7 +23,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from streamplace.elastic.live import Observation, Policy, place_counts, shrink
 from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Topology
@@ -31,6 +30,7 @@ from streamplace.spark.layout import WorkerLayout
 from streamplace.spark.metrics import Snapshot
 from streamplace.spark.operators import ROWS_IN
 from streamplace.spark.pipeline import Pipeline, PipelineConfig
+from streamplace.spark.policies import Observation, Policy, place_counts, shrink
 from streamplace.spark.run import measure
 
 
@@ -110,11 +110,12 @@ class LiveRun:
                     fault_at = time.perf_counter()
                     if progress:
                         progress(now, f"fault: {what}")
-                self._check_first_output(clock)
+                self._check_first_output()
                 self._check_failed()
                 seen = self.alive() if self.alive is not None else None
                 if seen is not None and (gone := {w.node for w in self.workers or []} - seen):
                     loss_t = fault_at if fault_at is not None else time.perf_counter()
+                    fault_at = None
                     self.lost |= gone
                     cluster = shrink(self.cluster, self.lost)
                     plan = place_counts(self.topology, cluster, self.plan.counts(), self.slots).evolve(
@@ -144,6 +145,9 @@ class LiveRun:
                                                 "decided": decide})
                     before, next_reason = after, now + self.interval_s
                     new = self.policy.decide(obs, self.plan, cluster) if decide else None
+                    if new is not None and self.workers is None and new.counts() == self.plan.counts():
+                        self.plan = new.evolve(source_rates=dict(self.plan.source_rates))  # placement only: local
+                        new = None  # Spark runs tasks wherever it likes, so there is nothing to re-enact
                     if new is not None:
                         new = new.evolve(source_rates=dict(self.plan.source_rates))
                         event = LiveEvent(now, "replan", _replicas(new), _describe(self.plan, new))
@@ -158,7 +162,7 @@ class LiveRun:
         finally:
             if self.pipeline is not None:
                 self.pipeline.stop()
-        self._check_first_output(clock)
+        self._check_first_output()
         result.final = self.plan
         return result
 
@@ -178,7 +182,7 @@ class LiveRun:
         self._pending, self._since = event, since
         self._settle = self.settle_intervals if event.kind != "start" else 0
 
-    def _check_first_output(self, clock: Callable[[], float]) -> None:
+    def _check_first_output(self) -> None:
         if self._pending is None or self.pipeline is None:
             return
         stats = self.pipeline.stats.value

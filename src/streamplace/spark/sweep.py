@@ -20,12 +20,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from streamplace.bench.sweep import ROW_SCHEMA, Instance, chunks, evaluate_instance
+from streamplace.bench.sweep import META, ROW_SCHEMA, Instance, chunks, evaluate_instance
 from streamplace.model.cluster import Cluster
 from streamplace.model.topology import Topology
 from streamplace.spec.loader import cluster_to_doc, load_cluster, load_topology, topology_to_doc
-
-META = "_sweep.json"
 
 
 @dataclass(frozen=True)

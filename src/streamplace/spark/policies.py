@@ -1,6 +1,7 @@
 """Elastic policies for a running pipeline: from one interval's measurements to the next plan (pure).
 
-The runtime (spark/live.py) measures every reasoning interval and hands an
+Pure: no Spark here; it lives in spark/ because it uses both the elastic
+controllers and the schedulers. The runtime (spark/live.py) measures every reasoning interval and hands an
 ``Observation`` to a ``Policy``, which answers with a new plan or None (keep).
 Four policies:
 
@@ -323,13 +324,16 @@ POLICY_KEYS = {"slo", "btu_s", "history"}
 
 
 def make_policy(name: str, topology: Topology, cluster: Cluster, params: dict[str, str], slots: dict[str, int],
-                initial_plan: Plan) -> Policy:
+                initial_plan: Plan | None) -> Policy:
     """A live policy by name. ``threshold`` / ``btu`` take the controller's constants plus ``slo``, ``btu_s`` and
     ``history`` and start from ``initial_plan``; ``s-odrp`` takes ODRP's parameters plus ``drift`` and makes its
     own first plan."""
     from streamplace.elastic.factory import CONTROLLERS, controller_parameters
 
+    if name in ("hold", *CONTROLLERS) and initial_plan is None:
+        raise ValueError(f"the {name} policy starts from a plan")
     if name == "hold":
+        assert initial_plan is not None
         if params:
             raise SpecError([Problem(f"--param {next(iter(params))}", "the hold policy takes no parameters",
                                      "drop --param, or pick another --policy")])
@@ -349,6 +353,7 @@ def make_policy(name: str, topology: Topology, cluster: Cluster, params: dict[st
     cls = CONTROLLERS[name]
     ctrl = cls(**{k: _coerce(cls, k, v) for k, v in params.items() if k in known})
     own = {k: _coerce(ControllerPolicy, k, v) for k, v in params.items() if k in POLICY_KEYS}
+    assert initial_plan is not None
     return ControllerPolicy(topology, ctrl, slots, initial_plan, **own)
 
 
