@@ -136,3 +136,19 @@ def test_hold_keeps_its_plan_and_takes_no_parameters() -> None:
                                                       CLUSTER) is None
     with pytest.raises(SpecError, match="no parameters"):
         make_policy("hold", topo, CLUSTER, {"up": "1"}, SLOTS, one_each(topo))
+
+
+def test_live_command_refuses_bad_input_before_spark_starts() -> None:
+    from typer.testing import CliRunner
+
+    from streamplace.cli import app
+
+    runner = CliRunner()
+    res = runner.invoke(app, ["live", "nasiri-linear", "hetero-3", "--kill", "pentium-1@10"])
+    assert res.exit_code == 2 and "only a standalone cluster's workers can be killed" in res.output
+    res = runner.invoke(app, ["live", "nasiri-linear", "hetero-3", "-P", "elastic"])
+    assert res.exit_code == 2 and "unknown policy 'elastic'" in res.output
+    res = runner.invoke(app, ["live", "nasiri-linear", "hetero-3", "-P", "s-odrp"])
+    assert res.exit_code == 2 and "bounds" in res.output  # ODRP needs its normalization bounds (or a preset)
+    res = runner.invoke(app, ["live", "nasiri-linear", "hetero-3", "--master", "spark://127.0.0.1:1"])
+    assert res.exit_code == 2 and "no cluster started here answers" in res.output

@@ -21,7 +21,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from streamplace.errors import ModelError
+from streamplace.errors import ModelError, SpecError
 from streamplace.model.cluster import Cluster, Node
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Operator, Stream, Topology
@@ -198,3 +198,15 @@ def test_a_killed_worker_is_replaced_and_no_output_is_lost(tmp_path: Path) -> No
     values = pd.read_parquet(tmp_path / "out" / "sink")["value"]
     assert len(values) > 100 * 30
     assert values.is_unique and values.min() == 0 and values.max() == len(values) - 1  # nothing lost or repeated
+
+
+def test_cluster_commands_find_a_spec_files_cluster_by_its_name(tmp_path: Path, monkeypatch) -> None:
+    from streamplace.cli import _state_dir
+
+    monkeypatch.setenv("STREAMPLACE_HOME", str(tmp_path))
+    (tmp_path / "clusters" / "three").mkdir(parents=True)
+    (tmp_path / "clusters" / "three" / "state.json").write_text("{}")
+    assert _state_dir("three", None) == tmp_path / "clusters" / "three"  # not a built-in: found by its state
+    assert _state_dir("hetero-3", None) == tmp_path / "clusters" / "hetero-3"  # a built-in's name
+    with pytest.raises(SpecError, match="no cluster file or built-in named 'four'"):
+        _state_dir("four", None)

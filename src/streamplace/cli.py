@@ -717,13 +717,16 @@ def _state_dir(cluster: str | None, state_dir: Path | None) -> Path:
         return state_dir
     if cluster is None:
         raise ModelError([Problem("CLUSTER", "which cluster?", "name it, or pass --state-dir")])
+    if (state_root() / cluster / "state.json").is_file():  # the spec's name, as `cluster up` printed it
+        return state_root() / cluster
     return state_root() / resolve_cluster(cluster).name
 
 
 @cluster_app.command("down")
 @friendly
 def cluster_down(
-    cluster: Annotated[str | None, typer.Argument(help="cluster spec or built-in name")] = None,
+    cluster: Annotated[str | None, typer.Argument(help="the cluster's name (as `cluster up` printed it), spec or "
+                                                   "built-in name")] = None,
     state_dir: StateOpt = None,
 ) -> None:
     """Stop exactly the master and workers that `cluster up` started (from their pid files).
@@ -739,7 +742,8 @@ def cluster_down(
 @cluster_app.command("status")
 @friendly
 def cluster_status(
-    cluster: Annotated[str | None, typer.Argument(help="cluster spec or built-in name")] = None,
+    cluster: Annotated[str | None, typer.Argument(help="the cluster's name (as `cluster up` printed it), spec or "
+                                                   "built-in name")] = None,
     state_dir: StateOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
