@@ -56,7 +56,7 @@ class WorkerLayout:
 
     @property
     def memory_mb(self) -> int:
-        # two pinned executors (a re-plan's profile may start before the old one is released) and the spare
+        # the pinned executor with room for a second (one profile per node, so a re-plan reuses it) and the spare
         return 2 * EXECUTOR_MEMORY_MB + SPARE_MEMORY_MB
 
 
