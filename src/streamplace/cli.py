@@ -59,6 +59,8 @@ TopoArg = Annotated[str, typer.Argument(help="topology spec (YAML/JSON, Storm Fl
 ClusterArg = Annotated[str, typer.Argument(help="cluster spec (YAML/JSON) or built-in name")]
 ProfileOpt = Annotated[Path | None, typer.Option("--profile", help="profile spec with measured costs")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="print JSON instead of tables")]
+CoresOpt = Annotated[int | None, typer.Option("--cores", help="local[N] (default: all cores)")]
+TriggerOpt = Annotated[float, typer.Option("--trigger", min=0.1, help="micro-batch interval (s)")]
 ParamOpt = Annotated[list[str] | None, typer.Option("--param", "-p", help="scheduler parameter key=value "
                                                     "(repeatable; dotted keys for nested values)")]
 
@@ -371,10 +373,10 @@ def run_cmd(
     scheduler: Annotated[str, typer.Option("--scheduler", "-s", help="scheduler when no --plan is given")] = "r-storm",
     duration: Annotated[float, typer.Option("--duration", min=1, help="seconds measured after the warm-up")] = 60.0,
     warmup: Annotated[float, typer.Option("--warmup", min=0, help="seconds before measuring")] = 15.0,
-    trigger: Annotated[float, typer.Option("--trigger", min=0.1, help="micro-batch interval (s)")] = 1.0,
+    trigger: TriggerOpt = 1.0,
     out_dir: Annotated[Path, typer.Option("--out", help="sink output and checkpoint directory")] = Path("run-out"),
     sink: Annotated[str, typer.Option("--sink", help="parquet, noop or memory")] = "parquet",
-    cores: Annotated[int | None, typer.Option("--cores", help="local[N] (default: all cores)")] = None,
+    cores: CoresOpt = None,
     master: Annotated[str | None, typer.Option("--master", help="Spark master URL (default: local); a cluster "
                                                "started by `streamplace cluster up` gets every replica pinned to "
                                                "its planned node")] = None,
@@ -391,21 +393,8 @@ def run_cmd(
     from streamplace.spark.pipeline import PipelineConfig
     from streamplace.spark.run import run_pipeline
 
-    t, c, _ = load_instance(topo, cluster, None)
-    from streamplace.spark.logic import logic_of
-
-    for op in t.operators:  # bad logic names or parameters fail here, naming the file, before Spark starts
-        logic_of(op, where=topo)
-    if plan_file is not None:
-        pl = load_plan(plan_file)
-        problems = validate_plan_against(pl, t, c)
-        if problems:
-            raise ModelError(problems, str(plan_file))
-    else:
-        pl = create(scheduler).plan(t, c)
-    if pl.status == "infeasible":
-        raise ModelError([Problem("plan", "the plan is infeasible: " + "; ".join(pl.explanation),
-                                  "plan with another scheduler or a larger cluster")])
+    t, c = spark_instance(topo, cluster)
+    pl = plan_to_run(plan_file, scheduler, t, c)
     if sink not in ("parquet", "noop", "memory"):
         raise ModelError([Problem("--sink", f"unknown sink {sink!r}", "use parquet, noop or memory")])
     state = standalone_state(master, state_dir)
@@ -468,10 +457,10 @@ def live_cmd(
                                                     "ODRP's parameters and drift")] = None,
     interval: Annotated[float, typer.Option("--interval", min=1, help="reasoning interval (s)")] = 10.0,
     duration: Annotated[float, typer.Option("--duration", min=1, help="seconds to run")] = 120.0,
-    trigger: Annotated[float, typer.Option("--trigger", min=0.1, help="micro-batch interval (s)")] = 1.0,
+    trigger: TriggerOpt = 1.0,
     out_dir: Annotated[Path, typer.Option("--out", help="sink output and checkpoint directory")] = Path("live-out"),
     sink: Annotated[str, typer.Option("--sink", help="parquet or noop")] = "parquet",
-    cores: Annotated[int | None, typer.Option("--cores", help="local[N] (default: all cores)")] = None,
+    cores: CoresOpt = None,
     master: Annotated[str | None, typer.Option("--master", help="Spark master URL; a cluster started by "
                                                "`streamplace cluster up` pins replicas and is watched for lost "
                                                "workers")] = None,
@@ -483,14 +472,14 @@ def live_cmd(
     """Run the pipeline under an elastic policy: every interval measure, decide, re-plan and re-enact from the
     checkpoint; on a standalone cluster, re-place the replicas of lost workers.
 
-    Example: streamplace live linear-cpu hetero-3 --policy threshold --interval 10 --duration 180
+    Example: streamplace live nasiri-linear hetero-3 --policy threshold --interval 10 --duration 180
     """
     from streamplace.spark.layout import worker_layout
     from streamplace.spark.live import LiveRun
     from streamplace.spark.pipeline import PipelineConfig
-    from streamplace.spark.policies import make_policy, place_counts
+    from streamplace.spark.policies import fits_slots, make_policy, place_counts
 
-    t, c, _ = load_instance(topo, cluster, None)
+    t, c = spark_instance(topo, cluster)
     if sink not in ("parquet", "noop"):
         raise ModelError([Problem("--sink", f"unknown sink {sink!r}", "use parquet or noop")])
     state = standalone_state(master, state_dir)
@@ -515,14 +504,8 @@ def live_cmd(
         faults.append((when, f"kill {node}", functools.partial(kill_worker, state, node)))
     first = None
     if policy != "s-odrp":
-        first = load_plan(plan_file) if plan_file is not None else create(scheduler).plan(t, c)
-        problems = validate_plan_against(first, t, c) if plan_file is not None else []
-        if problems:
-            raise ModelError(problems, str(plan_file))
-        if not first.ok:
-            raise ModelError([Problem("plan", "the first plan is infeasible: " + "; ".join(first.explanation),
-                                      "plan with another scheduler or a larger cluster")])
-        if any(n > slots.get(node, 0) for per in first.replicas.values() for node, n in per.items()):
+        first = plan_to_run(plan_file, scheduler, t, c)
+        if not fits_slots(first, slots):
             first = place_counts(t, c, first.counts(), slots)
     pol = make_policy(policy, t, c, parse_params(param), slots, first)
     spark = spark_session(master, state, cores)
@@ -656,6 +639,32 @@ def report_cmd(
     out.print(f"wrote {path} and {path.with_suffix('.png')}")
 
 
+def spark_instance(topo: str, cluster: str) -> tuple[Topology, Cluster]:
+    """The instance a Spark command runs; bad logic names or parameters fail here, naming the file, before Spark
+    starts."""
+    from streamplace.spark.logic import logic_of
+
+    t, c, _ = load_instance(topo, cluster, None)
+    for op in t.operators:
+        logic_of(op, where=topo)
+    return t, c
+
+
+def plan_to_run(plan_file: Path | None, scheduler: str, t: Topology, c: Cluster) -> Plan:
+    """The plan file checked against the instance, else a plan made now with ``scheduler``; never infeasible."""
+    if plan_file is not None:
+        pl = load_plan(plan_file)
+        problems = validate_plan_against(pl, t, c)
+        if problems:
+            raise ModelError(problems, str(plan_file))
+    else:
+        pl = create(scheduler).plan(t, c)
+    if not pl.ok:
+        raise ModelError([Problem("plan", "the plan is infeasible: " + "; ".join(pl.explanation),
+                                  "plan with another scheduler or a larger cluster")])
+    return pl
+
+
 def standalone_state(master: str | None, state_dir: Path | None) -> Any:
     """The cluster `cluster up` started at a spark:// master URL (None for local masters); a clear error when
     nothing started here answers there."""
@@ -775,7 +784,7 @@ def profile_cmd(
     topo: TopoArg,
     out_file: Annotated[Path, typer.Option("--out", "-o", help="profile file to write (YAML; .json for JSON)")]
     = Path("profile.yaml"),
-    cores: Annotated[int | None, typer.Option("--cores", help="local[N] (default: all cores)")] = None,
+    cores: CoresOpt = None,
     trigger: Annotated[float, typer.Option("--trigger", min=0.1, help="micro-batch interval the profile is for (s); "
                                            "MET counts each batch's fixed cost against it")] = 5.0,
     node_type: Annotated[str, typer.Option("--node-type", help="node type the entries are for")] = "local",

@@ -46,7 +46,10 @@ def load_sweep(path: Path) -> tuple[pd.DataFrame, dict[str, Any]]:
 
 
 def with_ratios(rows: pd.DataFrame) -> pd.DataFrame:
-    """Rows plus ``ratio``: throughput over the best throughput of its instance group (NaN without a plan)."""
+    """Rows plus ``ratio``: throughput over the best throughput of its instance group (NaN without a plan); rows
+    that have it already are returned as they are, so the summaries below can share one computation."""
+    if "ratio" in rows.columns:
+        return rows
     out = rows.copy()
     planned = out["status"].isin(["ok", "timeout"]) & out["throughput"].notna()
     best = out[planned].groupby(GROUP)["throughput"].transform("max")
@@ -86,14 +89,15 @@ def winners(rows: pd.DataFrame) -> pd.DataFrame:
     return top.join(groups, how="right").fillna({"best": "—", "wins": 0})
 
 
-def plot_sweep(rows: pd.DataFrame, path: Path) -> Path:
+def plot_sweep(rows: pd.DataFrame, path: Path, order: list[str] | None = None) -> Path:
+    """Ratio box plots and planning-time CDFs, schedulers in ``order`` (default: scheduler_table's)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     r = with_ratios(rows)
-    order = list(scheduler_table(rows).index)
+    order = order or list(scheduler_table(r).index)
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
     data = [r.loc[r["scheduler"] == s, "ratio"].dropna().to_numpy() for s in order]
     left.boxplot(data, tick_labels=order, showfliers=False)
@@ -117,6 +121,7 @@ def plot_sweep(rows: pd.DataFrame, path: Path) -> Path:
 
 def write_sweep_report(path: Path, out: Path) -> Path:
     rows, meta = load_sweep(path)
+    rows = with_ratios(rows)
     sched = scheduler_table(rows)
     win = winners(rows)
     sections = [
@@ -133,7 +138,7 @@ def write_sweep_report(path: Path, out: Path) -> Path:
         notes.append("axes: " + "; ".join(f"{k}: {', '.join(map(str, v))}" for k, v in meta.get("axes", {}).items()
                                           if len(v) <= 12))
     out.parent.mkdir(parents=True, exist_ok=True)
-    png = plot_sweep(rows, out.with_suffix(".png"))
+    png = plot_sweep(rows, out.with_suffix(".png"), list(sched.index))
     image = base64.b64encode(png.read_bytes()).decode()
     out.write_text(page("streamplace sweep", sections, notes, image), encoding="utf-8")
     return out

@@ -30,7 +30,7 @@ from streamplace.spark.layout import WorkerLayout
 from streamplace.spark.metrics import Snapshot
 from streamplace.spark.operators import ROWS_IN
 from streamplace.spark.pipeline import Pipeline, PipelineConfig
-from streamplace.spark.policies import Observation, Policy, place_counts, shrink
+from streamplace.spark.policies import Observation, Policy, place_counts, placed, shrink
 from streamplace.spark.run import measure
 
 
@@ -55,7 +55,7 @@ class LiveResult:
     def to_dict(self) -> dict[str, Any]:
         return {"duration_s": self.duration_s, "events": [dataclasses.asdict(e) for e in self.events],
                 "observations": self.observations,
-                "final_replicas": {op: dict(per) for op, per in self.final.replicas.items()} if self.final else {}}
+                "final_replicas": placed(self.final.replicas) if self.final else {}}
 
 
 Fault = tuple[float, str, Callable[[], None]]  # (at seconds, what, action)
@@ -96,7 +96,7 @@ class LiveRun:
         fault_at: float | None = None
         cluster = self.cluster
         plan = self.policy.initial(cluster)
-        self._enact(plan, result, LiveEvent(0.0, "start", _replicas(plan), f"{self.policy.name}: first plan"),
+        self._enact(plan, result, LiveEvent(0.0, "start", placed(plan.replicas), f"{self.policy.name}: first plan"),
                     started)
         before = Snapshot.take(self.pipeline.stats)
         next_reason = self.interval_s
@@ -120,7 +120,7 @@ class LiveRun:
                     cluster = shrink(self.cluster, self.lost)
                     plan = place_counts(self.topology, cluster, self.plan.counts(), self.slots).evolve(
                         source_rates=dict(self.plan.source_rates))
-                    event = LiveEvent(now, "node-lost", _replicas(plan), f"lost {', '.join(sorted(gone))}; same "
+                    event = LiveEvent(now, "node-lost", placed(plan.replicas), f"lost {', '.join(sorted(gone))}; same "
                                       f"replica counts re-placed on {len(cluster.nodes)} nodes",
                                       detected_s=time.perf_counter() - loss_t)
                     self._enact(plan, result, event, loss_t, graceful=False)
@@ -150,7 +150,7 @@ class LiveRun:
                         new = None  # Spark runs tasks wherever it likes, so there is nothing to re-enact
                     if new is not None:
                         new = new.evolve(source_rates=dict(self.plan.source_rates))
-                        event = LiveEvent(now, "replan", _replicas(new), _describe(self.plan, new))
+                        event = LiveEvent(now, "replan", placed(new.replicas), _describe(self.plan, new))
                         self._enact(new, result, event, time.perf_counter())
                         before = Snapshot.take(self.pipeline.stats)
                         if progress:
@@ -201,10 +201,6 @@ class LiveRun:
         lag_s = max(0.0, (measured["latency_ms"] or 0.0) / 1000 - self.cfg.trigger_s)
         return Observation(now, measured["window_s"], rates, measured["throughput"], measured["latency_ms"], lag_s,
                            operators)
-
-
-def _replicas(plan: Plan) -> dict[str, dict[str, int]]:
-    return {op: {n: int(c) for n, c in per.items() if c > 0} for op, per in plan.replicas.items()}
 
 
 def _describe(old: Plan, new: Plan) -> str:

@@ -149,7 +149,7 @@ class Pipeline:
                         for op in self.topology.operators}
         for w in workers:
             k = w.replica_slots
-            key = (id(self.spark.sparkContext), w.resource, k)
+            key = (self.spark.sparkContext.applicationId, w.resource, k)  # id() may recur after a context stops
             if key not in _PROFILES:  # one profile object per node and context: every plan (and re-plan) shares
                 ereq = ExecutorResourceRequests().cores(k).memory(f"{EXECUTOR_MEMORY_MB}m").resource(w.resource, 1)
                 treq = TaskResourceRequests().cpus(1).resource(w.resource, 1.0 / k)
@@ -365,9 +365,9 @@ class Pipeline:
         self.query.stop()
 
 
-#: (SparkContext, node resource, cores) → its ResourceProfile. Spark gives every profile object a new id, and
+#: (application, node resource, cores) → its ResourceProfile. Spark gives every profile object a new id, and
 #: executors serve one profile id only: sharing the object lets a re-planned pipeline keep the running executors
-_PROFILES: dict[tuple[int, str, int], Any] = {}
+_PROFILES: dict[tuple[str, str, int], Any] = {}
 
 
 def merged(parts: list[DataFrame]) -> DataFrame:

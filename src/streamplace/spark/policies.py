@@ -132,7 +132,6 @@ class LiveBackend:
     replicas: dict[str, dict[str, int]]
     leased: dict[str, float]  # node → when it was taken into use
     now: float = 0.0
-    changes: int = 0
 
     def add_instance(self, operator: str, host: str) -> bool:
         """One more replica on ``host``; when its worker already runs as many of this operator as it has slots
@@ -145,7 +144,6 @@ class LiveBackend:
             if not host:
                 return False
         per[host] = per.get(host, 0) + 1
-        self.changes += 1
         return True
 
     def remove_instance(self, operator: str, host: str | None = None) -> bool:
@@ -157,7 +155,6 @@ class LiveBackend:
         if per.get(host, 0) <= 0:
             return False
         per[host] -= 1
-        self.changes += 1
         return True
 
     def lease_host(self) -> str:
@@ -203,7 +200,7 @@ class ControllerPolicy:
 
     def decide(self, obs: Observation, plan: Plan, cluster: Cluster) -> Plan | None:
         state = operator_backlog(self.topology, obs, plan)
-        replicas = {op: {n: c for n, c in per.items() if c > 0} for op, per in plan.replicas.items()}
+        replicas = placed(plan.replicas)
         alive = {n.id for n in cluster.nodes}
         self.leased = {n: t for n, t in self.leased.items() if n in alive}
         for per in replicas.values():
@@ -213,7 +210,7 @@ class ControllerPolicy:
         view = self._view(obs, state, replicas, cluster)
         self.controller.reason(view, backend)
         self.leased = backend.leased
-        if backend.changes == 0 or _same(replicas, plan.replicas):
+        if replicas == placed(plan.replicas):
             return None
         for op, per in replicas.items():
             if sum(per.values()) != plan.parallelism(op):
@@ -269,7 +266,7 @@ class SOdrpPolicy:
             return None
         self.used_rates = rates
         new = self._enactable(s_odrp(self.topology, cluster, self.scheduler, rates), cluster)
-        return None if _same(new.replicas, plan.replicas) else new
+        return None if placed(new.replicas) == placed(plan.replicas) else new
 
     def _enactable(self, plan: Plan, cluster: Cluster) -> Plan:
         if not plan.ok:
@@ -298,11 +295,9 @@ def drifted(old: dict[str, float], new: dict[str, float], share: float) -> bool:
     return any(abs(new.get(k, 0.0) - v) > share * max(v, 1e-9) for k, v in old.items())
 
 
-def _same(a: Any, b: Any) -> bool:
-    def norm(r: Any) -> dict[str, dict[str, int]]:
-        return {op: {n: int(c) for n, c in per.items() if c > 0} for op, per in r.items()}
-
-    return norm(a) == norm(b)
+def placed(replicas: Any) -> dict[str, dict[str, int]]:
+    """A plan's replicas as plain, mutable dicts without zero counts (what comparing and editing plans needs)."""
+    return {op: {n: int(c) for n, c in per.items() if c > 0} for op, per in replicas.items()}
 
 
 @dataclass
