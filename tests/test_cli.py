@@ -35,10 +35,16 @@ def test_plan_out_then_evaluate(tmp_path: Path) -> None:
     plan_file = tmp_path / "plan.json"
     code, _, _ = run("plan", "-s", "ffd", "--out", str(plan_file), "star-cpu", "rstorm-12")
     assert code == 0 and plan_file.exists()
-    code, out, _ = run("evaluate", "--json", "star-cpu", "rstorm-12", str(plan_file))
+    code, out, _ = run("evaluate", "--json", "--engine", "ideal", "star-cpu", "rstorm-12", str(plan_file))
     assert code == 0
     pred = json.loads(out)["predicted"]
-    assert pred["nodes_used"] == 6 and pred["delivered_throughput"] == 80.0
+    assert pred["engine"] == "ideal" and pred["nodes_used"] == 6 and pred["delivered_throughput"] == 80.0
+    # the default engine is Spark's: the same plan's stages run one after another in each micro-batch, so it
+    # sustains less than the pipelined model's 80 t/s, and the prediction says which engine and constants
+    code, out, _ = run("evaluate", "--json", "star-cpu", "rstorm-12", str(plan_file))
+    spark = json.loads(out)["predicted"]
+    assert spark["engine"] == "spark" and spark["delivered_throughput"] < 80.0
+    assert spark["engine_params"]["trigger_s"] == 1.0 and "engine_detail" in spark
 
 
 def test_evaluate_rejects_plan_for_another_cluster(tmp_path: Path) -> None:
@@ -125,3 +131,54 @@ def test_run_rejects_unknown_logic_before_starting_spark(tmp_path: Path) -> None
     assert code != 0
     text = out + err
     assert str(spec) in text and "operators.k.logic.name" in text and "unknown logic 'nope'" in text
+
+
+def test_engine_option_and_engine_parameters(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("STREAMPLACE_HOME", str(tmp_path))  # no calibration file: the built-in defaults
+    code, out, _ = run("plan", "--json", "-s", "round-robin", "--engine", "storm", "-p", "storm.max_spout_pending=1",
+                       "linear-net", "rstorm-12")
+    pred = json.loads(out)["predicted"]
+    assert code == 0 and pred["engine"] == "storm" and pred["engine_params"]["max_spout_pending"] == 1
+    assert pred["bottleneck"].startswith("flow control")
+    code, out, _ = run("plan", "--json", "-s", "r-storm", "linear-cpu", "rstorm-12")
+    pred = json.loads(out)["predicted"]
+    assert pred["engine"] == "spark" and pred["engine_detail"]["constants"] == "built-in defaults"
+    code, _, err = run("plan", "--engine", "flink", "linear-cpu", "rstorm-12")
+    assert code == 2 and "unknown engine 'flink'" in err
+    code, _, err = run("plan", "-p", "spark.trigger=2", "linear-cpu", "rstorm-12")
+    assert code == 2 and "spark.trigger_s" in err  # the error lists the valid keys
+    cal = tmp_path / "cal.json"
+    cal.write_text('{"spark": {"batch_s": 1}}')
+    code, _, err = run("evaluate", "--calibration", str(cal), "linear-cpu", "rstorm-12", str(cal))
+    assert code == 2
+    code, out, _ = run("compare", "--json", "-s", "round-robin", "-s", "r-storm", "-p", "spark.trigger_s=3",
+                       "linear-cpu", "rstorm-12")
+    doc = json.loads(out)
+    assert doc["engine"] == "spark" and doc["engine_params"]["trigger_s"] == 3.0 and len(doc["rows"]) == 2
+
+
+def test_run_warns_before_starting_and_fails_when_nothing_reaches_a_sink(tmp_path: Path, monkeypatch) -> None:
+    import streamplace.cli as cli
+    import streamplace.spark.run as spark_run
+    from streamplace.spark.run import RunResult
+
+    started = []
+
+    def fake_run(spark, topology, cluster, plan, duration, warmup, cfg, progress=None, profile=None, engine=None):
+        started.append((cluster.name, plan.cluster))
+        pred = spark_run.prediction(topology, cluster, plan, None, engine)
+        return RunResult(duration, {"throughput": 0.0, "source_rate": 0.0, "latency_ms": None, "cpu": 0.5}, pred,
+                         {op.id: {"input_per_s": 0.0, "output_per_s": 0.0, "busy_cores": 0.0,
+                                  "cost_ms_measured": 0.0} for op in topology.operators})
+
+    monkeypatch.setenv("STREAMPLACE_HOME", str(tmp_path))
+    monkeypatch.setattr(spark_run, "run_pipeline", fake_run)
+    monkeypatch.setattr(cli, "spark_session", lambda *a: None)
+    code, out, err = run("run", "nasiri-linear", "hetero-3", "-s", "hetero", "--cores", "2", "--duration", "1",
+                         "--out", str(tmp_path / "o"))
+    # hetero's plan needs the 3 nodes' cores and sustains ~2,000 t/s there; this machine has 2 cores
+    assert "warning: the plan was made for" in err and "this machine (local[2]) has 2" in err
+    assert "expect the pipeline to fall behind" in err
+    assert started == [("local", "local")]  # predicted for this machine, as it runs
+    assert code == 1 and "no tuple reached a sink" in err
+    assert "measured / predicted" in out

@@ -12,11 +12,11 @@ from hypothesis import strategies as st
 from streamplace.bench import resolve_cluster
 from streamplace.bench.topologies import debs2015_q1
 from streamplace.errors import SchedulerParamError
+from streamplace.model.allowed import allowed_mask
 from streamplace.model.cluster import Cluster, Links, Node
 from streamplace.model.topology import Operator, Stream, Topology
 from streamplace.perf.odrp import Bounds, OdrpInstance, Weights, odrp_qos
 from streamplace.schedulers import create
-from streamplace.schedulers.base import allowed_mask
 from streamplace.schedulers.odrp import Odrp, brute_force, s_odrp
 
 BOUNDS = {"bounds.r_min": "1", "bounds.r_max": "200", "bounds.a_min": "0.9", "bounds.a_max": "1",

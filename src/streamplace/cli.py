@@ -25,6 +25,7 @@ from streamplace.model.cluster import Cluster, check_compatible
 from streamplace.model.plan import Plan, validate_plan_against
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
+from streamplace.perf.engines import ENGINE_NAMES, EngineSettings, SparkConstants, SparkSettings, split_engine_params
 from streamplace.perf.evaluate import Evaluation, evaluate
 from streamplace.report.compare import COLUMNS, ComparisonRow, cell, compare, fmt
 from streamplace.schedulers.base import REGISTRY, create, describe_parameters, scheduler_names
@@ -62,7 +63,14 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="print JSON instead of tab
 CoresOpt = Annotated[int | None, typer.Option("--cores", help="local[N] (default: all cores)")]
 TriggerOpt = Annotated[float, typer.Option("--trigger", min=0.1, help="micro-batch interval (s)")]
 ParamOpt = Annotated[list[str] | None, typer.Option("--param", "-p", help="scheduler parameter key=value "
-                                                    "(repeatable; dotted keys for nested values)")]
+                                                    "(repeatable; dotted keys for nested values; spark.KEY / "
+                                                    "storm.KEY set the engine model's parameters)")]
+EngineOpt = Annotated[str, typer.Option("--engine", help="whose predictions: spark (micro-batches, the engine "
+                                        "streamplace runs), storm (pipelined threads, serialization across nodes, "
+                                        "flow control) or ideal (the papers' model)")]
+CalibrationOpt = Annotated[Path | None, typer.Option("--calibration", help="Spark engine constants from "
+                                                     "`streamplace calibrate` (default: ~/.streamplace/"
+                                                     "calibration.json when it exists, else built-in defaults)")]
 
 
 def progress_bar(description: str, counter: str, disable: bool) -> Progress:
@@ -93,6 +101,21 @@ def parse_params(items: list[str] | None) -> dict[str, str]:
             raise ModelError([Problem("--param", f"expected key=value, got {item!r}", "write e.g. --param cpu=hard")])
         params[key.strip()] = value.strip()
     return params
+
+
+def engine_settings(name: str, calibration: Path | None, params: dict[str, str] | None = None,
+                    trigger_s: float | None = None) -> EngineSettings:
+    """The engine a command predicts for: its name, Spark's constants (calibration file or defaults) and the
+    ``spark.*`` / ``storm.*`` parameters."""
+    from streamplace.spark.calibration import constants_or_defaults
+
+    if name not in ENGINE_NAMES:
+        raise ModelError([Problem("--engine", f"unknown engine {name!r}", f"use one of {', '.join(ENGINE_NAMES)}")])
+    consts = constants_or_defaults(calibration) if name == "spark" else SparkConstants()
+    settings = EngineSettings(name, SparkSettings(constants=consts))  # type: ignore[arg-type]
+    if trigger_s is not None:
+        settings = settings.with_params({"spark.trigger_s": trigger_s}, "--trigger")
+    return settings.with_params(params or {})
 
 
 def load_instance(topo: str, cluster: str, profile: Path | None) -> tuple[Topology, Cluster, Profile | None]:
@@ -140,7 +163,8 @@ def print_plan(plan: Plan) -> None:
 
 
 def print_prediction(pred: Any) -> None:
-    table = Table(title="predicted", show_header=False)
+    engine = pred.get("engine", "ideal")
+    table = Table(title=f"predicted ({engine} engine)", show_header=False)
     table.add_column("metric")
     table.add_column("value", justify="right")
     for key in ("sustainable_scale", "bottleneck", "throughput", "offered_throughput", "delivered_throughput",
@@ -151,6 +175,16 @@ def print_prediction(pred: Any) -> None:
     if score:
         table.add_row("latency-aware score", fmt(score.get("score")))
         table.add_row("constraint violations", fmt(score.get("violations")))
+    detail = pred.get("engine_detail") or {}
+    if engine == "spark" and detail:
+        for key, label in (("trigger_s", "Spark trigger (s)"), ("batch_fixed_s", "Spark fixed time per batch (s)"),
+                           ("batch_s", "Spark batch time at these rates (s)"), ("period_s", "Spark batch period (s)"),
+                           ("trigger_throughput", "throughput within the trigger (t/s)"), ("stages", "Spark stages"),
+                           ("constants", "Spark constants")):
+            table.add_row(label, fmt(detail.get(key)))
+    if engine == "storm" and detail.get("max_spout_pending") is not None:
+        table.add_row("max spout pending", fmt(detail["max_spout_pending"]))
+        table.add_row("complete latency (ms)", fmt(detail.get("complete_latency_ms")))
     odrp = pred.get("odrp")
     if odrp:
         for key, label in (("utility", "ODRP utility F"), ("response_ms", "ODRP response time (ms)"),
@@ -173,13 +207,17 @@ def plan(
     profile: ProfileOpt = None,
     as_json: JsonOpt = False,
     out_file: Annotated[Path | None, typer.Option("--out", "-o", help="write the plan JSON to this file")] = None,
+    engine: EngineOpt = "spark",
+    calibration: CalibrationOpt = None,
 ) -> None:
     """Plan a topology on a cluster with one scheduler.
 
     Example: streamplace plan --scheduler r-storm --json linear rstorm-12
     """
     t, c, p = load_instance(topo, cluster, profile)
-    result = create(scheduler, parse_params(param)).plan(t, c, p)
+    engine_p, sched_p = split_engine_params(parse_params(param))
+    eng = engine_settings(engine, calibration, engine_p)
+    result = create(scheduler, sched_p).plan(t, c, p, engine=eng)
     if out_file is not None:
         out_file.parent.mkdir(parents=True, exist_ok=True)
         out_file.write_text(result.to_json() + "\n", encoding="utf-8")
@@ -201,6 +239,9 @@ def evaluate_cmd(
     plan_file: Annotated[Path, typer.Argument(help="plan JSON (as written by `plan --out`)")],
     profile: ProfileOpt = None,
     as_json: JsonOpt = False,
+    engine: EngineOpt = "spark",
+    calibration: CalibrationOpt = None,
+    param: ParamOpt = None,
 ) -> None:
     """Predict every metric of a given plan.
 
@@ -214,8 +255,13 @@ def evaluate_cmd(
     problems = validate_plan_against(pl, t, c)
     if problems:
         raise ModelError(problems, str(plan_file))
-    ev: Evaluation = evaluate(t, c, pl, p)
-    pred = ev.predicted()
+    engine_p, rest = split_engine_params(parse_params(param))
+    if rest:
+        raise ModelError([Problem("--param", f"evaluate takes engine parameters only, got {next(iter(rest))!r}",
+                                  "write spark.KEY=VALUE or storm.KEY=VALUE")])
+    eng = engine_settings(engine, calibration, engine_p)
+    ev: Evaluation = evaluate(t, c, pl, p, engine=eng)
+    pred = ev.predicted() | ({"engine_params": eng.describe()} if eng.name != "ideal" else {})
     if as_json:
         emit_json({"topology": t.name, "cluster": c.name, "plan": str(plan_file), "predicted": _clean(pred)})
     else:
@@ -246,27 +292,34 @@ def compare_cmd(
     plot: Annotated[Path | None, typer.Option("--plot", help="write a PNG bar chart here")] = None,
     time_limit: Annotated[float, typer.Option("--time-limit", help="seconds per scheduler")] = 30.0,
     as_json: JsonOpt = False,
+    engine: EngineOpt = "spark",
+    calibration: CalibrationOpt = None,
 ) -> None:
     """Run every registered scheduler on one instance and compare the predictions.
 
     Example: streamplace compare diamond-cpu rstorm-12 --plot compare.png
     """
     t, c, p = load_instance(topo, cluster, profile)
-    rows = run_comparison(t, c, p, scheduler, param, quiet=as_json, time_limit=time_limit)
+    engine_p, _ = split_engine_params(parse_params(param))
+    eng = engine_settings(engine, calibration, engine_p)
+    rows = run_comparison(t, c, p, scheduler, [x for x in param or [] if x.partition("=")[0] not in engine_p],
+                          quiet=as_json, time_limit=time_limit, engine=eng)
     if plot is not None:
         from streamplace.report.plots import plot_comparison
 
         plot_comparison(rows, plot, f"{t.name} on {c.name}")
     if as_json:
-        emit_json(_clean({"topology": t.name, "cluster": c.name, "rows": [r.as_dict() for r in rows]}))
+        emit_json(_clean({"topology": t.name, "cluster": c.name, "engine": eng.name, "engine_params": eng.describe(),
+                          "rows": [r.as_dict() for r in rows]}))
         return
-    print_comparison(rows, f"{t.name} on {c.name}")
+    print_comparison(rows, f"{t.name} on {c.name} ({eng.name} engine)")
     if plot is not None:
         out.print(f"plot written to {plot}")
 
 
 def run_comparison(t: Topology, c: Cluster, p: Profile | None, only: list[str] | None, param: list[str] | None,
-                   quiet: bool = False, time_limit: float | None = None) -> list[ComparisonRow]:
+                   quiet: bool = False, time_limit: float | None = None,
+                   engine: EngineSettings | None = None) -> list[ComparisonRow]:
     names = only or scheduler_names()
     unknown = [n for n in names if n not in REGISTRY]
     if unknown:
@@ -285,7 +338,7 @@ def run_comparison(t: Topology, c: Cluster, p: Profile | None, only: list[str] |
     with progress_bar("{task.description}", "{task.completed}/{task.total}", disable=quiet) as progress:
         task = progress.add_task("planning", total=len(names))
         return compare(t, c, p, names, per,
-                       on_done=lambda n: progress.update(task, advance=1, description=f"planned {n}"))
+                       on_done=lambda n: progress.update(task, advance=1, description=f"planned {n}"), engine=engine)
 
 
 def print_comparison(rows: list[ComparisonRow], title: str) -> None:
@@ -384,6 +437,10 @@ def run_cmd(
     series: Annotated[Path | None, typer.Option("--series", help="write the per-batch series "
                                                 "(.csv, or .parquet)")] = None,
     as_json: JsonOpt = False,
+    engine: EngineOpt = "spark",
+    calibration: CalibrationOpt = None,
+    param: Annotated[list[str] | None, typer.Option("--param", "-p", help="engine parameter spark.KEY=VALUE or "
+                                                    "storm.KEY=VALUE (repeatable)")] = None,
 ) -> None:
     """Run the topology's pipeline on Spark with a plan; print predicted next to measured.
 
@@ -391,7 +448,7 @@ def run_cmd(
     """
     from streamplace.sim.series import write_series
     from streamplace.spark.pipeline import PipelineConfig
-    from streamplace.spark.run import run_pipeline
+    from streamplace.spark.run import prediction, run_pipeline
 
     t, c = spark_instance(topo, cluster)
     pl = plan_to_run(plan_file, scheduler, t, c)
@@ -404,12 +461,22 @@ def run_cmd(
 
         workers = state.layout()
         check_enactable(t, pl, workers, str(plan_file or "plan"))
+    engine_p, rest = split_engine_params(parse_params(param))
+    if rest:
+        raise ModelError([Problem("--param", f"run takes engine parameters only, got {next(iter(rest))!r}",
+                                  "write spark.KEY=VALUE or storm.KEY=VALUE")])
+    eng = engine_settings(engine, calibration, engine_p, trigger_s=trigger)
+    target_cluster, target_plan, here = run_target(t, c, pl, state, master, cores)
+    predicted = prediction(t, target_cluster, target_plan, None, eng)
+    for line in run_warnings(c, pl, predicted, here, None if state is not None else target_cluster):
+        err.print(f"[yellow]warning:[/] {line}", highlight=False)
     spark = spark_session(master, state, cores)
     cfg = PipelineConfig(trigger_s=trigger, sink=sink, out_dir=out_dir, workers=workers)  # type: ignore[arg-type]
     with progress_bar("running {task.description}", "{task.completed:.0f}/{task.total:.0f} s",
                       disable=as_json or not err.is_terminal) as bar:
         task = bar.add_task(f"{t.name} ({pl.scheduler} plan)", total=warmup + duration)
-        result = run_pipeline(spark, t, c, pl, duration, warmup, cfg, progress=lambda s: bar.update(task, completed=s))
+        result = run_pipeline(spark, t, target_cluster, target_plan, duration, warmup, cfg,
+                              progress=lambda s: bar.update(task, completed=s), engine=eng)
     if series is not None and result.series:
         write_series({"batch_id": [b["batch_id"] for b in result.series],
                       "timestamp": [b["timestamp"] for b in result.series],
@@ -417,21 +484,65 @@ def run_cmd(
                       "input_rows_per_s": [b["input_rows_per_s"] for b in result.series],
                       "processed_rows_per_s": [b["processed_rows_per_s"] for b in result.series],
                       "duration_ms": [b["duration_ms"].get("triggerExecution", 0) for b in result.series]}, series)
+    nothing = not result.measured.get("throughput")
     if as_json:
         emit_json(_clean(result.to_dict()))
-        return
-    m, p = result.measured, result.predicted
+    else:
+        print_run(result, t, pl, master, duration, here)
+    if nothing:
+        err.print(f"[bold red]error:[/] no tuple reached a sink in the {duration:g} s measured (after {warmup:g} s "
+                  "of warm-up): the pipeline did not keep up or did not start; see the warnings above, try a "
+                  "longer --warmup, fewer replicas or lower source rates", highlight=False)
+        raise typer.Exit(1)
+
+
+def run_target(t: Topology, c: Cluster, pl: Plan, state: Any, master: str | None,
+               cores: int | None) -> tuple[Cluster, Plan, str]:
+    """What the model predicts a run for: the cluster itself when the replicas are pinned on a standalone cluster,
+    else this machine (one node, the plan's parallelism). The third item names it."""
+    import os
+
+    from streamplace.spark.run import machine, on_one_node
+
+    if state is not None:
+        return c, pl, f"the standalone cluster {c.name} at {master}"
+    n = cores
+    if n is None and master and master.startswith("local[") and master[6:-1].isdigit():
+        n = int(master[6:-1])
+    n = n or os.cpu_count() or 2
+    return machine(n), on_one_node(t, pl), f"this machine (local[{n}])"
+
+
+def run_warnings(c: Cluster, pl: Plan, predicted: dict[str, Any], here: str, local: Cluster | None) -> list[str]:
+    """Before starting: where the plan will not hold here (``local``: this machine as one node, for local runs)."""
+    lines = []
+    if local is not None:
+        cores = float(local.cpu.sum()) / 100.0
+        needed = sum(c.node(n).cpu for n in pl.nodes_used()) / 100.0
+        if needed > cores + 1e-9:
+            lines.append(f"the plan was made for {needed:g} cores on {len(pl.nodes_used())} nodes of {c.name}; "
+                         f"{here} has {cores:g}: the prediction below is for {here}")
+    offered, delivered = predicted.get("offered_throughput") or 0.0, predicted.get("delivered_throughput") or 0.0
+    if offered > 0 and delivered < offered * (1 - 1e-6):
+        lines.append(f"the {predicted.get('engine')} model predicts {here} sustains {fmt(delivered)} of the "
+                     f"{fmt(offered)} tuples/s the sinks are offered (bottleneck: {predicted.get('bottleneck')}): "
+                     "expect the pipeline to fall behind")
+    return lines
+
+
+def print_run(result: Any, t: Topology, pl: Plan, master: str | None, duration: float, here: str) -> None:
+    from streamplace.spark.run import comparison, ratio
+
+    p = result.predicted
     table = Table(title=f"{t.name} on Spark ({master or 'local'}), {pl.scheduler} plan, {duration:g} s measured")
-    table.add_column("metric")
-    table.add_column("predicted", justify="right")
-    table.add_column("measured", justify="right")
-    table.add_row("throughput (tuples/s into sinks)", fmt(p.get("delivered_throughput")), mfmt(m["throughput"]))
-    table.add_row("sustainable throughput (model)", fmt(p.get("throughput")), "")
-    table.add_row("source rate (tuples/s)", fmt(p.get("offered_throughput")), mfmt(m["source_rate"]))
-    table.add_row("latency, mean (ms)", fmt(p.get("latency_mean_ms")), mfmt(m["latency_ms"]))
-    table.add_row("CPU (mean utilization / machine busy share)", fmt(p.get("mean_utilization")), mfmt(m["cpu"]))
-    table.add_row("operator CPU (cores busy in logic)", "", mfmt(m["operator_cores"]))
+    for col in ("quantity", f"predicted ({p.get('engine')} engine)", "measured", "measured / predicted"):
+        table.add_column(col, justify="left" if col == "quantity" else "right")
+    for name, pv, mv in comparison(p, result.measured):
+        r = ratio(pv, mv)
+        table.add_row(name, fmt(pv), mfmt(mv), "" if r is None else f"{r:.2f}")
+    table.add_row("sustainable throughput (tuples/s)", fmt(p.get("throughput")), "", "")
     out.print(table)
+    out.print(f"  predicted for {here}; bottleneck: {p.get('bottleneck')}", highlight=False)
     ops = Table(title="per operator (measured)")
     for col in ("operator", "in/s", "out/s", "cores busy", "ms per tuple"):
         ops.add_column(col, justify="right" if col != "operator" else "left")
@@ -588,6 +699,10 @@ def sweep_cmd(
     partitions: Annotated[int | None, typer.Option("--tasks", min=1, help="Spark tasks (default: 4 per core, "
                                                    "at most 400)")] = None,
     as_json: JsonOpt = False,
+    engine: EngineOpt = "spark",
+    calibration: CalibrationOpt = None,
+    param: Annotated[list[str] | None, typer.Option("--param", "-p", help="engine parameter spark.KEY=VALUE or "
+                                                    "storm.KEY=VALUE (repeatable)")] = None,
 ) -> None:
     """Plan and predict every topology × cluster × scheduler × scale × seed as Spark tasks; write Parquet.
 
@@ -602,6 +717,11 @@ def sweep_cmd(
     if unknown:
         raise ModelError([Problem("--schedulers", f"unknown scheduler {unknown[0]!r}",
                                   f"use some of {', '.join(scheduler_names())}")])
+    engine_p, rest = split_engine_params(parse_params(param))
+    if rest:
+        raise ModelError([Problem("--param", f"sweep takes engine parameters only, got {next(iter(rest))!r}",
+                                  "write spark.KEY=VALUE or storm.KEY=VALUE")])
+    eng = engine_settings(engine, calibration, engine_p)
     topos = {name: resolve_topology(name) for name in topo_names}
     clus = {name: resolve_cluster(name) for name in cluster_names}
     instances = grid(topo_names, cluster_names, sched_names, _numbers(scales, "--scales", False),
@@ -612,7 +732,7 @@ def sweep_cmd(
                       disable=as_json or not err.is_terminal) as bar:
         task = bar.add_task(f"{len(instances):,} instances", total=None)
         run = run_sweep(spark, instances, topos, clus, out_dir, partitions,
-                        progress=lambda done, total: bar.update(task, completed=done, total=total))
+                        progress=lambda done, total: bar.update(task, completed=done, total=total), engine=eng)
     if as_json:
         emit_json({"path": run.path, "instances": run.instances, "tasks": run.tasks, "seconds": run.seconds,
                    "per_second": run.per_second, "statuses": run.statuses})
@@ -776,6 +896,53 @@ def cluster_status(
                       "yes" if w["registered"] else "no", str(w["cores"]), str(w["cores_used"] or 0),
                       str(w["replica_slots"]), f"{w['speedup']:g}")
     out.print(table)
+
+
+@app.command("calibrate")
+@friendly
+def calibrate_cmd(
+    out_file: Annotated[Path | None, typer.Option("--out", "-o", help="calibration file to write (default: "
+                                                  "~/.streamplace/calibration.json, which --engine spark reads)")]
+    = None,
+    cores: CoresOpt = None,
+    master: Annotated[str | None, typer.Option("--master", help="Spark master URL (default: local); a cluster "
+                                               "started by `streamplace cluster up`")] = None,
+    state_dir: StateOpt = None,
+    batches: Annotated[int, typer.Option("--batches", min=1, help="measured batches per probe")] = 3,
+    as_json: JsonOpt = False,
+) -> None:
+    """Measure the Spark engine model's constants on this machine (or a standalone cluster): about a minute.
+
+    Fixed time per micro-batch, per stage and per task, and the per-tuple cost of the rate source, of a shuffle
+    hop and of a sink, fitted by least squares on back-to-back micro-batches of pass-through chains.
+    Example: streamplace calibrate --cores 2
+    """
+    import os
+
+    from streamplace.spark.calibration import calibrate, default_path, measured_block, write_calibration
+
+    state = standalone_state(master, state_dir)
+    n = cores or os.cpu_count() or 2
+    spark = spark_session(master, state, cores)
+    with progress_bar("calibrating: {task.description}", "", disable=as_json or not err.is_terminal) as bar:
+        task = bar.add_task("starting", total=None)
+        cal = calibrate(spark, n, batches, progress=lambda what: bar.update(task, description=what))
+    path = write_calibration(out_file or default_path(), cal.constants,
+                             measured_block(cal, spark.sparkContext.master, n))
+    if as_json:
+        emit_json(json.loads(path.read_text(encoding="utf-8")) | {"path": str(path)})
+        return
+    table = Table(title=f"Spark engine constants on {spark.sparkContext.master} (R² {cal.r2:.3f}, "
+                        f"{cal.seconds:.0f} s)")
+    table.add_column("constant")
+    table.add_column("value", justify="right")
+    for key, label in (("batch_s", "fixed time per micro-batch (s)"), ("stage_s", "per stage (s)"),
+                       ("task_s", "per task (s)"), ("hop_us", "per tuple behind a shuffle (µs)"),
+                       ("source_us", "per tuple at the rate source (µs)"), ("sink_us", "per tuple at a sink (µs)"),
+                       ("jvm_cores", "cores Spark's own threads take from full nodes")):
+        table.add_row(label, f"{getattr(cal.constants, key):.4g}")
+    out.print(table)
+    out.print(f"wrote {path} (used by --engine spark; --calibration FILE to choose another)")
 
 
 @app.command("profile")
@@ -973,22 +1140,24 @@ def _demo_spark_run(t: Topology, plan: Plan, cores: int, seconds: float, out_dir
     rows = comparison_rows(check)
     seconds, warmup = check.result.duration_s, max(warmup, check.trigger_s)
     table = Table(title=f"{plan.scheduler} plan on local Spark ({cores} cores), {seconds:g} s measured")
-    for col in ("metric", "predicted", "measured"):
-        table.add_column(col, justify="left" if col == "metric" else "right")
+    for col in ("quantity", "predicted (spark engine)", "measured", "measured / predicted"):
+        table.add_column(col, justify="left" if col == "quantity" else "right")
     for r in rows:
         table.add_row(*r)
     out.print(table)
     par = ", ".join(f"{op}×{check.plan.parallelism(op)}" for op in [o.id for o in t.operators])
+    detail = check.result.predicted.get("engine_detail") or {}
     return Section(
         f"The {plan.scheduler} plan as a real pipeline on local Spark",
-        [("metric", "predicted (model, this machine)", "measured (Spark)"), *rows],
+        [("quantity", "predicted (spark engine, this machine)", "measured (Spark)", "measured / predicted"), *rows],
         [f"every operator ran its planned number of tasks ({par}) on local[{cores}], {seconds:g} s measured "
-         f"after {warmup:g} s of warm-up; the model sees this machine as one node of {100 * cores} points",
-         f"Spark's fixed time per micro-batch for this pipeline, measured first on tiny batches: "
-         f"{check.batch_overhead_s:.2f} s; the model charges it as MET against the {check.trigger_s:g} s trigger",
-         f"source rates scaled to {100 * check.scale:.2g} % of the spec's so the model expects the machine half busy",
-         "latency: the model has no micro-batching (M/M/1 per replica); Spark's end-to-end figure includes the "
-         "trigger interval and the per-batch scheduling of one stage per operator",
+         f"after {warmup:g} s of warm-up; the model sees this machine as one node of {cores} cores",
+         f"the spark engine model: {detail.get('stages', '?')} stages per micro-batch, fixed time per batch "
+         f"{detail.get('batch_fixed_s', float('nan')):.2f} s, trigger {check.trigger_s:g} s; Spark's constants: "
+         f"{detail.get('constants', '?')}",
+         f"source rates scaled to {100 * check.scale:.2g} % of the spec's so the model expects batches half busy",
+         "latency: event time at the source to the sink's processing, including the wait for the second's rows "
+         "(Spark's rate source), the wait for the trigger and the batch itself",
          f"sink output (Parquet) and checkpoint: {out_dir}"])
 
 

@@ -21,6 +21,7 @@ from typing import Any
 from streamplace.errors import StreamplaceError
 from streamplace.model.cluster import Cluster, check_compatible
 from streamplace.model.topology import Topology
+from streamplace.perf.engines import EngineSettings
 from streamplace.schedulers.base import REGISTRY, create
 
 ROW_SCHEMA = (
@@ -28,7 +29,7 @@ ROW_SCHEMA = (
     ("status", "string"), ("offered", "double"), ("throughput", "double"), ("delivered", "double"),
     ("latency_ms", "double"), ("cost_per_hour", "double"), ("nodes_used", "int"), ("replicas", "int"),
     ("max_utilization", "double"), ("mean_utilization", "double"), ("inter_node_traffic", "double"),
-    ("planning_ms", "double"), ("wall_ms", "double"), ("error", "string"),
+    ("planning_ms", "double"), ("wall_ms", "double"), ("error", "string"), ("engine", "string"),
 )
 META = "_sweep.json"  # beside a sweep's Parquet rows: axes, instance count, timing
 PREDICTED = {"offered": "offered_throughput", "throughput": "throughput", "delivered": "delivered_throughput",
@@ -61,11 +62,11 @@ def scaled(topology: Topology, scale: float) -> Topology:
 
 
 def evaluate_instance(inst: Instance, topology: Topology, cluster: Cluster,
-                      params: dict[str, str] | None = None) -> dict[str, Any]:
-    """One row: the scheduler's plan for the instance and the model's predictions for it."""
+                      params: dict[str, str] | None = None, engine: EngineSettings | None = None) -> dict[str, Any]:
+    """One row: the scheduler's plan for the instance and ``engine``'s predictions for it (None: ideal)."""
     row: dict[str, Any] = {name: None for name, _ in ROW_SCHEMA}
     row.update(topology=inst.topology, cluster=inst.cluster, scheduler=inst.scheduler, scale=float(inst.scale),
-               seed=int(inst.seed))
+               seed=int(inst.seed), engine=engine.name if engine is not None else "ideal")
     started = time.perf_counter()
     try:
         problems = check_compatible(topology, cluster)
@@ -74,7 +75,7 @@ def evaluate_instance(inst: Instance, topology: Topology, cluster: Cluster,
         kw = dict(params or {})
         if "seed" in {f.name for f in dataclasses.fields(REGISTRY[inst.scheduler])}:
             kw.setdefault("seed", str(inst.seed))
-        plan = create(inst.scheduler, kw).plan(scaled(topology, inst.scale), cluster)
+        plan = create(inst.scheduler, kw).plan(scaled(topology, inst.scale), cluster, engine=engine)
         row["status"] = plan.status
         row["planning_ms"] = float(plan.planning_ms)
         if plan.replicas:

@@ -73,11 +73,17 @@ def sustainable_scale(
         if thread_s[c] < best.scale:
             best = ScaleLimit(float(thread_s[c]), "thread", node=int(cells.node[c]), op=int(cells.op[c]))
     if traffic_per_node is not None:
-        bw = cluster.bandwidth_bytes
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            bw_s = np.where(traffic_per_node > 0, bw / traffic_per_node, np.inf)
-        if bw_s.size:
-            u = int(np.argmin(bw_s))
-            if bw_s[u] < best.scale:
-                best = ScaleLimit(float(bw_s[u]), "bandwidth", node=u)
+        bw = bandwidth_scale(cluster, traffic_per_node)
+        if bw.scale < best.scale:
+            best = bw
     return best
+
+
+def bandwidth_scale(cluster: Cluster, traffic_per_node: np.ndarray) -> ScaleLimit:
+    """Largest scale no NIC exceeds its bandwidth at (inf where no node declares one)."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        bw_s = np.where(traffic_per_node > 0, cluster.bandwidth_bytes / traffic_per_node, np.inf)
+    if not bw_s.size:
+        return ScaleLimit(np.inf, "none")
+    u = int(np.argmin(bw_s))
+    return ScaleLimit(float(bw_s[u]), "bandwidth", node=u)

@@ -17,10 +17,13 @@ from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
-from streamplace.perf.capacity import ScaleLimit, node_loads, sustainable_scale
+from streamplace.perf import engines
+from streamplace.perf.capacity import NodeLoads, ScaleLimit, bandwidth_scale, node_loads, sustainable_scale
 from streamplace.perf.cells import Cells, compile_cells, cost_tables
+from streamplace.perf.engines import spark as spark_engine
+from streamplace.perf.engines import storm as storm_engine
 from streamplace.perf.latency import path_latency
-from streamplace.perf.network import StreamMetrics, stream_metrics, supports
+from streamplace.perf.network import StreamMetrics, stream_bytes, stream_metrics, supports
 from streamplace.perf.rates import OperatorRates, operator_rates
 from streamplace.perf.score import LatencyScore, latency_score
 from streamplace.perf.weighted import weighted_utilization
@@ -50,10 +53,12 @@ class Evaluation:
     memory_violations: tuple[int, ...]
     score: LatencyScore
     weighted_utilization: float  # paper 000 Eq. 7 at the sustainable scale
-    cluster: Cluster = field(repr=False)
-    rates: OperatorRates = field(repr=False)
-    streams: StreamMetrics = field(repr=False)
-    cells: Cells = field(repr=False)
+    engine: str = "ideal"  # the engine the throughput, latency and CPU figures are for
+    engine_detail: dict[str, Any] = field(default_factory=dict)
+    cluster: Cluster = field(repr=False, default=None)  # type: ignore[assignment]
+    rates: OperatorRates = field(repr=False, default=None)  # type: ignore[assignment]
+    streams: StreamMetrics = field(repr=False, default=None)  # type: ignore[assignment]
+    cells: Cells = field(repr=False, default=None)  # type: ignore[assignment]
 
     @property
     def max_utilization(self) -> float:
@@ -72,6 +77,7 @@ class Evaluation:
     def predicted(self) -> dict[str, Any]:
         """The ``predicted`` block of the plan JSON."""
         return {
+            "engine": self.engine,
             "sustainable_scale": _r(self.sustainable_scale),
             "bottleneck": self.bottleneck,
             "throughput": _r(self.throughput),
@@ -91,11 +97,15 @@ class Evaluation:
             "network_usage": _r(self.network_usage),
             "elastic_energy": _r(self.elastic_energy),
             "latency_score": {k: _r(v) for k, v in self.score.as_dict().items()},
-        }
+        } | ({"engine_detail": _clean(self.engine_detail)} if self.engine_detail else {})
 
 
 def _r(x: float) -> float:
     return float(x) if not np.isfinite(x) else round(float(x), 6)
+
+
+def _clean(d: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: _r(v) if isinstance(v, float) else (_clean(v) if isinstance(v, Mapping) else v) for k, v in d.items()}
 
 
 def evaluate(
@@ -110,11 +120,13 @@ def evaluate(
     score_utilization_limit: float = 0.95,
     rates: OperatorRates | None = None,
     tables: tuple[np.ndarray, np.ndarray] | None = None,
+    engine: engines.EngineSettings | None = None,
 ) -> Evaluation:
     """Predict throughput, latency, utilization, availability, cost and network load of a plan.
 
     ``plan`` may be a :class:`Plan` (its source rates and split are used) or a
-    bare ``{operator: {node: count}}`` mapping.
+    bare ``{operator: {node: count}}`` mapping. ``engine`` chooses whose throughput,
+    latency and CPU figures these are (perf/engines); None is the ``ideal`` base model.
     """
     if isinstance(plan, Plan):
         replicas = plan.replicas
@@ -130,15 +142,46 @@ def evaluate(
     loads = node_loads(cells, memory_per_op)
     supp = supports(cells)
     streams = stream_metrics(topology, cluster, cells, rates, supp)
+    name = engine.name if engine is not None else "ideal"
+    detail: dict[str, Any] = {}
+    if name == "storm":
+        assert engine is not None
+        extra = storm_engine.remote_cpu_per_scale(topology, cells, streams, engine.storm, stream_bytes(topology))
+        loads = NodeLoads(loads.cpu_rate + extra, loads.cpu_fixed, loads.memory)
+        detail["serialization_points"] = {cluster.ids[u]: float(extra[u]) for u in np.flatnonzero(extra > 0)}
     limit = sustainable_scale(cells, loads, cluster, streams.node_traffic, utilization_limit)
     sink_idx = [topology.index[op.id] for op in topology.sinks]
     offered = float(rates.input[sink_idx].sum()) if sink_idx else 0.0
-    throughput = offered * limit.scale if offered > 0 else 0.0
-    delivered = offered * min(1.0, limit.scale)
     cpu_util = loads.cpu_at(1.0) / cluster.cpu
     used_mask = np.bincount(cells.node, weights=cells.count, minlength=len(cluster)) > 0
     used = tuple(int(u) for u in np.flatnonzero(used_mask))
     paths = path_latency(topology, cells, streams.worst_latency_ms, streams.mean_latency_ms)
+    latency_ms, latency_mean_ms = paths.worst_ms, paths.mean_ms
+    if name == "storm":
+        assert engine is not None
+        source_rate = float(sum(rates.input[topology.index[o.id]] for o in topology.sources))
+        fc, complete = storm_engine.flow_control_scale(topology, cells, streams, engine.storm, source_rate,
+                                                      limit.scale)
+        detail |= {"max_spout_pending": engine.storm.max_spout_pending, "flow_control_scale": fc,
+                   "complete_latency_ms": complete}
+        if fc < limit.scale * (1 - 1e-3):
+            limit = ScaleLimit(fc, "flow")
+    elif name == "spark":
+        assert engine is not None
+        sp = spark_engine.predict(topology, cluster, cells, rates, engine.spark)
+        op, node = sp.critical if sp.critical is not None else (None, None)
+        network = bandwidth_scale(cluster, streams.node_traffic)  # shuffles cross the NICs too
+        limit = ScaleLimit(sp.capacity_scale, "spark", node=node, op=op)
+        if network.scale < limit.scale:
+            limit = network
+        latency_ms, latency_mean_ms = sp.latency_worst_ms, sp.latency_mean_ms
+        cpu_util = sp.busy
+        detail = {"trigger_s": engine.spark.trigger_s, "batch_fixed_s": sp.fixed_s, "batch_s": sp.batch_s,
+                  "period_s": sp.period_s, "work_s_per_scale_second": sp.work_s,
+                  "trigger_throughput": offered * sp.trigger_scale, "stages": sp.stages, "tasks": sp.tasks,
+                  "constants": engine.spark.constants.origin}
+    throughput = offered * limit.scale if offered > 0 else 0.0
+    delivered = offered * min(1.0, limit.scale)
     log_av = float(np.log(cluster.node_availability[used_mask]).sum())
     if streams.links_used is not None:
         log_av += float(np.log(cluster.link_availability[streams.links_used]).sum())
@@ -157,8 +200,8 @@ def evaluate(
         throughput=throughput,
         offered_throughput=offered,
         delivered_throughput=delivered,
-        latency_ms=paths.worst_ms,
-        latency_mean_ms=paths.mean_ms,
+        latency_ms=latency_ms,
+        latency_mean_ms=latency_mean_ms,
         cpu_utilization=cpu_util,
         memory_mb=loads.memory,
         nodes_used=used,
@@ -172,6 +215,8 @@ def evaluate(
         memory_violations=mem_viol,
         score=score,
         weighted_utilization=weighted_utilization(util_at_limit, tables[0], cluster),
+        engine=name,
+        engine_detail=detail,
         cluster=cluster,
         rates=rates,
         streams=streams,
@@ -187,4 +232,9 @@ def _describe(limit: ScaleLimit, topology: Topology, cluster: Cluster) -> str:
                 f"on {cluster.nodes[limit.node].id}")
     if limit.kind == "bandwidth" and limit.node is not None:
         return f"network bandwidth of node {cluster.nodes[limit.node].id}"
+    if limit.kind == "spark" and limit.op is not None and limit.node is not None:
+        return (f"Spark micro-batches: per-tuple work of the stages, the heaviest {topology.operators[limit.op].id} "
+                f"on {cluster.nodes[limit.node].id}")
+    if limit.kind == "flow":
+        return "flow control: max_spout_pending × spout replicas / complete latency (Little's law)"
     return "none (no CPU-consuming operator)"

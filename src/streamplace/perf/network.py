@@ -56,6 +56,14 @@ def supports(cells: Cells) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     return out
 
 
+def stream_bytes(topology: Topology) -> np.ndarray:
+    """Bytes per tuple of every stream: its own ``bytes_per_tuple``, else its source operator's."""
+    idx = topology.index
+    return np.array(
+        [s.bytes_per_tuple if s.bytes_per_tuple is not None else topology.operators[idx[s.source]].bytes_per_tuple
+         for s in topology.streams], dtype=float)
+
+
 def stream_metrics(
     topology: Topology,
     cluster: Cluster,
@@ -74,9 +82,7 @@ def stream_metrics(
     src = np.array([idx[s.source] for s in topology.streams], dtype=np.intp)
     tgt = np.array([idx[s.target] for s in topology.streams], dtype=np.intp)
     is_all = np.array([s.grouping == "all" for s in topology.streams], dtype=bool)
-    bytes_per = np.array(
-        [s.bytes_per_tuple if s.bytes_per_tuple is not None else topology.operators[idx[s.source]].bytes_per_tuple
-         for s in topology.streams], dtype=float)
+    bytes_per = stream_bytes(topology)
     mult = np.where(is_all, cells.parallelism[tgt], 1.0) if n_streams else np.zeros(0)
     tuples = rates.stream * mult
     volume = tuples * bytes_per

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from streamplace.model.allowed import allowed_mask
 from streamplace.model.cluster import Cluster
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
@@ -38,8 +39,6 @@ class ThroughputModel:
     @classmethod
     def build(cls, topology: Topology, cluster: Cluster, profile: Profile | None = None,
               source_rates: dict[str, float] | None = None) -> ThroughputModel:
-        from streamplace.schedulers.base import allowed_mask
-
         rates = operator_rates(topology, profile, source_rates)
         e, met = cost_tables(topology, cluster, profile)
         sinks = [topology.index[o.id] for o in topology.sinks]

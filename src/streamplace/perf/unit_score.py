@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from streamplace.model.allowed import allowed_mask
 from streamplace.model.cluster import Cluster
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
@@ -53,8 +54,6 @@ class UnitScorer:
     def build(cls, topology: Topology, cluster: Cluster, profile: Profile | None = None,
               utilization_limit: float = 0.95,
               weights: tuple[float, float, float, float] = PAPER_WEIGHTS) -> UnitScorer:
-        from streamplace.schedulers.base import allowed_mask
-
         rates = operator_rates(topology, profile)
         e, met = cost_tables(topology, cluster, profile)
         n = np.array([op.replicas for op in topology.operators], dtype=float)

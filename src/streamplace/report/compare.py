@@ -11,6 +11,7 @@ from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
+from streamplace.perf.engines import EngineSettings
 from streamplace.schedulers.base import create, scheduler_names
 
 COLUMNS = [
@@ -79,12 +80,13 @@ def compare(
     schedulers: Sequence[str] | None = None,
     params: Mapping[str, Mapping[str, Any]] | None = None,
     on_done: Callable[[str], None] | None = None,
+    engine: EngineSettings | None = None,
 ) -> list[ComparisonRow]:
-    """Plan the instance with each scheduler (all registered ones by default)."""
+    """Plan the instance with each scheduler (all registered ones by default); predictions are ``engine``'s."""
     rows = []
     for name in schedulers or scheduler_names():
         try:
-            plan = create(name, (params or {}).get(name)).plan(topology, cluster, profile)
+            plan = create(name, (params or {}).get(name)).plan(topology, cluster, profile, engine=engine)
             rows.append(ComparisonRow(name, plan))
         except StreamplaceError as exc:  # e.g. exhaustive refusing a large instance
             rows.append(ComparisonRow(name, None, str(exc)))

@@ -19,10 +19,12 @@ import numpy as np
 
 from streamplace.coerce import coerce_value
 from streamplace.errors import RateDivergenceError, SchedulerParamError
+from streamplace.model.allowed import allowed_mask
 from streamplace.model.cluster import Cluster, check_compatible
 from streamplace.model.plan import Plan, Status
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
+from streamplace.perf.engines import EngineSettings
 from streamplace.perf.evaluate import evaluate
 
 EPS = 1e-9
@@ -33,7 +35,7 @@ class Scheduler(Protocol):
     name: str
 
     def plan(self, topology: Topology, cluster: Cluster, profile: Profile | None = None, *,
-             current: Plan | None = None) -> Plan: ...
+             current: Plan | None = None, engine: EngineSettings | None = None) -> Plan: ...
 
 
 @dataclass
@@ -92,7 +94,8 @@ class BaseScheduler:
             raise SchedulerParamError(f"{self.name}.time_limit_s must be > 0 (or none), got {self.time_limit_s}")
 
     def plan(self, topology: Topology, cluster: Cluster, profile: Profile | None = None, *,
-             current: Plan | None = None) -> Plan:
+             current: Plan | None = None, engine: EngineSettings | None = None) -> Plan:
+        """Plan, then predict with ``engine``'s model (None: the ideal base model the papers assume)."""
         deadline = Deadline(self.time_limit_s)
         problems = check_compatible(topology, cluster)
         if problems:
@@ -105,7 +108,7 @@ class BaseScheduler:
             result = self._place(topology, cluster, profile, deadline, current)
             if result.counts is None or result.status == "infeasible":
                 return self._infeasible(topology, cluster, result.explanation or ["no placement found"], deadline)
-            return self.finish(topology, cluster, profile, result, deadline)
+            return self.finish(topology, cluster, profile, result, deadline, engine)
         except RateDivergenceError as exc:  # a feedback loop with gain >= 1 has no steady state to plan for
             return self._infeasible(topology, cluster, [str(exc)], deadline)
 
@@ -121,7 +124,7 @@ class BaseScheduler:
         return dataclasses.asdict(self)
 
     def finish(self, topology: Topology, cluster: Cluster, profile: Profile | None, result: Placement,
-               deadline: Deadline) -> Plan:
+               deadline: Deadline, engine: EngineSettings | None = None) -> Plan:
         replicas = counts_to_replicas(result.counts, topology, cluster)
         planning_ms = deadline.elapsed_ms()
         plan = Plan(
@@ -131,8 +134,11 @@ class BaseScheduler:
             split=result.split, params=self.params(), gap=result.gap,
             warnings=tuple(topology.cycle_warnings()) + tuple(result.warnings),
         )
-        ev = evaluate(topology, cluster, plan, profile)
-        return plan.evolve(predicted=ev.predicted() | result.extra_predicted)
+        ev = evaluate(topology, cluster, plan, profile, engine=engine)
+        predicted = ev.predicted() | result.extra_predicted
+        if engine is not None and engine.name != "ideal":
+            predicted["engine_params"] = engine.describe()
+        return plan.evolve(predicted=predicted)
 
     def _infeasible(self, topology: Topology, cluster: Cluster, reasons: list[str], deadline: Deadline) -> Plan:
         return Plan(
@@ -149,16 +155,6 @@ def counts_to_replicas(counts: np.ndarray, topology: Topology, cluster: Cluster)
         nz = np.flatnonzero(counts[i])
         out[op.id] = {ids[u]: int(counts[i, u]) for u in nz}
     return out
-
-
-def allowed_mask(topology: Topology, cluster: Cluster) -> np.ndarray:
-    """(n_ops, n_nodes) booleans: where each operator may run (its ``pinned`` list, else anywhere)."""
-    mask = np.ones((len(topology.operators), len(cluster)), dtype=bool)
-    for i, op in enumerate(topology.operators):
-        if op.pinned is not None:
-            mask[i] = False
-            mask[i, [cluster.index[n] for n in op.pinned if n in cluster.index]] = True
-    return mask
 
 
 def _fmt(x: float) -> str:

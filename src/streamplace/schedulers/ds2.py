@@ -26,13 +26,14 @@ from typing import Literal
 
 import numpy as np
 
+from streamplace.model.allowed import allowed_mask
 from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
 from streamplace.perf.cells import cost_tables, replica_capacity
 from streamplace.perf.rates import operator_rates
-from streamplace.schedulers.base import BaseScheduler, Deadline, Placement, allowed_mask, create, register
+from streamplace.schedulers.base import BaseScheduler, Deadline, Placement, create, register
 
 
 @register

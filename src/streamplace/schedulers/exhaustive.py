@@ -81,7 +81,7 @@ class Exhaustive(BaseScheduler):
         return [op.max_replicas or self.max_replicas for op in topology.operators]
 
     def candidate_count(self, topology: Topology, cluster: Cluster) -> int:
-        from streamplace.schedulers.base import allowed_mask
+        from streamplace.model.allowed import allowed_mask
 
         mask = allowed_mask(topology, cluster)
         total = 1

@@ -18,11 +18,12 @@ from typing import Literal
 import numpy as np
 
 from streamplace.errors import SchedulerParamError
+from streamplace.model.allowed import allowed_mask
 from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
-from streamplace.schedulers.base import EPS, BaseScheduler, Deadline, Placement, allowed_mask, register
+from streamplace.schedulers.base import EPS, BaseScheduler, Deadline, Placement, register
 
 
 @register

@@ -37,12 +37,13 @@ from typing import Literal
 import numpy as np
 
 from streamplace.errors import SchedulerParamError
+from streamplace.model.allowed import allowed_mask
 from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
 from streamplace.perf.odrp import DEBS2015_BOUNDS, Bounds, OdrpInstance, Weights, odrp_qos
-from streamplace.schedulers.base import BaseScheduler, Deadline, Placement, allowed_mask, register
+from streamplace.schedulers.base import BaseScheduler, Deadline, Placement, register
 from streamplace.schedulers.milp import Milp
 from streamplace.schedulers.optimal import bits
 

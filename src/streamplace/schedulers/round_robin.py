@@ -17,11 +17,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from streamplace.errors import SchedulerParamError
+from streamplace.model.allowed import allowed_mask
 from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
-from streamplace.schedulers.base import EPS, BaseScheduler, Deadline, Placement, allowed_mask, register
+from streamplace.schedulers.base import EPS, BaseScheduler, Deadline, Placement, register
 
 
 def interleaved_slots(cluster: Cluster) -> list[int]:

@@ -69,6 +69,9 @@ class PipelineConfig:
     #: source) instead of real-time rates: for measuring capacity with batches back to back (trigger_s 0);
     #: event times are then synthetic and latency meaningless
     batch_s: float | None = None
+    #: seconds over which Spark's rate source ramps up to its rate (its ``rampUpTime``): the first micro-batches
+    #: (JVM warm-up, executor start) then do not leave a backlog behind that later windows would measure
+    ramp_up_s: float = 0.0
     #: the standalone cluster's workers (layout.py): when given, every operator's replicas run on the planned
     #: nodes (stage-level scheduling) and emulate each node's speed-up; None runs wherever Spark likes (local)
     workers: list[WorkerLayout] | None = None
@@ -184,6 +187,8 @@ class Pipeline:
                                                                       max(1, round(rate * self.cfg.batch_s)))
                 else:
                     reader = reader.format("rate").option("rowsPerSecond", max(1, round(rate)))
+                    if self.cfg.ramp_up_s:
+                        reader = reader.option("rampUpTime", f"{max(1, round(self.cfg.ramp_up_s))}s")
                 df = reader.load().select(F.col("timestamp").alias("ts"), F.col("value"),
                                           (F.col("value") % self.cfg.key_space).alias("key"))
             frames.append(df.withColumn("_src", F.lit(src.id)))

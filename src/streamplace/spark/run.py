@@ -15,10 +15,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from streamplace.model.cluster import Cluster
+from streamplace.model.cluster import Cluster, Node
 from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
+from streamplace.perf.engines import EngineSettings
 from streamplace.perf.evaluate import evaluate
 from streamplace.spark.metrics import ProgressListener, Snapshot, cpu_share
 from streamplace.spark.operators import (
@@ -84,8 +85,11 @@ def measure(before: Snapshot, after: Snapshot, topology: Topology) -> tuple[dict
 
 def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, duration_s: float,
                  warmup_s: float = 15.0, cfg: PipelineConfig | None = None,
-                 progress: Callable[[float], None] | None = None, profile: Profile | None = None) -> RunResult:
-    """Start the pipeline, wait ``warmup_s``, measure for ``duration_s``, stop; predicted comes from the model."""
+                 progress: Callable[[float], None] | None = None, profile: Profile | None = None,
+                 engine: EngineSettings | None = None) -> RunResult:
+    """Start the pipeline, wait ``warmup_s``, measure for ``duration_s``, stop; predicted comes from ``engine``'s
+    model of ``cluster`` (give the machine it really runs on: ``machine(cores)`` and ``on_one_node(plan)`` for a
+    local run)."""
     listener = ProgressListener()
     spark.streams.addListener(listener)
     pipeline = Pipeline(spark, topology, plan, cfg)
@@ -103,9 +107,47 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
         pipeline.stop()
         spark.streams.removeListener(listener)
     measured, operators = measure(before, after, topology)
-    predicted = evaluate(topology, cluster, plan, profile).predicted()
+    predicted = prediction(topology, cluster, plan, profile, engine)
     series = [vars(b) for b in listener.batches]
     return RunResult(duration_s, measured, predicted, operators, series, placed_tuples(after))
+
+
+def prediction(topology: Topology, cluster: Cluster, plan: Plan, profile: Profile | None,
+               engine: EngineSettings | None) -> dict[str, Any]:
+    """The engine's prediction of a run, with the engine's parameters recorded."""
+    pred = evaluate(topology, cluster, plan, profile, engine=engine).predicted()
+    return pred | ({"engine_params": engine.describe()} if engine is not None and engine.name != "ideal" else {})
+
+
+def machine(cores: int) -> Cluster:
+    """This machine as the model sees a local run: one node of ``100 × cores`` points."""
+    return Cluster("local", (Node("local", cpu=100.0 * cores, memory_mb=1 << 20, type="local"),))
+
+
+def on_one_node(topology: Topology, plan: Plan) -> Plan:
+    """The plan as local Spark runs it: its parallelism and source rates, every replica on the one local node."""
+    replicas = {op.id: {"local": max(1, plan.parallelism(op.id))} for op in topology.operators}
+    return Plan(plan.scheduler, topology.name, "local", replicas, source_rates=dict(plan.source_rates))
+
+
+def comparison(predicted: dict[str, Any], measured: dict[str, Any]) -> list[tuple[str, Any, Any]]:
+    """(quantity, predicted, measured) for the figures both sides have, in the same units."""
+    busy = predicted.get("utilization") or {}
+    return [
+        ("source rate (tuples/s)", predicted.get("offered_throughput"), measured.get("source_rate")),
+        ("throughput into sinks (tuples/s)", predicted.get("delivered_throughput"), measured.get("throughput")),
+        ("latency, mean event time → sink (ms)", predicted.get("latency_mean_ms"), measured.get("latency_ms")),
+        ("CPU busy, share of the machine", busy.get("local") if len(busy) == 1 else None, measured.get("cpu")),
+    ]
+
+
+def ratio(predicted: Any, measured: Any) -> float | None:
+    """measured / predicted, None where either is missing or predicted is 0 or infinite."""
+    if not isinstance(predicted, int | float) or not isinstance(measured, int | float):
+        return None
+    if predicted == 0 or predicted != predicted or predicted in (float("inf"), float("-inf")):
+        return None
+    return float(measured) / float(predicted)
 
 
 def placed_tuples(snapshot: Snapshot) -> dict[str, dict[str, dict[str, float]]]:

@@ -1,0 +1,182 @@
+"""How well the ``spark`` engine model predicts what local Spark does (issue: engine models).
+
+13 topologies (chains of 2–8 operators, a diamond, fan-in, fan-out, key and all
+grouping, selectivity below and above 1, mixed parallelism), each run on local
+Spark at half and at 1.5× the model's sustainable source rate. Predicted: the
+spark engine on this machine (``machine(cores)``, the plan's parallelism), with
+the calibration file's constants when there is one (``streamplace calibrate``).
+Measured after a warm-up:
+
+* throughput — sink rows of the micro-batches completed in the window over the
+  time from the first one's start to the last one's end (Spark's progress
+  events; an overloaded pipeline runs ever longer batches back to back, which a
+  windowed count would read in steps of whole batches);
+* latency — mean event time → sink at half load (at 1.5× the backlog grows
+  without bound: the model says infinite, and so does the measurement, rising).
+
+Goal: median |measured / predicted − 1| ≤ 10 % for throughput and ≤ 25 % for
+latency, none beyond 25 % / 50 %.
+
+    .venv/bin/python benchmarks/engine_accuracy.py [--cores 2] [--only chain4] [--duration 30] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import tempfile
+import time
+from datetime import datetime
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+from streamplace.model.plan import Plan
+from streamplace.model.topology import Operator, Stream, Topology
+from streamplace.perf.engines import EngineSettings, SparkSettings
+from streamplace.perf.evaluate import evaluate
+from streamplace.spark.calibration import constants_or_defaults
+from streamplace.spark.pipeline import PipelineConfig
+from streamplace.spark.run import machine, on_one_node, run_pipeline
+from streamplace.spark.session import local_session
+
+GOAL_TP_MEDIAN, GOAL_TP_MAX, GOAL_LAT_MEDIAN, GOAL_LAT_MAX = 0.10, 0.25, 0.25, 0.50
+
+
+def op(op_id: str, cost: float = 0.0, kind: str = "operator", rate: float | None = None,
+       alpha: float = 1.0) -> Operator:
+    return Operator(op_id, kind, rate=rate, cost_ms=cost, selectivity=alpha,
+                    logic={"name": "rate"} if kind == "source" else {"name": "busy"} if cost > 0 else {"name": "pass"})
+
+
+def chain(name: str, costs: list[float], p: int, **kw: Any) -> tuple[Topology, dict[str, int]]:
+    ops = [op("src", kind="source", rate=100.0)]
+    ops += [op(f"o{j}", c, "sink" if j == len(costs) else "operator") for j, c in enumerate(costs, 1)]
+    return Topology(name, tuple(ops), tuple(Stream(a.id, b.id) for a, b in pairwise(ops))), \
+        {o.id: p for o in ops}
+
+
+def instances() -> list[tuple[Topology, dict[str, int]]]:
+    out = [chain("chain2", [1.0], 2), chain("chain3", [0.5, 0.5], 2), chain("chain4-2ms", [2.0, 2.0, 2.0], 2),
+           chain("chain6", [0.3] * 5, 2), chain("chain8", [0.2] * 7, 1)]
+    src = op("src", kind="source", rate=100.0)
+    out.append((Topology("diamond", (src, op("a", 0.5), op("b", 0.5), op("c", 0.3, "sink")),
+                         (Stream("src", "a"), Stream("src", "b"), Stream("a", "c"), Stream("b", "c"))),
+                {"src": 1, "a": 2, "b": 2, "c": 2}))
+    out.append((Topology("fan-in", (op("s1", kind="source", rate=50.0), op("s2", kind="source", rate=50.0),
+                                    op("m", 0.8), op("out", 0.2, "sink")),
+                         (Stream("s1", "m"), Stream("s2", "m"), Stream("m", "out"))),
+                {"s1": 1, "s2": 1, "m": 2, "out": 1}))
+    out.append((Topology("fan-out", (src, op("a", 0.5), op("x", 0.4, "sink"), op("y", 0.4, "sink")),
+                         (Stream("src", "a"), Stream("a", "x"), Stream("a", "y"))),
+                {"src": 1, "a": 2, "x": 2, "y": 2}))
+    out.append((Topology("key", (src, op("a", 0.5), op("b", 0.5, "sink")),
+                         (Stream("src", "a"), Stream("a", "b", grouping="key", key="key"))),
+                {"src": 2, "a": 2, "b": 2}))
+    out.append((Topology("all", (src, op("a", 0.5), op("b", 0.3, "sink")),
+                         (Stream("src", "a"), Stream("a", "b", grouping="all"))),
+                {"src": 1, "a": 2, "b": 2}))
+    out.append((Topology("alpha-0.5", (src, op("a", 0.5, alpha=0.5), op("b", 1.0, "sink")),
+                         (Stream("src", "a"), Stream("a", "b"))), {"src": 1, "a": 2, "b": 2}))
+    out.append((Topology("alpha-2", (src, op("a", 0.4, alpha=2.0), op("b", 0.4, "sink")),
+                         (Stream("src", "a"), Stream("a", "b"))), {"src": 1, "a": 2, "b": 2}))
+    out.append((Topology("mixed-par", (src, op("a", 0.6), op("b", 0.3, "sink")),
+                         (Stream("src", "a"), Stream("a", "b"))), {"src": 1, "a": 4, "b": 1}))
+    return out
+
+
+def batch_throughput(series: list[dict[str, Any]], after_s: float, sink_share: float) -> float | None:
+    """Sink rows per second completed between the end of the first micro-batch that started ``after_s`` after the
+    first one and the end of the last: the rows of the batches in between over that time."""
+    rows = []
+    for b in series:
+        start = datetime.fromisoformat(b["timestamp"].replace("Z", "+00:00")).timestamp()
+        rows.append((start, start + b["duration_ms"].get("triggerExecution", 0) / 1000.0, b["input_rows"]))
+    if not rows:
+        return None
+    t0 = rows[0][0]
+    done = [r for r in rows if r[0] - t0 >= after_s and r[2] > 0]
+    if len(done) < 2:
+        return None
+    span = done[-1][1] - done[0][1]
+    return sum(r[2] for r in done[1:]) * sink_share / span if span > 0 else None
+
+
+def measure(spark: Any, topo: Topology, par: dict[str, int], cores: int, engine: EngineSettings, load: float,
+            warmup: float, duration: float) -> dict[str, Any]:
+    plan = on_one_node(topo, Plan("bench", topo.name, "local", {k: {"local": v} for k, v in par.items()}))
+    here = machine(cores)
+    full = evaluate(topo, here, plan, engine=engine)
+    scale = load * full.sustainable_scale
+    rates = {s.id: float(max(1, round(float(s.rate or 0) * scale))) for s in topo.sources}
+    run_as = Plan("bench", topo.name, "local", plan.replicas, source_rates=rates)
+    out = Path(tempfile.mkdtemp(prefix="sp-acc-"))
+    try:
+        cfg = PipelineConfig(trigger_s=engine.spark.trigger_s, sink="noop", out_dir=out, ramp_up_s=warmup / 2)
+        res = run_pipeline(spark, topo, here, run_as, duration, warmup, cfg, engine=engine)
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+    m, p = res.measured, res.predicted
+    src_out = sum(res.operators[s.id]["output_per_s"] for s in topo.sources)
+    share = m["throughput"] / src_out if src_out else 1.0
+    # the batches after the warm-up (the series starts at the first batch)
+    tp = batch_throughput(res.series, warmup, share) or m["throughput"]
+    return {"topology": topo.name, "load": load, "source_rate": sum(rates.values()),
+            "predicted_tp": p["delivered_throughput"], "measured_tp": tp, "window_tp": m["throughput"],
+            "predicted_lat_ms": p["latency_mean_ms"], "measured_lat_ms": m["latency_ms"],
+            "batch_fixed_s": p["engine_detail"]["batch_fixed_s"], "period_s": p["engine_detail"]["period_s"],
+            "batches": len(res.series), "operator_cores": m["operator_cores"], "cpu": m["cpu"]}
+
+
+def err(pred: Any, meas: Any) -> float | None:
+    if not isinstance(pred, int | float) or not isinstance(meas, int | float) or pred in (0, float("inf")):
+        return None
+    return meas / pred - 1
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cores", type=int, default=2)
+    ap.add_argument("--only", action="append")
+    ap.add_argument("--warmup", type=float, default=15.0)
+    ap.add_argument("--duration", type=float, default=30.0)
+    ap.add_argument("--trigger", type=float, default=1.0)
+    ap.add_argument("--calibration", type=Path)
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args()
+    consts = constants_or_defaults(args.calibration)
+    engine = EngineSettings("spark", SparkSettings(trigger_s=args.trigger, constants=consts))
+    spark = local_session(args.cores)
+    print(f"spark engine on local[{args.cores}], trigger {args.trigger:g} s; constants: {consts.origin}")
+    rows = []
+    started = time.perf_counter()
+    for topo, par in instances():
+        if args.only and topo.name not in args.only:
+            continue
+        for load in (0.5, 1.5):
+            r = measure(spark, topo, par, args.cores, engine, load, args.warmup, args.duration)
+            r["tp_err"], r["lat_err"] = err(r["predicted_tp"], r["measured_tp"]), err(r["predicted_lat_ms"],
+                                                                                     r["measured_lat_ms"])
+            rows.append(r)
+            lat = f"{r['predicted_lat_ms']:8.0f} {r['measured_lat_ms'] or 0:8.0f}" if load < 1 else " " * 17
+            print(f"{r['topology']:11s} ×{load:<4g} rate {r['source_rate']:7.0f}  throughput {r['predicted_tp']:7.1f} "
+                  f"{r['measured_tp']:7.1f} ({100 * (r['tp_err'] or 0):+5.1f} %)  latency ms {lat}"
+                  + (f" ({100 * r['lat_err']:+5.1f} %)" if load < 1 and r["lat_err"] is not None else "")
+                  + f"  logic cores {r['operator_cores']:.2f}, machine {r['cpu'] or 0:.2f}", flush=True)
+    tp = [abs(r["tp_err"]) for r in rows if r["tp_err"] is not None]
+    lat = [abs(r["lat_err"]) for r in rows if r["load"] < 1 and r["lat_err"] is not None]
+    print(f"\n{len(rows)} runs in {time.perf_counter() - started:.0f} s")
+    if tp:
+        print(f"throughput |error|: median {100 * statistics.median(tp):.1f} % (goal ≤ {100 * GOAL_TP_MEDIAN:.0f} %), "
+              f"max {100 * max(tp):.1f} % (goal ≤ {100 * GOAL_TP_MAX:.0f} %)")
+    if lat:
+        print(f"latency |error| (half load): median {100 * statistics.median(lat):.1f} % "
+              f"(goal ≤ {100 * GOAL_LAT_MEDIAN:.0f} %), max {100 * max(lat):.1f} % (goal ≤ {100 * GOAL_LAT_MAX:.0f} %)")
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=2), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,241 @@
+"""The ``spark`` engine: a plan as Spark Structured Streaming runs it, one micro-batch at a time.
+
+What the runtime builds (spark/pipeline.py) is what is modelled. Each
+(operator, node) cell of the plan is one **stage** of a micro-batch with one
+task per replica: on one machine (``run`` on local Spark) that is one stage per
+operator; on a standalone cluster a pinned operator has one stage per node it is
+placed on. A stage starts when every stage of its upstream operators has
+finished (plus a fixed scheduling cost), its tasks queue for the node's cores,
+and it lasts as long as its slowest task. Batches do not overlap.
+
+Per micro-batch carrying D seconds of data at scale s of the source rates, a
+task of cell c (input rate r_c tuples/s per replica at scale 1) on node u runs
+
+    d_c = (task_s + s · D · r_c · (e_c + h_c · w_c / (k_u · ⌈w_c / k_u⌉))) / v_u     seconds,
+    h_c = source_us at a source, hop_us behind a shuffle, + α · sink_us at an output,
+
+e_c and h_c in ms per input tuple, w_c the stage's tasks, k_u the node's ⌈cores⌉
+slots and v_u ≤ 1 the speed of one slot; a stage that keeps every slot busy
+shares the node with Spark's own threads (JIT compilation of each batch's
+generated code, the driver, Arrow I/O), which take ``jvm_cores`` of it, so its
+tasks run at (k_u · v_u − jvm_cores) / k_u of the slot speed. The operator's logic e_c runs in one
+Python thread per task; Spark's own per-tuple work h_c (shuffle write and read,
+Arrow framing) runs in the JVM beside it, so it spreads over the node's cores
+whatever the task count (measured: one task moves tuples as fast as four).
+Scheduling the tasks of every stage on their node's slots in order of
+readiness (list scheduling) gives the batch time
+
+    B(s, D) ≈ F + s · D · W,
+
+F = batch_s + the makespan of the fixed costs alone, W = the makespan of the
+per-tuple work alone per unit of s·D (exact for a chain of single stages; an
+upper bound where stages run side by side). From that:
+
+* **capacity**: batches of any length keep up while s · W < 1 (a longer batch
+  carries more data but costs the same fixed F), so the sustainable scale is
+  1 / W; throughput is the sinks' rate there;
+* **trigger-bound rate**: the largest s whose batch fits its interval,
+  B(s, P) ≤ P with P = max(trigger, quantum): (P − F) / (P · W);
+* **period**: P = max(trigger, quantum) while B fits, else the fixed point
+  P = B(s, P) = F / (1 − s · W) (batches back to back);
+* **latency** (event time to sink, mean): quantum / 2 (Spark's rate source
+  releases whole seconds) + P / 2 (wait for the batch to start) + B(s, D),
+  D = max(P, quantum); the worst adds a whole quantum and period;
+* **busy share** of node u: the task seconds it runs per batch / (P · cores_u).
+
+Cost: O(T log k) for T tasks (replicas) per simulation, three simulations.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from streamplace.model.cluster import Cluster
+from streamplace.model.topology import Topology
+from streamplace.perf.cells import Cells
+from streamplace.perf.rates import OperatorRates
+
+
+@dataclass(frozen=True)
+class SparkConstants:
+    """Spark's own costs on a machine (``streamplace calibrate`` measures them; seconds and µs)."""
+
+    # defaults: `streamplace calibrate` on local[2] of a 2-core machine of streamplace's CI kind (README)
+    batch_s: float = 0.23  # per micro-batch: offsets, planning, WAL, commit (driver)
+    stage_s: float = 0.0  # per stage: scheduling and the shuffle barrier
+    task_s: float = 0.14  # per wave of tasks: launch, Python worker round trip, Arrow framing
+    hop_us: float = 0.87  # per tuple read behind a shuffle (write + read + Arrow to and from Python)
+    source_us: float = 0.68  # per tuple the rate source generates
+    sink_us: float = 0.68  # per tuple an output writes
+    jvm_cores: float = 0.1  # cores Spark's own threads (JIT, driver, Arrow I/O) take from tasks that fill a node
+    origin: str = "built-in defaults"  # where these figures come from (a calibration file, or the defaults)
+
+    def as_dict(self) -> dict[str, float | str]:
+        return {"batch_s": self.batch_s, "stage_s": self.stage_s, "task_s": self.task_s, "hop_us": self.hop_us,
+                "source_us": self.source_us, "sink_us": self.sink_us, "jvm_cores": self.jvm_cores,
+                "origin": self.origin}
+
+
+@dataclass(frozen=True)
+class SparkSettings:
+    """How the pipeline is run: trigger interval and the source's release quantum, plus the constants."""
+
+    trigger_s: float = 1.0
+    quantum_s: float = 1.0  # Spark's rate source makes a second's rows available when that second ends
+    constants: SparkConstants = field(default_factory=SparkConstants)
+
+
+@dataclass(frozen=True)
+class Stage:
+    cell: int  # index into the plan's cells
+    op: int
+    node: int
+    tasks: int
+    tuples: float  # input tuples per task per second of data at scale 1
+    logic_ms: float  # the operator's own ms per input tuple on this node (e)
+    spark_ms: float  # Spark's ms per input tuple (source, shuffle hop, sink write)
+    parents: tuple[int, ...]  # stage indices
+
+
+@dataclass(frozen=True)
+class SparkPrediction:
+    capacity_scale: float  # largest sustainable scale of the source rates (1 / W)
+    trigger_scale: float  # largest scale whose batch fits the trigger (quantum) interval
+    fixed_s: float  # F: a batch's fixed time
+    work_s: float  # W: seconds of batch time per unit of scale × second of data
+    period_s: float  # P at the evaluated scale (inf when it cannot keep up)
+    batch_s: float  # B at the evaluated scale
+    latency_mean_ms: float
+    latency_worst_ms: float
+    busy: np.ndarray  # per node: share of its cores busy at the evaluated scale
+    stages: int
+    tasks: int
+    critical: tuple[int, int] | None  # (op, node) of the stage with the most work on the critical path
+    scale: float  # the scale evaluated (the plan's source rates = 1)
+
+
+def build_stages(topology: Topology, cells: Cells, rates: OperatorRates, consts: SparkConstants) -> list[Stage]:
+    """One stage per (operator, node) cell, in the runtime's order (acyclic order; back edges are not run)."""
+    idx = topology.index
+    order = [idx[o] for o in topology.acyclic_order]
+    forward = topology.forward_graph
+    by_op: dict[int, list[int]] = {}
+    for c in range(len(cells.op)):
+        by_op.setdefault(int(cells.op[c]), []).append(c)
+    outputs = {idx[o.id] for o in topology.operators if not topology.successors(o.id)}
+    sources = {idx[o.id] for o in topology.sources}
+    stage_of: dict[int, int] = {}
+    stages: list[Stage] = []
+    for i in order:
+        op_id = topology.operators[i].id
+        parents = tuple(stage_of[c] for p in forward.predecessors(op_id) for c in by_op.get(idx[p], ()))
+        hop = consts.source_us if i in sources else consts.hop_us
+        sink = consts.sink_us * float(rates.selectivity[i]) if i in outputs else 0.0
+        for c in by_op.get(i, ()):
+            stage_of[c] = len(stages)
+            stages.append(Stage(c, i, int(cells.node[c]), int(cells.count[c]), float(cells.rate[c]),
+                                float(cells.e[c]), (hop + sink) / 1000.0, parents))
+    return stages
+
+
+def _slots(cluster: Cluster) -> tuple[np.ndarray, np.ndarray]:
+    """Per node: slots (⌈cores⌉, at least 1) and the speed of one slot (cores / slots ≤ 1)."""
+    cores = np.maximum(cluster.cpu / 100.0, 1e-9)
+    k = np.maximum(1, np.ceil(cores - 1e-9)).astype(int)
+    return k, cores / k
+
+
+def simulate(stages: Sequence[Stage], slots: np.ndarray, speed: np.ndarray, stage_s: float, task_s: float,
+             per_tuple: float, jvm_cores: float = 0.0) -> tuple[float, np.ndarray, np.ndarray]:
+    """List-schedule one batch: (makespan, task seconds per node, finish time per stage).
+
+    A stage is ready ``stage_s`` after its last parent finishes; ready stages take the earliest free slots of
+    their node in order of readiness; each of its tasks lasts (task_s + tuples · per_tuple · cost) / speed.
+    """
+    n = len(stages)
+    finish = np.zeros(n)
+    busy = np.zeros(len(slots))
+    pools: dict[int, list[float]] = {}
+    children: dict[int, list[int]] = {}
+    waiting = np.zeros(n, dtype=int)
+    for s, st in enumerate(stages):
+        waiting[s] = len(st.parents)
+        for p in st.parents:
+            children.setdefault(p, []).append(s)
+    ready_at = np.zeros(n)
+    heap = [(stage_s, s) for s, st in enumerate(stages) if not st.parents]
+    heapq.heapify(heap)
+    while heap:
+        ready, s = heapq.heappop(heap)
+        st = stages[s]
+        u = st.node
+        k = int(slots[u])
+        pool = pools.setdefault(u, [0.0] * k)
+        spread = st.tasks / (k * -(-st.tasks // k))  # Spark's per-tuple work spreads over the node's slots
+        running = min(st.tasks, k)  # tasks at once: Spark's own threads take jvm_cores of the node from them
+        share = min(1.0, max(k * float(speed[u]) - jvm_cores, 0.05 * k) / (running * float(speed[u])))
+        d = (task_s + st.tuples * per_tuple * (st.logic_ms + st.spark_ms * spread) / 1000.0) / (float(speed[u]) * share)
+        end = ready
+        for _ in range(st.tasks):
+            free = heapq.heappop(pool)
+            done = max(free, ready) + d
+            heapq.heappush(pool, done)
+            end = max(end, done)
+        busy[u] += d * st.tasks
+        finish[s] = end
+        for c in children.get(s, ()):
+            waiting[c] -= 1
+            ready_at[c] = max(ready_at[c], end)
+            if waiting[c] == 0:
+                heapq.heappush(heap, (ready_at[c] + stage_s, c))
+    return (float(finish.max()) if n else 0.0), busy, finish
+
+
+def predict(topology: Topology, cluster: Cluster, cells: Cells, rates: OperatorRates, settings: SparkSettings,
+            scale: float = 1.0) -> SparkPrediction:
+    """Capacity, trigger-bound rate, period, latency and busy shares of a plan on Spark at ``scale``."""
+    consts = settings.constants
+    stages = build_stages(topology, cells, rates, consts)
+    slots, speed = _slots(cluster)
+    jvm = consts.jvm_cores
+    fixed_span, _, _ = simulate(stages, slots, speed, consts.stage_s, consts.task_s, 0.0, jvm)
+    fixed = consts.batch_s + fixed_span
+    work, _, _ = simulate(stages, slots, speed, 0.0, 0.0, 1.0, jvm)
+    q, trig = settings.quantum_s, settings.trigger_s
+    base = max(trig, q)
+    capacity = 1.0 / work if work > 0 else math.inf
+    trigger_scale = max(0.0, (base - fixed) / (base * work)) if work > 0 else (math.inf if fixed <= base else 0.0)
+
+    def batch(s: float, data_s: float) -> tuple[float, np.ndarray]:
+        span, busy, _ = simulate(stages, slots, speed, consts.stage_s, consts.task_s, s * data_s, jvm)
+        return consts.batch_s + span, busy
+
+    if scale * work >= 1.0:
+        period = b = math.inf
+        busy = np.zeros(len(cluster))
+        mean = worst = math.inf
+    else:
+        b, busy = batch(scale, base)
+        period = base
+        if b > base:  # behind the trigger: batches back to back, each carrying the data of the previous one
+            period = max(base, fixed / (1.0 - scale * work))
+            for _ in range(50):  # the bound above is exact for chains; refine on the simulated batch time
+                b, busy = batch(scale, max(period, q))
+                if abs(b - period) <= 1e-6 * period:
+                    break
+                period = max(base, b)
+        mean = 1000.0 * (q / 2 + period / 2 + b)
+        worst = 1000.0 * (q + period + b)
+        busy = busy / (period * cluster.cpu / 100.0)
+    critical = None
+    if stages:
+        heaviest = max(stages, key=lambda st:
+                       st.tasks * st.tuples * (st.logic_ms + st.spark_ms) / float(slots[st.node] * speed[st.node]))
+        critical = (heaviest.op, heaviest.node)
+    return SparkPrediction(capacity, trigger_scale, fixed, work, period, b, mean, worst, busy, len(stages),
+                           sum(st.tasks for st in stages), critical, scale)

@@ -1,0 +1,104 @@
+"""The ``storm`` engine: the pipelined model plus what a tuple costs to cross nodes, and flow control.
+
+Storm runs every replica as a thread that works continuously, as the base model
+assumes. Two things it adds, both of which the papers' results depend on:
+
+* **Serialization.** A tuple sent to a replica on another node is serialized
+  (Kryo) by the sender's worker and deserialized by the receiver's; a tuple to a
+  replica in the same worker is passed by reference. Per remote tuple of b bytes
+  the sending node spends ``ser_us + ser_us_per_kb · b / 1000`` µs of CPU and the
+  receiving node ``deser_us + deser_us_per_kb · b / 1000``. For stream k with
+  tuple rate λ_k, producer shares p(u) and consumer shares q(v), node u sends
+  λ_k · p(u) · (1 − q(u)) and receives λ_k · q(u) · (1 − p(u)) tuples/s remotely,
+  so its CPU points rise by (sent · ser + received · deser) / 10 per unit of
+  scale (µs → ms: / 1000; ms per tuple × tuples/s / 10 = points). The load stays
+  affine in the scale, so the sustainable scale keeps its closed form.
+* **Flow control** (acking on, ``max_spout_pending`` P set): a spout replica has
+  at most P tuples in flight, so by Little's law a source's rate is bounded by
+  P · n_spout / L, L the complete latency in seconds: the mean end-to-end latency
+  (M/M/1 queueing per replica plus link latencies) plus the ack's way back
+  (the path's link latency again). L grows with the rate, so the bound is the
+  largest scale s with s · λ · L(s) ≤ P · n, found by bisection.
+
+Defaults: Storm's ``defaults.yaml`` has ``topology.max.spout.pending: null`` —
+no flow control — and acking on (one acker per worker). Storm documents no CPU
+cost of serialization; the defaults here (4 µs + 2 µs per KB each way) are our
+assumption, stated in the README, and are parameters (``-p storm.ser_us=…``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from streamplace.model.topology import Topology
+from streamplace.perf.cells import Cells
+from streamplace.perf.latency import path_latency
+from streamplace.perf.network import StreamMetrics
+
+
+@dataclass(frozen=True)
+class StormSettings:
+    ser_us: float = 4.0  # µs of CPU per remote tuple on the sending node
+    ser_us_per_kb: float = 2.0
+    deser_us: float = 4.0  # µs of CPU per remote tuple on the receiving node
+    deser_us_per_kb: float = 2.0
+    max_spout_pending: int | None = None  # per spout replica; None: Storm's default (no flow control)
+
+
+def remote_cpu_per_scale(topology: Topology, cells: Cells, streams: StreamMetrics, settings: StormSettings,
+                         bytes_per_stream: np.ndarray) -> np.ndarray:
+    """Extra CPU points per node per unit of scale spent serializing and deserializing remote tuples."""
+    n = cells.n_nodes
+    if not len(topology.streams):
+        return np.zeros(n)
+    idx = topology.index
+    p = cells.share_matrix()
+    counts = cells.count_matrix()
+    q_all = np.divide(counts, cells.parallelism[:, None], out=np.zeros_like(counts),
+                      where=cells.parallelism[:, None] > 0)
+    src = np.array([idx[s.source] for s in topology.streams], dtype=np.intp)
+    tgt = np.array([idx[s.target] for s in topology.streams], dtype=np.intp)
+    is_all = np.array([s.grouping == "all" for s in topology.streams], dtype=bool)
+    ps = p[src]
+    qs = np.where(is_all[:, None], q_all[tgt], p[tgt])
+    tuples = streams.tuples[:, None]
+    sent = tuples * ps * (1.0 - qs)
+    received = tuples * qs * (1.0 - ps)
+    kb = bytes_per_stream[:, None] / 1000.0
+    ser_ms = (settings.ser_us + settings.ser_us_per_kb * kb) / 1000.0
+    deser_ms = (settings.deser_us + settings.deser_us_per_kb * kb) / 1000.0
+    return ((sent * ser_ms).sum(axis=0) + (received * deser_ms).sum(axis=0)) / 10.0
+
+
+def flow_control_scale(topology: Topology, cells: Cells, streams: StreamMetrics, settings: StormSettings,
+                       source_rate: float, cap: float) -> tuple[float, float]:
+    """(largest scale Little's law allows, complete latency in ms there); (inf, nan) without flow control."""
+    pending = settings.max_spout_pending
+    if pending is None or source_rate <= 0:
+        return math.inf, math.nan
+    idx = topology.index
+    spouts = float(sum(cells.parallelism[idx[s.id]] for s in topology.sources))
+    allowed = pending * spouts
+
+    def complete_ms(s: float) -> float:
+        paths = path_latency(topology, cells, streams.worst_latency_ms, streams.mean_latency_ms, scale=s)
+        return paths.mean_ms + paths.links_only_ms
+
+    def in_flight(s: float) -> float:
+        lat = complete_ms(s)
+        return math.inf if not math.isfinite(lat) else s * source_rate * lat / 1000.0
+
+    hi = cap if math.isfinite(cap) else 1e9
+    if in_flight(hi) <= allowed:
+        return math.inf, complete_ms(hi)
+    lo = 0.0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        if in_flight(mid) <= allowed:
+            lo = mid
+        else:
+            hi = mid
+    return lo, complete_ms(lo)

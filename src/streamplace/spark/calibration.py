@@ -1,0 +1,213 @@
+"""Calibrating the Spark engine model: measure its constants here, and the file ``--engine spark`` reads.
+
+Format (JSON or YAML)::
+
+    spark: {batch_s: 0.31, stage_s: 0.055, task_s: 0.012, hop_us: 1.9, source_us: 0.8, sink_us: 2.4}
+    measured: {master: local[2], cores: 2, at: 2026-11-23T10:00:00, points: [...], r2: 0.98}
+
+Where it lives by default: ``$STREAMPLACE_HOME/calibration.json`` (else
+``~/.streamplace/calibration.json``). With no file the built-in defaults are
+used, and every prediction says so (``engine_detail.constants``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from streamplace.errors import Problem, SpecError
+from streamplace.model.plan import Plan
+from streamplace.model.topology import Operator, Stream, Topology
+from streamplace.perf.engines.spark import SparkConstants
+from streamplace.spec.loader import read_document
+
+FIELDS = tuple(f.name for f in dataclasses.fields(SparkConstants) if f.name != "origin")
+
+
+def default_path() -> Path:
+    return Path(os.environ.get("STREAMPLACE_HOME", Path.home() / ".streamplace")) / "calibration.json"
+
+
+def load_calibration(path: str | Path) -> SparkConstants:
+    """The constants of a calibration file; a clear error naming the file and field when one is wrong."""
+    doc = read_document(path)
+    spark = doc.get("spark")
+    if not isinstance(spark, dict):
+        raise SpecError([Problem("spark", "missing or not a mapping",
+                                 "write it with `streamplace calibrate`, or give spark: {batch_s: …, …}")], str(path))
+    problems = []
+    values: dict[str, float] = {}
+    for name in FIELDS:
+        if name not in spark:
+            problems.append(Problem(f"spark.{name}", "missing", f"give {name} (see `streamplace calibrate`)"))
+            continue
+        v = spark[name]
+        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or v < 0:
+            problems.append(Problem(f"spark.{name}", f"expected a finite number ≥ 0, got {v!r}", "fix the value"))
+        else:
+            values[name] = float(v)
+    extra = sorted(set(spark) - set(FIELDS))
+    if extra:
+        problems.append(Problem(f"spark.{extra[0]}", "unknown field", f"use only {', '.join(FIELDS)}"))
+    if problems:
+        raise SpecError(problems, str(path))
+    return SparkConstants(**values, origin=f"calibration file {path}")
+
+
+def constants_or_defaults(path: str | Path | None) -> SparkConstants:
+    """The file's constants when ``path`` is given (it must exist) or the default file exists; else the defaults."""
+    if path is not None:
+        return load_calibration(path)
+    default = default_path()
+    return load_calibration(default) if default.is_file() else SparkConstants()
+
+
+def calibration_document(constants: SparkConstants, measured: dict[str, Any]) -> dict[str, Any]:
+    return {"spark": {k: round(getattr(constants, k), 6) for k in FIELDS}, "measured": measured}
+
+
+def write_calibration(path: Path, constants: SparkConstants, measured: dict[str, Any]) -> Path:
+    """Write the file whole (a temporary file renamed into place: never half-written)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(calibration_document(constants, measured), indent=2) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
+# ----------------------------------------------------------------- measuring (needs Spark)
+@dataclass(frozen=True)
+class Probe:
+    """A chain of ``ops`` pass-through operators: source with ``p_source`` tasks, the others ``p`` each."""
+
+    ops: int
+    p_source: int
+    p: int
+    rows: int
+
+
+@dataclass
+class Calibration:
+    constants: SparkConstants
+    points: list[tuple[Probe, float, float]]  # (probe, measured s, fitted s)
+    r2: float
+    seconds: float
+    busy_s: float = 0.0  # the busy probe's batch time
+
+
+def probes(cores: int, large_rows: int = 500_000) -> list[Probe]:
+    """Chains of 2 and 4 operators, at 1 task and at 1–2 waves of tasks per stage, tiny and large batches: enough
+    variety that every constant has its own column (sources and sinks at different task counts)."""
+    shapes = [(2, 1, 1), (4, 1, 1), (4, cores, 2 * cores), (2, 2 * cores, cores), (3, 1, cores)]
+    return [Probe(k, ps, p, rows) for k, ps, p in shapes for rows in (2, large_rows)]
+
+
+def probe_topology(probe: Probe) -> tuple[Topology, Plan]:
+    ops = [Operator("src", "source", rate=float(probe.rows), logic={"name": "rate"})]
+    ops += [Operator(f"op{j}", "sink" if j == probe.ops - 1 else "operator", logic={"name": "pass"})
+            for j in range(1, probe.ops)]
+    topo = Topology(f"calibrate-{probe.ops}", tuple(ops), tuple(Stream(a.id, b.id) for a, b in pairwise(ops)))
+    plan = Plan("calibrate", topo.name, "local",
+                {o.id: {"local": probe.p_source if o.is_source else probe.p} for o in ops})
+    return topo, plan
+
+
+def design_row(probe: Probe, cores: int) -> list[float]:
+    """The engine model's batch time of a probe is linear in the constants (a chain of single-node stages):
+    batch_s + Σ_stages (stage_s + waves · task_s) + rows / cores · (source_us + hops · hop_us + sink_us), Spark's
+    per-tuple work spreading over the cores. The source's and the sink's per-tuple costs share a column (every
+    probe has one of each with the same rows): the fit splits it evenly."""
+    def waves(p: int) -> int:
+        return -(-p // cores)
+
+    stages = [probe.p_source] + [probe.p] * (probe.ops - 1)
+    spread = probe.rows / cores / 1e6  # µs → s
+    return [1.0, float(len(stages)), float(sum(waves(p) for p in stages)), (probe.ops - 1) * spread, 2 * spread]
+
+
+def fit_constants(rows: list[list[float]], seconds: list[float]) -> tuple[SparkConstants, np.ndarray, float]:
+    """Non-negative least squares of the batch times on the design rows (HiGHS-free: drop negative
+    columns and refit until none is negative); returns (constants, fitted seconds, R²)."""
+    a = np.asarray(rows, dtype=float)
+    y = np.asarray(seconds, dtype=float)
+    active = list(range(a.shape[1]))
+    coef = np.zeros(a.shape[1])
+    while active:
+        sol, *_ = np.linalg.lstsq(a[:, active], y, rcond=None)
+        if (sol >= 0).all():
+            coef[:] = 0.0
+            coef[active] = sol
+            break
+        active.pop(int(np.argmin(sol)))
+    fitted = a @ coef
+    total = float(((y - y.mean()) ** 2).sum())
+    r2 = 1.0 - float(((y - fitted) ** 2).sum()) / total if total > 0 else 1.0
+    batch_s, stage_s, task_s, hop_us, ends_us = (float(c) for c in coef)
+    return SparkConstants(batch_s, stage_s, task_s, hop_us, ends_us, ends_us, 0.0, origin="calibration"), fitted, r2
+
+
+def busy_probe(cores: int, cost_ms: float = 0.5, work_s: float = 6.0) -> tuple[Topology, Plan, int]:
+    """A source feeding one busy operator with a task per core, and rows for about ``work_s`` of logic per batch (long
+    enough that the fixed costs matter little):
+    how fast its tasks run when they fill the machine tells what Spark's own threads take (jvm_cores)."""
+    rows = int(work_s * cores * 1000.0 / cost_ms)
+    src = Operator("src", "source", rate=float(rows), logic={"name": "rate"})
+    work = Operator("work", "sink", cost_ms=cost_ms, logic={"name": "busy"})
+    topo = Topology("calibrate-busy", (src, work), (Stream("src", "work"),))
+    return topo, Plan("calibrate", topo.name, "local", {"src": {"local": 1}, "work": {"local": cores}}), rows
+
+
+def jvm_cores_from(measured_s: float, consts: SparkConstants, cores: int, rows: int, cost_ms: float = 0.5) -> float:
+    """Solve the engine model's batch time of the busy probe for jvm_cores: the logic's part of the measured time
+    is (rows / cores) · e / share with share = 1 − jvm_cores / cores."""
+    fixed = consts.batch_s + 2 * consts.stage_s + 2 * consts.task_s
+    spark_s = rows / cores * (consts.source_us + consts.hop_us + consts.sink_us) / 1e6
+    logic_s = rows / cores * cost_ms / 1000.0
+    left = measured_s - fixed - spark_s
+    if left <= 0:
+        return 0.0
+    share = min(1.0, logic_s / left)
+    return max(0.0, cores * (1.0 - share))
+
+
+def calibrate(spark: Any, cores: int, batches: int = 3, large_rows: int = 500_000,
+              progress: Callable[[str], None] | None = None) -> Calibration:
+    """Time every probe on back-to-back micro-batches and fit the constants (about 1.5 minutes on 2 cores)."""
+    from streamplace.spark.profiler import time_batches
+
+    started = time.perf_counter()
+    measured: list[tuple[Probe, float]] = []
+    for probe in probes(cores, large_rows):
+        if progress is not None:
+            progress(f"{probe.ops} operators, {probe.p_source}/{probe.p} tasks, {probe.rows:,} rows")
+        topo, plan = probe_topology(probe)
+        measured.append((probe, time_batches(spark, topo, plan, probe.rows, batches, {}, warm=2).seconds))
+    consts, fitted, r2 = fit_constants([design_row(p, cores) for p, _ in measured], [s for _, s in measured])
+    if progress is not None:
+        progress("a busy operator filling every core")
+    topo, plan, rows = busy_probe(cores)
+    busy_s = time_batches(spark, topo, plan, rows, batches, {}, warm=1).seconds
+    consts = dataclasses.replace(consts, jvm_cores=jvm_cores_from(busy_s, consts, cores, rows))
+    points = [(p, s, float(f)) for (p, s), f in zip(measured, fitted, strict=True)]
+    return Calibration(consts, points, r2, time.perf_counter() - started, busy_s)
+
+
+def measured_block(cal: Calibration, master: str, cores: int) -> dict[str, Any]:
+    """The ``measured`` block of the file: how, where, when, and every point beside its fit."""
+    return {"master": master, "cores": cores, "at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "method": "back-to-back micro-batches of pass-through chains, least squares on the engine model's "
+                      "batch time; jvm_cores from a busy operator filling every core", "r2": round(cal.r2, 4),
+            "busy_probe_s": round(cal.busy_s, 4), "seconds": round(cal.seconds, 1),
+            "points": [{"operators": p.ops, "source_tasks": p.p_source, "tasks": p.p, "rows": p.rows,
+                        "measured_s": round(s, 4), "fitted_s": round(f, 4)} for p, s, f in cal.points]}

@@ -1,0 +1,179 @@
+"""Engine models (perf/engines): formulas checked on cases computed by hand, parameters, calibration files."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from streamplace.errors import ModelError, SpecError
+from streamplace.model.cluster import Cluster, Links, Node
+from streamplace.model.plan import Plan
+from streamplace.model.topology import Operator, Stream, Topology
+from streamplace.perf.engines import EngineSettings, SparkConstants, SparkSettings, StormSettings
+from streamplace.perf.evaluate import evaluate
+
+#: round numbers so the expected values below can be worked out on paper
+CONSTS = SparkConstants(batch_s=0.2, stage_s=0.05, task_s=0.01, hop_us=0.0, source_us=0.0, sink_us=0.0,
+                        jvm_cores=0.0)
+
+
+def spark(consts: SparkConstants = CONSTS, trigger_s: float = 1.0) -> EngineSettings:
+    return EngineSettings("spark", SparkSettings(trigger_s=trigger_s, quantum_s=1.0, constants=consts))
+
+
+def two_stage(rate: float = 100.0) -> tuple[Topology, Cluster, Plan]:
+    """src (1 task, no work) → a (2 tasks, 1 ms per tuple) on one node of 2 cores."""
+    topo = Topology("t", (Operator("src", "source", rate=rate), Operator("a", "sink", cost_ms=1.0)),
+                    (Stream("src", "a"),))
+    cluster = Cluster("one", (Node("n", cpu=200.0, memory_mb=10_000),))
+    return topo, cluster, Plan("m", "t", "one", {"src": {"n": 1}, "a": {"n": 2}}, source_rates={"src": rate})
+
+
+def test_spark_chain_matches_the_formulas_worked_by_hand() -> None:
+    topo, cluster, plan = two_stage()
+    ev = evaluate(topo, cluster, plan, engine=spark())
+    d = ev.engine_detail
+    # F = batch 0.2 + two stages × (stage 0.05 + one wave of tasks 0.01) = 0.32 s
+    assert d["batch_fixed_s"] == pytest.approx(0.32)
+    # W: each of a's 2 tasks takes 50 tuples per second of data × 1 ms = 0.05 s; the source does no work
+    assert d["work_s_per_scale_second"] == pytest.approx(0.05)
+    assert ev.sustainable_scale == pytest.approx(20.0) and ev.throughput == pytest.approx(2000.0)
+    assert d["trigger_throughput"] == pytest.approx(100 * (1 - 0.32) / 0.05)  # B(s, 1 s) ≤ 1 s
+    # at 100 t/s: B = 0.32 + 0.05 = 0.37 s fits the 1 s trigger; latency = quantum/2 + trigger/2 + B
+    assert d["batch_s"] == pytest.approx(0.37) and d["period_s"] == pytest.approx(1.0)
+    assert ev.latency_mean_ms == pytest.approx(1370.0) and ev.latency_ms == pytest.approx(2370.0)
+    # busy: task seconds per batch (0.01 + 2 × 0.06) over 1 s × 2 cores
+    assert ev.cpu_utilization[0] == pytest.approx(0.065)
+    assert ev.predicted()["engine"] == "spark"
+
+
+def test_spark_behind_the_trigger_runs_batches_back_to_back() -> None:
+    topo, cluster, plan = two_stage(1500.0)  # scale 15: B(15, 1 s) = 1.07 s > 1 s
+    ev = evaluate(topo, cluster, plan, engine=spark())
+    period = 0.32 / (1 - 15 * 0.05)  # the fixed point P = F + s·P·W
+    assert ev.engine_detail["period_s"] == pytest.approx(period)
+    assert ev.latency_mean_ms == pytest.approx(1000 * (0.5 + period / 2 + period))
+    assert ev.delivered_throughput == pytest.approx(1500.0)  # still keeps up: capacity is 2,000
+    over = evaluate(topo, cluster, plan.evolve(source_rates={"src": 2500.0}), engine=spark())
+    assert over.delivered_throughput == pytest.approx(2000.0) and over.latency_mean_ms == float("inf")
+
+
+def test_spark_threads_share_a_full_node() -> None:
+    topo, cluster, plan = two_stage()
+    ev = evaluate(topo, cluster, plan, engine=spark(SparkConstants(0.2, 0.05, 0.01, 0, 0, 0, jvm_cores=0.5)))
+    # a's two tasks fill both cores, so they run at (2 − 0.5) / 2 of a core; the source's one task does not
+    assert ev.engine_detail["work_s_per_scale_second"] == pytest.approx(0.05 / 0.75)
+    assert ev.engine_detail["batch_fixed_s"] == pytest.approx(0.2 + 0.06 + 0.05 + 0.01 / 0.75)
+
+
+def test_spark_stages_on_different_nodes_run_side_by_side() -> None:
+    topo = Topology("t", (Operator("src", "source", rate=100.0), Operator("a", "sink", cost_ms=1.0)),
+                    (Stream("src", "a"),))
+    nodes = (Node("n1", cpu=100.0, memory_mb=10_000), Node("n2", cpu=100.0, memory_mb=10_000))
+    cluster = Cluster("two", nodes)
+    spread = evaluate(topo, cluster, Plan("m", "t", "two", {"src": {"n1": 1}, "a": {"n1": 1, "n2": 1}}),
+                      engine=spark())
+    packed = evaluate(topo, cluster, Plan("m", "t", "two", {"src": {"n1": 1}, "a": {"n1": 2}}), engine=spark())
+    # each replica takes 50 t/s × 1 ms: side by side on two nodes 0.05 s, two waves on one core 0.10 s
+    assert spread.engine_detail["work_s_per_scale_second"] == pytest.approx(0.05)
+    assert packed.engine_detail["work_s_per_scale_second"] == pytest.approx(0.10)
+    assert spread.engine_detail["stages"] == 3 and packed.engine_detail["stages"] == 2
+
+
+def cross_rack() -> tuple[Topology, Cluster, Plan]:
+    topo = Topology("t", (Operator("src", "source", rate=100.0, bytes_per_tuple=1000.0), Operator("a", "sink")),
+                    (Stream("src", "a"),))
+    nodes = (Node("x", cpu=100.0, memory_mb=1000, rack="r0"), Node("y", cpu=100.0, memory_mb=1000, rack="r1"))
+    cluster = Cluster("c", nodes, Links(same_rack_ms=1.0, cross_rack_ms=10.0))
+    return topo, cluster, Plan("m", "t", "c", {"src": {"x": 1}, "a": {"y": 1}}, source_rates={"src": 100.0})
+
+
+def test_storm_charges_serialization_to_both_ends_of_a_remote_stream() -> None:
+    topo, cluster, plan = cross_rack()
+    ev = evaluate(topo, cluster, plan, engine=EngineSettings("storm"))
+    # 100 tuples/s of 1,000 B cross: (4 + 2·1) µs each way → 0.6 ms of CPU per second = 0.06 points per node
+    assert ev.engine_detail["serialization_points"] == {"x": pytest.approx(0.06), "y": pytest.approx(0.06)}
+    assert ev.cpu_utilization == pytest.approx(np.array([0.0006, 0.0006]))
+    local = evaluate(topo, cluster, plan.evolve(replicas={"src": {"x": 1}, "a": {"x": 1}}),
+                     engine=EngineSettings("storm"))
+    assert local.engine_detail["serialization_points"] == {}  # same worker: passed by reference
+
+
+def test_storm_flow_control_is_littles_law() -> None:
+    topo, cluster, plan = cross_rack()
+    storm = EngineSettings("storm", storm=StormSettings(max_spout_pending=1))
+    ev = evaluate(topo, cluster, plan, engine=storm)
+    # no queueing (no CPU cost), 10 ms link there and 10 ms for the ack back: one tuple in flight → 50 t/s
+    assert ev.engine_detail["complete_latency_ms"] == pytest.approx(20.0)
+    assert ev.sustainable_scale == pytest.approx(0.5, rel=1e-6) and ev.delivered_throughput == pytest.approx(50.0)
+    assert "flow control" in ev.bottleneck
+    unbounded = evaluate(topo, cluster, plan, engine=EngineSettings("storm"))
+    # Storm's default (no max_spout_pending): only the serialization CPU limits it, 100 points / 0.06 per scale
+    assert unbounded.sustainable_scale == pytest.approx(100 / 0.06) and unbounded.bottleneck == "cpu of node x"
+
+
+def test_ideal_is_the_base_model() -> None:
+    topo, cluster, plan = cross_rack()
+    assert evaluate(topo, cluster, plan, engine=EngineSettings("ideal")).predicted() == \
+        evaluate(topo, cluster, plan).predicted()
+
+
+def test_engine_parameters_are_coerced_and_checked() -> None:
+    e = EngineSettings("spark").with_params({"spark.trigger_s": "2.5", "spark.batch_s": "0.1",
+                                             "storm.max_spout_pending": "500"})
+    assert e.spark.trigger_s == 2.5 and e.spark.constants.batch_s == 0.1 and e.storm.max_spout_pending == 500
+    assert "overrides" in e.spark.constants.origin
+    assert EngineSettings("storm").with_params({"storm.max_spout_pending": "none"}).storm.max_spout_pending is None
+    with pytest.raises(ModelError, match=r"storm\.max_spout_pending"):
+        EngineSettings("spark").with_params({"storm.pending": "1"})
+    for bad in ({"spark.batch_s": "-1"}, {"spark.trigger_s": "0"}, {"spark.task_s": "inf"},
+                {"storm.ser_us": "fast"}):
+        with pytest.raises(ModelError):
+            EngineSettings("spark").with_params(bad)
+    with pytest.raises(ModelError, match="unknown engine"):
+        EngineSettings("flink")  # type: ignore[arg-type]
+
+
+def test_calibration_file_round_trip_and_errors(tmp_path: Path) -> None:
+    from streamplace.spark.calibration import load_calibration, write_calibration
+
+    consts = SparkConstants(0.31, 0.02, 0.07, 0.6, 0.8, 0.8, 0.1)
+    path = write_calibration(tmp_path / "cal.json", consts, {"cores": 2})
+    back = load_calibration(path)
+    assert back.as_dict() | {"origin": ""} == consts.as_dict() | {"origin": ""}
+    assert str(path) in back.origin
+    doc = json.loads(path.read_text())
+    doc["spark"]["task_s"] = -1
+    del doc["spark"]["hop_us"]
+    path.write_text(json.dumps(doc))
+    with pytest.raises(SpecError) as exc:
+        load_calibration(path)
+    assert "spark.task_s" in str(exc.value) and "spark.hop_us" in str(exc.value) and str(path) in str(exc.value)
+
+
+def test_calibration_fit_recovers_the_constants_of_the_model() -> None:
+    from streamplace.spark.calibration import design_row, fit_constants, jvm_cores_from, probes
+
+    truth = np.array([0.3, 0.02, 0.08, 0.6, 0.9])  # batch, stage, task, hop, source+sink share
+    rows = [design_row(p, 2) for p in probes(2)]
+    consts, _, r2 = fit_constants(rows, list(np.asarray(rows) @ truth))
+    assert r2 == pytest.approx(1.0)
+    assert [consts.batch_s, consts.stage_s, consts.task_s, consts.hop_us, consts.source_us] == \
+        pytest.approx(list(truth))
+    # jvm_cores solves the model's time of the busy probe: 2 cores at (2 − 0.4) / 2 of their speed
+    rows_ = 24_000
+    fixed = consts.batch_s + 2 * consts.stage_s + 2 * consts.task_s
+    measured = fixed + rows_ / 2 * (consts.source_us + consts.hop_us + consts.sink_us) / 1e6 + \
+        rows_ / 2 * 0.5e-3 / 0.8
+    assert jvm_cores_from(measured, consts, 2, rows_) == pytest.approx(0.4)
+
+
+def test_perf_does_not_depend_on_schedulers() -> None:
+    code = "import sys, streamplace.perf, streamplace.perf.engines; print('streamplace.schedulers' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
