@@ -55,9 +55,15 @@ def test_spark_chain_matches_the_formulas_worked_by_hand() -> None:
 def test_spark_behind_the_trigger_runs_batches_back_to_back() -> None:
     topo, cluster, plan = two_stage(1500.0)  # scale 15: B(15, 1 s) = 1.07 s > 1 s
     ev = evaluate(topo, cluster, plan, engine=spark())
-    period = 0.32 / (1 - 15 * 0.05)  # the fixed point P = F + s·P·W
+    # the rate source releases whole seconds: the smallest m with B(15, m s) ≤ m s is m ≥ 0.32 / (1 − 0.75) → 2
+    assert ev.engine_detail["period_s"] == pytest.approx(2.0)
+    assert ev.engine_detail["batch_s"] == pytest.approx(0.32 + 15 * 2 * 0.05)
+    assert ev.latency_mean_ms == pytest.approx(1000 * (0.5 + 1.0 + 1.82))
+    continuous = EngineSettings("spark", SparkSettings(trigger_s=1.0, quantum_s=0.0, constants=CONSTS))
+    ev = evaluate(topo, cluster, plan, engine=continuous)
+    period = 0.32 / (1 - 15 * 0.05)  # a continuous source: the fixed point P = F + s·P·W
     assert ev.engine_detail["period_s"] == pytest.approx(period)
-    assert ev.latency_mean_ms == pytest.approx(1000 * (0.5 + period / 2 + period))
+    assert ev.latency_mean_ms == pytest.approx(1000 * (period / 2 + period))
     assert ev.delivered_throughput == pytest.approx(1500.0)  # still keeps up: capacity is 2,000
     over = evaluate(topo, cluster, plan.evolve(source_rates={"src": 2500.0}), engine=spark())
     assert over.delivered_throughput == pytest.approx(2000.0) and over.latency_mean_ms == float("inf")
@@ -177,3 +183,57 @@ def test_perf_does_not_depend_on_schedulers() -> None:
     code = "import sys, streamplace.perf, streamplace.perf.engines; print('streamplace.schedulers' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_optimal_under_spark_finds_the_enumerated_best_capacity() -> None:
+    """A chain on two unequal nodes, at most 3 replicas per operator: every placement enumerated and predicted by
+    the spark engine; optimal's plan (its own MILP on the Spark model) sustains the most of them all."""
+    import itertools
+
+    from streamplace.schedulers import create
+
+    topo = Topology("c", (Operator("src", "source", rate=100.0, cost_ms=0.1), Operator("a", cost_ms=1.0),
+                          Operator("b", "sink", cost_ms=0.5)), (Stream("src", "a"), Stream("a", "b")))
+    cluster = Cluster("two", (Node("fast", cpu=200.0, memory_mb=10_000, speedup=2.0),
+                              Node("slow", cpu=100.0, memory_mb=10_000)))
+    eng = spark(SparkConstants(0.2, 0.05, 0.01, 0.0, 0.0, 0.0, 0.0))
+    per_op = [(f, s) for f, s in itertools.product(range(4), repeat=2) if 1 <= f + s <= 3]
+    best = 0.0
+    for combo in itertools.product(per_op, repeat=3):
+        replicas = {op.id: {n: c for n, c in zip(("fast", "slow"), counts, strict=True) if c}
+                    for op, counts in zip(topo.operators, combo, strict=True)}
+        best = max(best, evaluate(topo, cluster, Plan("e", "c", "two", replicas), engine=eng).throughput)
+    plan = create("optimal", {"max_replicas": "3"}).plan(topo, cluster, engine=eng)
+    assert plan.status == "ok" and plan.predicted["engine"] == "spark"
+    assert plan.predicted["throughput"] == pytest.approx(best, rel=1e-6)
+    ideal = create("optimal", {"max_replicas": "3"}).plan(topo, cluster)  # the papers' model picks another plan
+    assert evaluate(topo, cluster, ideal, engine=eng).throughput <= best * (1 + 1e-9)
+
+
+def test_cluster_spec_engine_block(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from streamplace.cli import app
+    from streamplace.spec.loader import cluster_to_doc, load_cluster
+
+    spec = tmp_path / "c.yaml"
+    spec.write_text("name: c\nnodes:\n  - {id: x, cpu: 100, memory_mb: 1000, rack: r0}\n"
+                    "  - {id: y, cpu: 100, memory_mb: 1000, rack: r1}\n"
+                    "links: {same_rack_ms: 1, cross_rack_ms: 10}\n"
+                    "engine:\n  storm: {max_spout_pending: 1}\n  spark: {trigger_s: 4}\n")
+    cluster = load_cluster(spec)
+    assert dict(cluster.engine_params) == {"storm.max_spout_pending": 1, "spark.trigger_s": 4}
+    assert load_cluster(cluster_to_doc(cluster)).engine_params == cluster.engine_params
+    topo = tmp_path / "t.yaml"
+    topo.write_text("name: t\noperators:\n  - {id: src, kind: source, rate: 100, bytes_per_tuple: 1000}\n"
+                    "  - {id: a, kind: sink, pinned: [y]}\nstreams:\n  - {from: src, to: a}\n")
+    runner = CliRunner()
+    res = runner.invoke(app, ["plan", "--json", "--engine", "storm", "-s", "round-robin", str(topo), str(spec)])
+    pred = json.loads(res.stdout)["predicted"]
+    assert pred["engine_params"]["max_spout_pending"] == 1 and pred["bottleneck"].startswith("flow control")
+    res = runner.invoke(app, ["plan", "--json", "-s", "round-robin", "-p", "spark.trigger_s=2", str(topo), str(spec)])
+    assert json.loads(res.stdout)["predicted"]["engine_params"]["trigger_s"] == 2.0  # the command line wins
+    spec.write_text(spec.read_text().replace("max_spout_pending", "max_pending"))
+    with pytest.raises(SpecError) as exc:
+        load_cluster(spec)
+    assert str(spec) in str(exc.value) and "storm.max_pending" in str(exc.value)

@@ -119,7 +119,11 @@ def _swap(topo: Topology, op: Operator) -> Topology:
 
 
 def test_profile_command_fits_cost_and_selectivity(spark, tmp_path: Path) -> None:
-    """A 1 ms busy operator that keeps half its input: e within 25 %, α within 5 %, a loadable profile."""
+    """A 1 ms busy operator that keeps half its input, profiled while two other processes keep both cores busy:
+    e within 15 % (it is read on the thread's CPU clock), a loadable profile."""
+    import subprocess
+    import sys
+
     import yaml
     from typer.testing import CliRunner
 
@@ -132,16 +136,22 @@ def test_profile_command_fits_cost_and_selectivity(spark, tmp_path: Path) -> Non
     topo_file = tmp_path / "one.yaml"
     topo_file.write_text(yaml.safe_dump(spec))
     out = tmp_path / "profile.yaml"
-    res = CliRunner().invoke(app, ["profile", str(topo_file), "--operator", "work", "--cores", "2", "--batches", "2",
-                                   "-o", str(out), "--json"])
+    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        res = CliRunner().invoke(app, ["profile", str(topo_file), "--operator", "work", "--cores", "2",
+                                       "--batches", "2", "-o", str(out), "--json"])
+    finally:
+        for b in burners:
+            b.kill()
+            b.wait()
     assert res.exit_code == 0, res.output
     profile = load_profile(out)
     (entry,) = profile.entries
     assert entry.operator == "work" and entry.node_type == "local"
-    assert entry.cost_ms == pytest.approx(1.0, rel=0.25)
+    assert entry.cost_ms == pytest.approx(1.0, rel=0.15)
     assert 0 <= entry.overhead < 100
     fit = yaml.safe_load(out.read_text())["measured"]["fits"]["work"]
-    assert fit["r2"] > 0.9 and len(fit["points"]) == 3
+    assert len(fit["points"]) == 3
 
 
 def test_kill_minus_9_then_restart_writes_every_tuple_once(spark, tmp_path: Path) -> None:

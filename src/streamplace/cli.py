@@ -104,15 +104,17 @@ def parse_params(items: list[str] | None) -> dict[str, str]:
 
 
 def engine_settings(name: str, calibration: Path | None, params: dict[str, str] | None = None,
-                    trigger_s: float | None = None) -> EngineSettings:
-    """The engine a command predicts for: its name, Spark's constants (calibration file or defaults) and the
-    ``spark.*`` / ``storm.*`` parameters."""
+                    trigger_s: float | None = None, cluster: Cluster | None = None) -> EngineSettings:
+    """The engine a command predicts for: its name, Spark's constants (calibration file or defaults), the cluster
+    spec's ``engine:`` block, then the ``spark.*`` / ``storm.*`` parameters of the command line."""
     from streamplace.spark.calibration import constants_or_defaults
 
     if name not in ENGINE_NAMES:
         raise ModelError([Problem("--engine", f"unknown engine {name!r}", f"use one of {', '.join(ENGINE_NAMES)}")])
     consts = constants_or_defaults(calibration) if name == "spark" else SparkConstants()
     settings = EngineSettings(name, SparkSettings(constants=consts))  # type: ignore[arg-type]
+    if cluster is not None and cluster.engine_params:
+        settings = settings.with_params(cluster.engine_params, f"{cluster.name}: engine")
     if trigger_s is not None:
         settings = settings.with_params({"spark.trigger_s": trigger_s}, "--trigger")
     return settings.with_params(params or {})
@@ -216,7 +218,7 @@ def plan(
     """
     t, c, p = load_instance(topo, cluster, profile)
     engine_p, sched_p = split_engine_params(parse_params(param))
-    eng = engine_settings(engine, calibration, engine_p)
+    eng = engine_settings(engine, calibration, engine_p, cluster=c)
     result = create(scheduler, sched_p).plan(t, c, p, engine=eng)
     if out_file is not None:
         out_file.parent.mkdir(parents=True, exist_ok=True)
@@ -259,7 +261,7 @@ def evaluate_cmd(
     if rest:
         raise ModelError([Problem("--param", f"evaluate takes engine parameters only, got {next(iter(rest))!r}",
                                   "write spark.KEY=VALUE or storm.KEY=VALUE")])
-    eng = engine_settings(engine, calibration, engine_p)
+    eng = engine_settings(engine, calibration, engine_p, cluster=c)
     ev: Evaluation = evaluate(t, c, pl, p, engine=eng)
     pred = ev.predicted() | ({"engine_params": eng.describe()} if eng.name != "ideal" else {})
     if as_json:
@@ -301,7 +303,7 @@ def compare_cmd(
     """
     t, c, p = load_instance(topo, cluster, profile)
     engine_p, _ = split_engine_params(parse_params(param))
-    eng = engine_settings(engine, calibration, engine_p)
+    eng = engine_settings(engine, calibration, engine_p, cluster=c)
     rows = run_comparison(t, c, p, scheduler, [x for x in param or [] if x.partition("=")[0] not in engine_p],
                           quiet=as_json, time_limit=time_limit, engine=eng)
     if plot is not None:
@@ -465,7 +467,7 @@ def run_cmd(
     if rest:
         raise ModelError([Problem("--param", f"run takes engine parameters only, got {next(iter(rest))!r}",
                                   "write spark.KEY=VALUE or storm.KEY=VALUE")])
-    eng = engine_settings(engine, calibration, engine_p, trigger_s=trigger)
+    eng = engine_settings(engine, calibration, engine_p, trigger_s=trigger, cluster=c)
     target_cluster, target_plan, here = run_target(t, c, pl, state, master, cores)
     predicted = prediction(t, target_cluster, target_plan, None, eng)
     for line in run_warnings(c, pl, predicted, here, None if state is not None else target_cluster):
@@ -732,7 +734,8 @@ def sweep_cmd(
                       disable=as_json or not err.is_terminal) as bar:
         task = bar.add_task(f"{len(instances):,} instances", total=None)
         run = run_sweep(spark, instances, topos, clus, out_dir, partitions,
-                        progress=lambda done, total: bar.update(task, completed=done, total=total), engine=eng)
+                        progress=lambda done, total: bar.update(task, completed=done, total=total), engine=eng,
+                        engine_params=engine_p)
     if as_json:
         emit_json({"path": run.path, "instances": run.instances, "tasks": run.tasks, "seconds": run.seconds,
                    "per_second": run.per_second, "statuses": run.statuses})
@@ -911,7 +914,7 @@ def calibrate_cmd(
     batches: Annotated[int, typer.Option("--batches", min=1, help="measured batches per probe")] = 3,
     as_json: JsonOpt = False,
 ) -> None:
-    """Measure the Spark engine model's constants on this machine (or a standalone cluster): about a minute.
+    """Measure the Spark engine model's constants on this machine (or a standalone cluster) in under 2 minutes.
 
     Fixed time per micro-batch, per stage and per task, and the per-tuple cost of the rate source, of a shuffle
     hop and of a sink, fitted by least squares on back-to-back micro-batches of pass-through chains.
@@ -1086,6 +1089,8 @@ def demo(
     spark_seconds: Annotated[float, typer.Option("--spark-seconds", min=0, help="seconds the chosen plan's "
                                                  "pipeline is measured on local Spark (0: skip)")] = 20.0,
     cores: Annotated[int | None, typer.Option("--cores", help="local[N] for the Spark run (default: all)")] = None,
+    engine: EngineOpt = "spark",
+    calibration: CalibrationOpt = None,
 ) -> None:
     """The main job on the embedded default: compare every scheduler, then run the best plan on local Spark.
 
@@ -1099,11 +1104,12 @@ def demo(
     from streamplace.report.plots import plot_comparison
 
     t, c, p = load_instance(topo, cluster, None)
+    eng = engine_settings(engine, calibration, cluster=c)
     # ODRP/ODP need an objective and its normalization bounds; the demo minimizes response time
     odrp = ["weights.r=1", "bounds.r_min=0", "bounds.r_max=5000"]
     rows = run_comparison(t, c, p, None, [f"{s}.{kv}" for s in ("odrp", "odp") for kv in odrp],
-                          time_limit=time_limit)
-    title = f"{t.name} on {c.name}"
+                          time_limit=time_limit, engine=eng)
+    title = f"{t.name} on {c.name} ({eng.name} engine)"
     print_comparison(rows, title)
     png = plot_comparison(rows, out_dir / "compare.png", title)
     notes = [f"{c.name}: {len(c)} nodes of types {', '.join(c.types)}",
@@ -1113,12 +1119,12 @@ def demo(
     if spark_seconds > 0 and ok:
         best = max(ok, key=lambda r: r.plan.predicted.get("throughput") or 0.0)  # type: ignore[union-attr]
         sections = (_demo_spark_run(t, best.plan, cores or os.cpu_count() or 2, spark_seconds,  # type: ignore[arg-type]
-                                    out_dir / "spark-run"),)
+                                    out_dir / "spark-run", engine_settings("spark", calibration)),)
     report = write_report(rows, png, out_dir / "report.html", f"streamplace demo: {title}", notes, sections)
     out.print(f"report written to {report}")
 
 
-def _demo_spark_run(t: Topology, plan: Plan, cores: int, seconds: float, out_dir: Path):
+def _demo_spark_run(t: Topology, plan: Plan, cores: int, seconds: float, out_dir: Path, engine: EngineSettings):
     """Run the chosen plan's pipeline on local Spark with a progress bar; the report section with the numbers."""
     import shutil
 
@@ -1136,7 +1142,7 @@ def _demo_spark_run(t: Topology, plan: Plan, cores: int, seconds: float, out_dir
         def advance(done: float) -> None:  # the run may be longer than asked: 3 triggers at least
             bar.update(task, completed=done, total=max(done, bar.tasks[0].total or 0))
 
-        check = check_plan(spark, t, plan, cores, seconds, warmup, out_dir, progress=advance)
+        check = check_plan(spark, t, plan, cores, seconds, warmup, out_dir, progress=advance, engine=engine)
     rows = comparison_rows(check)
     seconds, warmup = check.result.duration_s, max(warmup, check.trigger_s)
     table = Table(title=f"{plan.scheduler} plan on local Spark ({cores} cores), {seconds:g} s measured")

@@ -62,8 +62,10 @@ def scaled(topology: Topology, scale: float) -> Topology:
 
 
 def evaluate_instance(inst: Instance, topology: Topology, cluster: Cluster,
-                      params: dict[str, str] | None = None, engine: EngineSettings | None = None) -> dict[str, Any]:
-    """One row: the scheduler's plan for the instance and ``engine``'s predictions for it (None: ideal)."""
+                      params: dict[str, str] | None = None, engine: EngineSettings | None = None,
+                      engine_params: dict[str, str] | None = None) -> dict[str, Any]:
+    """One row: the scheduler's plan for the instance and ``engine``'s predictions for it (None: ideal), with the
+    cluster spec's engine block applied under the command line's ``engine_params``."""
     row: dict[str, Any] = {name: None for name, _ in ROW_SCHEMA}
     row.update(topology=inst.topology, cluster=inst.cluster, scheduler=inst.scheduler, scale=float(inst.scale),
                seed=int(inst.seed), engine=engine.name if engine is not None else "ideal")
@@ -75,6 +77,9 @@ def evaluate_instance(inst: Instance, topology: Topology, cluster: Cluster,
         kw = dict(params or {})
         if "seed" in {f.name for f in dataclasses.fields(REGISTRY[inst.scheduler])}:
             kw.setdefault("seed", str(inst.seed))
+        if engine is not None and cluster.engine_params:  # the spec's engine block, then the command line's
+            engine = engine.with_params(cluster.engine_params, f"{cluster.name}: engine").with_params(
+                engine_params or {})
         plan = create(inst.scheduler, kw).plan(scaled(topology, inst.scale), cluster, engine=engine)
         row["status"] = plan.status
         row["planning_ms"] = float(plan.planning_ms)

@@ -68,9 +68,12 @@ class Cluster:
     nodes: tuple[Node, ...]
     links: Links = field(default_factory=Links)
     utilization_limit: float = 1.0
+    #: engine model parameters the spec gives (``spark.trigger_s``, ``storm.max_spout_pending``, …)
+    engine_params: Mapping[str, float | int | None] = field(default_factory=lambda: MappingProxyType({}))
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "nodes", tuple(self.nodes))
+        object.__setattr__(self, "engine_params", MappingProxyType(dict(self.engine_params)))
         problems = validate_cluster(self)
         if problems:
             raise ModelError(problems)

@@ -105,7 +105,7 @@ class BaseScheduler:
         if reasons:
             return self._infeasible(topology, cluster, reasons, deadline)
         try:
-            result = self._place(topology, cluster, profile, deadline, current)
+            result = self._place_for(engine, topology, cluster, profile, deadline, current)
             if result.counts is None or result.status == "infeasible":
                 return self._infeasible(topology, cluster, result.explanation or ["no placement found"], deadline)
             return self.finish(topology, cluster, profile, result, deadline, engine)
@@ -118,6 +118,13 @@ class BaseScheduler:
     def _place(self, topology: Topology, cluster: Cluster, profile: Profile | None, deadline: Deadline,
                current: Plan | None) -> Placement:
         raise NotImplementedError
+
+    def _place_for(self, engine: EngineSettings | None, topology: Topology, cluster: Cluster,
+                   profile: Profile | None, deadline: Deadline, current: Plan | None) -> Placement:
+        """Placement when the plan's prediction is ``engine``'s: the paper's own placement by default (the seed
+        heuristics stay faithful to their papers); schedulers that optimize a model override this to optimize
+        the engine's."""
+        return self._place(topology, cluster, profile, deadline, current)
 
     # ----------------------------------------------------------- helpers
     def params(self) -> dict[str, Any]:

@@ -34,6 +34,7 @@ from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
+from streamplace.perf.engines import EngineSettings
 from streamplace.perf.throughput import ThroughputModel
 from streamplace.schedulers.base import BaseScheduler, Deadline, Placement, register
 from streamplace.schedulers.milp import Milp
@@ -91,6 +92,31 @@ class Optimal(BaseScheduler):
             placement.gap = result.gap if result.gap is not None else 0.0
         placement.warnings.append(f"solver: HiGHS {result.solver_status} in {result.seconds:.3f} s, "
                                   f"{milp.n_vars} variables, {milp.n_rows} constraints")
+        return placement
+
+    def _place_for(self, engine: EngineSettings | None, topology: Topology, cluster: Cluster,
+                   profile: Profile | None, deadline: Deadline, current: Plan | None) -> Placement:
+        """Under the ``spark`` engine, the counts and placement with the most Spark capacity (spark_optimal.py)."""
+        if engine is None or engine.name != "spark":
+            return self._place(topology, cluster, profile, deadline, current)
+        from streamplace.schedulers.spark_optimal import counts_from, spark_capacity_milp
+
+        milp, w_col = spark_capacity_milp(topology, cluster, profile, engine, self.caps(topology), self.tasks_per_node)
+        result = milp.solve(self._remaining(deadline), self.mip_rel_gap)
+        if result.x is None:
+            return self._no_solution(result.status, result.solver_status)
+        counts = counts_from(result, w_col, (len(topology.operators), len(cluster)))
+        work = float(result.objective or 0.0)
+        placement = Placement(counts)
+        placement.source_rates = sustained_rates(topology, 1.0 / work if work > 0 else np.inf)
+        placement.gap = result.gap if result.gap is not None else 0.0
+        if result.status == "timeout":
+            placement.status = "timeout"
+            placement.explanation.append(f"time limit {self.time_limit_s} s: best plan found, relative gap "
+                                         f"{placement.gap:.3g} on the Spark batch work")
+        placement.warnings.append(
+            f"solver: HiGHS {result.solver_status} in {result.seconds:.3f} s on the Spark engine's capacity "
+            f"({milp.n_vars} variables, {milp.n_rows} constraints); work per unit of rate {work:.6g} s")
         return placement
 
     def _remaining(self, deadline: Deadline) -> float | None:

@@ -106,10 +106,12 @@ class Calibration:
     busy_s: float = 0.0  # the busy probe's batch time
 
 
-def probes(cores: int, large_rows: int = 500_000) -> list[Probe]:
-    """Chains of 2 and 4 operators, at 1 task and at 1–2 waves of tasks per stage, tiny and large batches: enough
-    variety that every constant has its own column (sources and sinks at different task counts)."""
-    shapes = [(2, 1, 1), (4, 1, 1), (4, cores, 2 * cores), (2, 2 * cores, cores), (3, 1, cores)]
+def probes(cores: int, large_rows: int = 300_000) -> list[Probe]:
+    """Chains of 2 to 8 operators, at 1 task and at 1–2 waves of tasks per stage, tiny and large batches: enough
+    variety that every constant has its own column (stages against waves, sources and sinks at different task
+    counts)."""
+    shapes = [(2, 1, 1), (4, 1, 1), (8, 1, 1), (4, cores, 2 * cores), (2, 2 * cores, cores), (3, 1, cores),
+              (6, cores, cores)]
     return [Probe(k, ps, p, rows) for k, ps, p in shapes for rows in (2, large_rows)]
 
 
@@ -157,7 +159,7 @@ def fit_constants(rows: list[list[float]], seconds: list[float]) -> tuple[SparkC
     return SparkConstants(batch_s, stage_s, task_s, hop_us, ends_us, ends_us, 0.0, origin="calibration"), fitted, r2
 
 
-def busy_probe(cores: int, cost_ms: float = 0.5, work_s: float = 6.0) -> tuple[Topology, Plan, int]:
+def busy_probe(cores: int, cost_ms: float = 0.5, work_s: float = 4.0) -> tuple[Topology, Plan, int]:
     """A source feeding one busy operator with a task per core, and rows for about ``work_s`` of logic per batch (long
     enough that the fixed costs matter little):
     how fast its tasks run when they fill the machine tells what Spark's own threads take (jvm_cores)."""
@@ -181,9 +183,9 @@ def jvm_cores_from(measured_s: float, consts: SparkConstants, cores: int, rows: 
     return max(0.0, cores * (1.0 - share))
 
 
-def calibrate(spark: Any, cores: int, batches: int = 3, large_rows: int = 500_000,
+def calibrate(spark: Any, cores: int, batches: int = 3, large_rows: int = 300_000,
               progress: Callable[[str], None] | None = None) -> Calibration:
-    """Time every probe on back-to-back micro-batches and fit the constants (about 1.5 minutes on 2 cores)."""
+    """Time every probe on back-to-back micro-batches and fit the constants (under 2 minutes on 2 cores)."""
     from streamplace.spark.profiler import time_batches
 
     started = time.perf_counter()

@@ -11,11 +11,13 @@ source, no waiting for a trigger) and fits, per operator, the batch time
     t(n) = a + b · n        (n = tuples the operator receives per batch)
 
 by least squares over several batch sizes, after subtracting the same pipeline
-without the operator (the probe's baseline) at the same sizes. With ``cores``
-cores and p replicas, one replica's time per tuple is b · min(p, cores), so
-e = 1000 · b · min(p, cores) ms; the fixed part a takes the whole machine for a
-of every trigger interval T, i.e. 100 · cores · a / T points, MET = that / p per
-replica. A source is profiled alone (its line is the pipeline's base cost).
+without the operator (the probe's baseline) at the same sizes. e is the CPU its
+logic burns per tuple, read on the threads' CPU clocks (``time.thread_time``),
+so another process competing for the cores does not inflate it (the batch
+slope b would: 1000 · b · min(p, cores) is kept only where no CPU was recorded);
+the fixed part a takes the whole machine for a of every trigger interval T,
+i.e. 100 · cores · a / T points, MET = that / p per replica. A source is profiled
+alone (its line is the pipeline's base cost).
 α is the operator's output / input count. Operators whose input needs columns
 from upstream (DEBS, OEE) are probed behind their ancestors, which then do no
 emulated CPU work. The profile is valid for the trigger interval it was made
@@ -38,7 +40,7 @@ from streamplace.model.profile import Profile, ProfileEntry
 from streamplace.model.topology import Operator, Stream, Topology
 from streamplace.spark.logic import logic_of
 from streamplace.spark.metrics import ProgressListener
-from streamplace.spark.operators import N_STATS, ROWS_IN, ROWS_OUT
+from streamplace.spark.operators import CPU_S, N_STATS, ROWS_IN, ROWS_OUT
 from streamplace.spark.pipeline import Pipeline, PipelineConfig
 
 NO_WORK = 1e9  # speed-up given to helper operators so they burn no emulated CPU
@@ -52,6 +54,8 @@ class Timing:
     seconds: float
     op_rows_in: float = 0.0
     op_rows_out: float = 0.0
+    op_cpu_s: float = 0.0  # the operator's logic, on its threads' CPU clocks, over every batch of the probe
+    op_rows_total: float = 0.0  # the rows its logic saw over every batch (for CPU per tuple)
     rows_in_share: dict[str, float] = field(default_factory=dict)  # per operator: rows in / rows the sources emit
 
 
@@ -103,6 +107,7 @@ def time_batches(spark: Any, topology: Topology, plan: Plan, batch_rows: float, 
             else:  # behind other operators: the share of the sources' output that reached it
                 t.op_rows_in = mine[ROWS_IN] * batch_rows * len(scaled.sources) / emitted
             t.op_rows_out = t.op_rows_in * (mine[ROWS_OUT] / mine[ROWS_IN] if mine[ROWS_IN] else 1.0)
+            t.op_cpu_s, t.op_rows_total = mine[CPU_S], mine[ROWS_IN]
         return t
 
 
@@ -161,7 +166,10 @@ def profile_operator(spark: Any, topology: Topology, op: Operator, cores: int, t
     a, b, r2 = _fit(x, np.array(deltas))
     p = parallel[op.id]["local"]
     a, b = max(a, 0.0), max(b, 0.0)
-    cost_ms = 1000.0 * b * min(p, cores)
+    # e from the CPU the logic burnt per tuple on its threads' clocks: a busy machine slows the batches (b) but
+    # not the CPU a tuple costs
+    rows = sum(t.op_rows_total for t in timings)
+    cost_ms = 1000.0 * sum(t.op_cpu_s for t in timings) / rows if rows > 0 else 1000.0 * b * min(p, cores)
     met = min(99.0, 100.0 * cores * a / (trigger_s * p))
     alpha = (sum(t.op_rows_out for t in timings) / sum(t.op_rows_in for t in timings)
              if sum(t.op_rows_in for t in timings) else 1.0)

@@ -43,23 +43,25 @@ class SweepRun:
 def run_sweep(spark: Any, instances: Sequence[Instance], topologies: dict[str, Topology],
               clusters: dict[str, Cluster], out: Path, partitions: int | None = None,
               params: dict[str, dict[str, str]] | None = None,
-              progress: Callable[[int, int], None] | None = None, engine: EngineSettings | None = None) -> SweepRun:
+              progress: Callable[[int, int], None] | None = None, engine: EngineSettings | None = None,
+              engine_params: dict[str, str] | None = None) -> SweepRun:
     """Evaluate every instance in Spark tasks and write the rows under ``out`` (Parquet)."""
     sc = spark.sparkContext
     n_tasks = partitions or max(1, min(len(instances), 4 * sc.defaultParallelism, 400))
     # the model objects hold read-only mappings, which do not pickle: tasks get the spec documents
     specs = sc.broadcast(({k: topology_to_doc(t) for k, t in topologies.items()},
-                          {k: cluster_to_doc(c) for k, c in clusters.items()}, params or {}, engine))
+                          {k: cluster_to_doc(c) for k, c in clusters.items()}, params or {}, engine,
+                          engine_params or {}))
     names = [name for name, _ in ROW_SCHEMA]
 
     def evaluate_chunk(chunk: list[Instance]) -> list[tuple]:
-        topo_docs, cluster_docs, prm, eng = specs.value
+        topo_docs, cluster_docs, prm, eng, eng_prm = specs.value
         topos = {k: load_topology(d) for k, d in topo_docs.items() if any(i.topology == k for i in chunk)}
         clus = {k: load_cluster(d) for k, d in cluster_docs.items() if any(i.cluster == k for i in chunk)}
         return [tuple(row[k] for k in names)
                 for inst in chunk
                 for row in [evaluate_instance(inst, topos[inst.topology], clus[inst.cluster], prm.get(inst.scheduler),
-                                              eng)]]
+                                              eng, eng_prm)]]
 
     parts = list(chunks(list(instances), n_tasks))
     rdd = sc.parallelize(parts, len(parts)).flatMap(evaluate_chunk)

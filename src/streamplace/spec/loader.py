@@ -189,8 +189,16 @@ def load_cluster(source: Source) -> Cluster:
         availability_pairs=ln.availability_pairs, cost_per_mb=ln.cost_per_mb,
         cost_per_mb_pairs=ln.cost_per_mb_pairs,
     )
+    engine = {f"{eng}.{key}": value for eng, block in spec.engine.items() for key, value in block.items()}
+    if engine:  # checked here, so a bad key names this file
+        from streamplace.perf.engines import EngineSettings
+
+        try:
+            EngineSettings("ideal").with_params(engine, "engine")
+        except ModelError as exc:
+            raise _raise_with_source(exc, name) from None
     try:
-        return Cluster(spec.name, nodes, links, spec.utilization_limit)
+        return Cluster(spec.name, nodes, links, spec.utilization_limit, engine)
     except ModelError as exc:
         raise _raise_with_source(exc, name) from None
 
@@ -205,6 +213,10 @@ def cluster_to_doc(c: Cluster) -> dict[str, Any]:
             d["bandwidth_mbps"] = n.bandwidth_mbps
         nodes.append(d)
     ln = c.links
+    engine: dict[str, dict[str, Any]] = {}
+    for key, value in c.engine_params.items():
+        head, _, rest = key.partition(".")
+        engine.setdefault(head, {})[rest] = value
     links: dict[str, Any] = {"same_node_ms": ln.same_node_ms, "same_rack_ms": ln.same_rack_ms,
                              "cross_rack_ms": ln.cross_rack_ms}
     if ln.cross_zone_ms is not None:
@@ -217,7 +229,8 @@ def cluster_to_doc(c: Cluster) -> dict[str, Any]:
         links["availability"] = ln.availability
     if ln.cost_per_mb:
         links["cost_per_mb"] = ln.cost_per_mb
-    return {"name": c.name, "utilization_limit": c.utilization_limit, "nodes": nodes, "links": links}
+    doc = {"name": c.name, "utilization_limit": c.utilization_limit, "nodes": nodes, "links": links}
+    return doc | ({"engine": engine} if engine else {})
 
 
 # ----------------------------------------------------------------- profile

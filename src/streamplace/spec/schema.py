@@ -89,6 +89,8 @@ class ClusterSpec(_Strict):
     utilization_limit: float = 1.0
     nodes: list[NodeSpec]
     links: LinksSpec = LinksSpec()
+    #: engine model parameters for this cluster: {spark: {trigger_s: 2, …}, storm: {max_spout_pending: 1000, …}}
+    engine: dict[Literal["spark", "storm"], dict[str, float | int | None]] = {}
 
 
 class ProfileEntrySpec(_Strict):

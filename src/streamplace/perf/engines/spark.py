@@ -36,8 +36,10 @@ upper bound where stages run side by side). From that:
   1 / W; throughput is the sinks' rate there;
 * **trigger-bound rate**: the largest s whose batch fits its interval,
   B(s, P) ≤ P with P = max(trigger, quantum): (P − F) / (P · W);
-* **period**: P = max(trigger, quantum) while B fits, else the fixed point
-  P = B(s, P) = F / (1 − s · W) (batches back to back);
+* **period**: P = max(trigger, quantum) while B fits; else batches run back to
+  back, each taking the whole quanta that ended meanwhile, and settle at the
+  smallest P = m · quantum with B(s, P) ≤ P, m ≥ F / (quantum · (1 − s · W))
+  (the fixed point F / (1 − s · W) itself for a continuous source, quantum 0);
 * **latency** (event time to sink, mean): quantum / 2 (Spark's rate source
   releases whole seconds) + P / 2 (wait for the batch to start) + B(s, D),
   D = max(P, quantum); the worst adds a whole quantum and period;
@@ -65,14 +67,14 @@ from streamplace.perf.rates import OperatorRates
 class SparkConstants:
     """Spark's own costs on a machine (``streamplace calibrate`` measures them; seconds and µs)."""
 
-    # defaults: `streamplace calibrate` on local[2] of a 2-core machine of streamplace's CI kind (README)
-    batch_s: float = 0.23  # per micro-batch: offsets, planning, WAL, commit (driver)
+    # defaults: `streamplace calibrate --cores 2` on a 2-core machine of streamplace's CI kind, idle (README)
+    batch_s: float = 0.34  # per micro-batch: offsets, planning, WAL, commit (driver)
     stage_s: float = 0.0  # per stage: scheduling and the shuffle barrier
-    task_s: float = 0.14  # per wave of tasks: launch, Python worker round trip, Arrow framing
-    hop_us: float = 0.87  # per tuple read behind a shuffle (write + read + Arrow to and from Python)
-    source_us: float = 0.68  # per tuple the rate source generates
-    sink_us: float = 0.68  # per tuple an output writes
-    jvm_cores: float = 0.1  # cores Spark's own threads (JIT, driver, Arrow I/O) take from tasks that fill a node
+    task_s: float = 0.11  # per wave of tasks: launch, Python worker round trip, Arrow framing
+    hop_us: float = 0.81  # per tuple read behind a shuffle (write + read + Arrow to and from Python)
+    source_us: float = 0.63  # per tuple the rate source generates
+    sink_us: float = 0.63  # per tuple an output writes
+    jvm_cores: float = 0.0  # cores Spark's own threads (JIT, driver, Arrow I/O) take from tasks that fill a node
     origin: str = "built-in defaults"  # where these figures come from (a calibration file, or the defaults)
 
     def as_dict(self) -> dict[str, float | str]:
@@ -215,17 +217,28 @@ def predict(topology: Topology, cluster: Cluster, cells: Cells, rates: OperatorR
         span, busy, _ = simulate(stages, slots, speed, consts.stage_s, consts.task_s, s * data_s, jvm)
         return consts.batch_s + span, busy
 
-    if scale * work >= 1.0:
+    if scale * work >= 1.0:  # cannot keep up: batches grow without bound, the nodes as busy as at capacity
         period = b = math.inf
-        busy = np.zeros(len(cluster))
         mean = worst = math.inf
+        near, longest = (1.0 - 1e-3) / work, max(fixed, 1e-6) / 1e-3  # the period there: F / (1 − s·W)
+        _, busy, _ = simulate(stages, slots, speed, consts.stage_s, consts.task_s, near * longest, jvm)
+        busy = busy / (longest * cluster.cpu / 100.0)
     else:
         b, busy = batch(scale, base)
         period = base
-        if b > base:  # behind the trigger: batches back to back, each carrying the data of the previous one
+        if b > base and q > 0:  # behind the trigger: a batch takes the whole quanta that ended while the last ran;
+            # it settles where m quanta of data take at most m quanta to process (the smallest such m)
+            m = max(math.ceil(base / q - 1e-9), math.ceil(fixed / (q * (1.0 - scale * work)) - 1e-9))
+            for _ in range(1000):  # the bound gives m for chains; where stages overlap, step up on the simulation
+                b, busy = batch(scale, m * q)
+                if b <= m * q * (1 + 1e-9):
+                    break
+                m += 1
+            period = m * q
+        elif b > base:  # a continuous source: the period is the fixed point P = B(s, P)
             period = max(base, fixed / (1.0 - scale * work))
             for _ in range(50):  # the bound above is exact for chains; refine on the simulated batch time
-                b, busy = batch(scale, max(period, q))
+                b, busy = batch(scale, period)
                 if abs(b - period) <= 1e-6 * period:
                     break
                 period = max(base, b)
