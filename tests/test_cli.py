@@ -167,7 +167,8 @@ def test_run_warns_before_starting_and_fails_when_nothing_reaches_a_sink(tmp_pat
     def fake_run(spark, topology, cluster, plan, duration, warmup, cfg, progress=None, profile=None, engine=None):
         started.append((cluster.name, plan.cluster))
         pred = spark_run.prediction(topology, cluster, plan, None, engine)
-        return RunResult(duration, {"throughput": 0.0, "source_rate": 0.0, "latency_ms": None, "cpu": 0.5}, pred,
+        return RunResult(duration, {"throughput": 0.0, "source_rate": 0.0, "latency_ms": None, "cpu": 0.5,
+                                    "sink_tuples_total": 0.0}, pred,
                          {op.id: {"input_per_s": 0.0, "output_per_s": 0.0, "busy_cores": 0.0,
                                   "cost_ms_measured": 0.0} for op in topology.operators})
 

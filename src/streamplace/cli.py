@@ -486,16 +486,19 @@ def run_cmd(
                       "input_rows_per_s": [b["input_rows_per_s"] for b in result.series],
                       "processed_rows_per_s": [b["processed_rows_per_s"] for b in result.series],
                       "duration_ms": [b["duration_ms"].get("triggerExecution", 0) for b in result.series]}, series)
-    nothing = not result.measured.get("throughput")
     if as_json:
         emit_json(_clean(result.to_dict()))
     else:
         print_run(result, t, pl, master, duration, here)
-    if nothing:
-        err.print(f"[bold red]error:[/] no tuple reached a sink in the {duration:g} s measured (after {warmup:g} s "
-                  "of warm-up): the pipeline did not keep up or did not start; see the warnings above, try a "
-                  "longer --warmup, fewer replicas or lower source rates", highlight=False)
+    if not result.measured.get("sink_tuples_total"):
+        err.print(f"[bold red]error:[/] no tuple reached a sink in {warmup + duration:g} s: the pipeline did not "
+                  "start or did not keep up; see the warnings above, try a longer --warmup, fewer replicas or lower "
+                  "source rates", highlight=False)
         raise typer.Exit(1)
+    if not result.measured.get("throughput"):
+        err.print(f"[yellow]warning:[/] no tuple reached a sink in the {duration:g} s measured (only during the "
+                  f"{warmup:g} s warm-up): the figures above are not the pipeline's; measure longer (--duration) "
+                  "or after a longer --warmup", highlight=False)
 
 
 def run_target(t: Topology, c: Cluster, pl: Plan, state: Any, master: str | None,

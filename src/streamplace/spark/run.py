@@ -79,6 +79,7 @@ def measure(before: Snapshot, after: Snapshot, topology: Topology) -> tuple[dict
         "cpu": share,  # share of all the machine's cores busy (None off Linux)
         "operator_cores": sum(o["busy_cores"] for o in operators.values()),
         "window_s": dt,
+        "sink_tuples_total": sum(after.stats.get(s, zero)[ROWS_IN] for s in sinks),  # since the start
     }
     return measured, operators
 
