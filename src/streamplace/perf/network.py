@@ -64,6 +64,23 @@ def stream_bytes(topology: Topology) -> np.ndarray:
          for s in topology.streams], dtype=float)
 
 
+def stream_shares(topology: Topology, cells: Cells
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per stream: source and target operator, all-grouping flag, and the (streams × nodes) shares p(u) of its
+    producer's output and q(v) of its consumer's input on each node (q by replica count for ``all``)."""
+    idx = topology.index
+    p = cells.share_matrix()
+    counts = cells.count_matrix()
+    q_all = np.divide(counts, cells.parallelism[:, None], out=np.zeros_like(counts),
+                      where=cells.parallelism[:, None] > 0)
+    src = np.array([idx[s.source] for s in topology.streams], dtype=np.intp)
+    tgt = np.array([idx[s.target] for s in topology.streams], dtype=np.intp)
+    is_all = np.array([s.grouping == "all" for s in topology.streams], dtype=bool)
+    if not len(topology.streams):
+        return src, tgt, is_all, np.zeros((0, cells.n_nodes)), np.zeros((0, cells.n_nodes))
+    return src, tgt, is_all, p[src], np.where(is_all[:, None], q_all[tgt], p[tgt])
+
+
 def stream_metrics(
     topology: Topology,
     cluster: Cluster,
@@ -74,20 +91,11 @@ def stream_metrics(
     supp = supports(cells) if supp is None else supp
     n_streams = len(topology.streams)
     n = cells.n_nodes
-    idx = topology.index
-    p = cells.share_matrix()
-    counts = cells.count_matrix()
-    q_all = np.divide(counts, cells.parallelism[:, None], out=np.zeros_like(counts),
-                      where=cells.parallelism[:, None] > 0)
-    src = np.array([idx[s.source] for s in topology.streams], dtype=np.intp)
-    tgt = np.array([idx[s.target] for s in topology.streams], dtype=np.intp)
-    is_all = np.array([s.grouping == "all" for s in topology.streams], dtype=bool)
+    src, tgt, is_all, ps, qs = stream_shares(topology, cells)
     bytes_per = stream_bytes(topology)
     mult = np.where(is_all, cells.parallelism[tgt], 1.0) if n_streams else np.zeros(0)
     tuples = rates.stream * mult
     volume = tuples * bytes_per
-    ps = p[src]
-    qs = np.where(is_all[:, None], q_all[tgt], p[tgt]) if n_streams else np.zeros((0, n))
     local = (ps * qs).sum(axis=1) if n_streams else np.zeros(0)
     node_out = (volume[:, None] * ps * (1.0 - qs)).sum(axis=0) if n_streams else np.zeros(n)
     node_in = (volume[:, None] * qs * (1.0 - ps)).sum(axis=0) if n_streams else np.zeros(n)

@@ -36,7 +36,7 @@ import numpy as np
 from streamplace.model.topology import Topology
 from streamplace.perf.cells import Cells
 from streamplace.perf.latency import path_latency
-from streamplace.perf.network import StreamMetrics
+from streamplace.perf.network import StreamMetrics, stream_shares
 
 
 @dataclass(frozen=True)
@@ -54,16 +54,7 @@ def remote_cpu_per_scale(topology: Topology, cells: Cells, streams: StreamMetric
     n = cells.n_nodes
     if not len(topology.streams):
         return np.zeros(n)
-    idx = topology.index
-    p = cells.share_matrix()
-    counts = cells.count_matrix()
-    q_all = np.divide(counts, cells.parallelism[:, None], out=np.zeros_like(counts),
-                      where=cells.parallelism[:, None] > 0)
-    src = np.array([idx[s.source] for s in topology.streams], dtype=np.intp)
-    tgt = np.array([idx[s.target] for s in topology.streams], dtype=np.intp)
-    is_all = np.array([s.grouping == "all" for s in topology.streams], dtype=bool)
-    ps = p[src]
-    qs = np.where(is_all[:, None], q_all[tgt], p[tgt])
+    _, _, _, ps, qs = stream_shares(topology, cells)
     tuples = streams.tuples[:, None]
     sent = tuples * ps * (1.0 - qs)
     received = tuples * qs * (1.0 - ps)
