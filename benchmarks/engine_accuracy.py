@@ -39,7 +39,7 @@ from streamplace.perf.engines import EngineSettings, SparkSettings
 from streamplace.perf.evaluate import evaluate
 from streamplace.spark.calibration import constants_or_defaults
 from streamplace.spark.pipeline import PipelineConfig
-from streamplace.spark.run import machine, on_one_node, run_pipeline
+from streamplace.spark.run import machine, on_one_node, run_pipeline, steady_trigger
 from streamplace.spark.session import local_session
 
 GOAL_TP_MEDIAN, GOAL_TP_MAX, GOAL_LAT_MEDIAN, GOAL_LAT_MAX = 0.10, 0.25, 0.25, 0.50
@@ -109,16 +109,19 @@ def batch_throughput(series: list[dict[str, Any]], after_s: float, sink_share: f
 
 
 def measure(spark: Any, topo: Topology, par: dict[str, int], cores: int, engine: EngineSettings, load: float,
-            warmup: float, duration: float) -> dict[str, Any]:
+            warmup: float, duration: float, auto_trigger: bool = False) -> dict[str, Any]:
     plan = on_one_node(topo, Plan("bench", topo.name, "local", {k: {"local": v} for k, v in par.items()}))
     here = machine(cores)
     full = evaluate(topo, here, plan, engine=engine)
     scale = load * full.sustainable_scale
     rates = {s.id: float(max(1, round(float(s.rate or 0) * scale))) for s in topo.sources}
     run_as = Plan("bench", topo.name, "local", plan.replicas, source_rates=rates)
+    if auto_trigger:  # as `streamplace run` picks it: whole seconds whose batches fit in 80 % of them
+        engine = engine.with_params({"spark.trigger_s": steady_trigger(topo, here, run_as, None, engine)}, "auto")
     out = Path(tempfile.mkdtemp(prefix="sp-acc-"))
     try:
-        cfg = PipelineConfig(trigger_s=engine.spark.trigger_s, sink="noop", out_dir=out, ramp_up_s=warmup / 2)
+        cfg = PipelineConfig(trigger_s=engine.spark.trigger_s, sink="noop", out_dir=out, ramp_up_s=warmup / 2,
+                             source_lead_s=engine.spark.lead_s)
         res = run_pipeline(spark, topo, here, run_as, duration, warmup, cfg, engine=engine)
     finally:
         shutil.rmtree(out, ignore_errors=True)
@@ -130,10 +133,12 @@ def measure(spark: Any, topo: Topology, par: dict[str, int], cores: int, engine:
     # Spark counts a micro-batch's input once per source filter in foreachBatch: with k sources, k times
     tp = batch_throughput(res.series, warmup, share / len(topo.sources)) or m["throughput"]
     return {"topology": topo.name, "load": load, "source_rate": sum(rates.values()),
+            "trigger_s": engine.spark.trigger_s,
             "predicted_tp": p["delivered_throughput"], "measured_tp": tp, "window_tp": m["throughput"],
             "predicted_lat_ms": p["latency_mean_ms"], "measured_lat_ms": m["latency_ms"],
             "batch_fixed_s": p["engine_detail"]["batch_fixed_s"], "period_s": p["engine_detail"]["period_s"],
-            "batches": len(res.series), "operator_cores": m["operator_cores"], "cpu": m["cpu"]}
+            "source_lead_s": m.get("source_lead_s"), "batches": len(res.series),
+            "operator_cores": m["operator_cores"], "cpu": m["cpu"]}
 
 
 def err(pred: Any, meas: Any) -> float | None:
@@ -148,26 +153,28 @@ def main() -> None:
     ap.add_argument("--only", action="append")
     ap.add_argument("--warmup", type=float, default=15.0)
     ap.add_argument("--duration", type=float, default=30.0)
-    ap.add_argument("--trigger", type=float, default=1.0)
+    ap.add_argument("--trigger", default="auto", help="seconds, or auto (as `streamplace run` picks it)")
     ap.add_argument("--calibration", type=Path)
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     consts = constants_or_defaults(args.calibration)
-    engine = EngineSettings("spark", SparkSettings(trigger_s=args.trigger, constants=consts))
+    auto = args.trigger == "auto"
+    engine = EngineSettings("spark", SparkSettings(trigger_s=1.0 if auto else float(args.trigger), constants=consts))
     spark = local_session(args.cores)
-    print(f"spark engine on local[{args.cores}], trigger {args.trigger:g} s; constants: {consts.origin}")
+    print(f"spark engine on local[{args.cores}], trigger {args.trigger} s; constants: {consts.origin}")
     rows = []
     started = time.perf_counter()
     for topo, par in instances():
         if args.only and topo.name not in args.only:
             continue
         for load in (0.5, 1.5):
-            r = measure(spark, topo, par, args.cores, engine, load, args.warmup, args.duration)
+            r = measure(spark, topo, par, args.cores, engine, load, args.warmup, args.duration, auto)
             r["tp_err"], r["lat_err"] = err(r["predicted_tp"], r["measured_tp"]), err(r["predicted_lat_ms"],
                                                                                      r["measured_lat_ms"])
             rows.append(r)
             lat = f"{r['predicted_lat_ms']:8.0f} {r['measured_lat_ms'] or 0:8.0f}" if load < 1 else " " * 17
-            print(f"{r['topology']:11s} ×{load:<4g} rate {r['source_rate']:7.0f}  throughput {r['predicted_tp']:7.1f} "
+            print(f"{r['topology']:11s} ×{load:<4g} rate {r['source_rate']:7.0f} trigger {r['trigger_s']:2.0f} s  "
+                  f"throughput {r['predicted_tp']:7.1f} "
                   f"{r['measured_tp']:7.1f} ({100 * (r['tp_err'] or 0):+5.1f} %)  latency ms {lat}"
                   + (f" ({100 * r['lat_err']:+5.1f} %)" if load < 1 and r["lat_err"] is not None else "")
                   + f"  logic cores {r['operator_cores']:.2f}, machine {r['cpu'] or 0:.2f}", flush=True)

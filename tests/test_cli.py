@@ -183,3 +183,40 @@ def test_run_warns_before_starting_and_fails_when_nothing_reaches_a_sink(tmp_pat
     assert started == [("local", "local")]  # predicted for this machine, as it runs
     assert code == 1 and "no tuple reached a sink" in err
     assert "measured / predicted" in out
+
+
+def test_run_picks_a_steady_trigger_and_runs_with_it(tmp_path: Path, monkeypatch) -> None:
+    import streamplace.cli as cli
+    import streamplace.spark.run as spark_run
+    from streamplace.spark.run import RunResult
+
+    seen = {}
+
+    def fake_run(spark, topology, cluster, plan, duration, warmup, cfg, progress=None, profile=None, engine=None):
+        seen["cfg"], seen["pred"] = cfg, spark_run.prediction(topology, cluster, plan, None, engine)
+        seen["engine"], seen["where"] = engine, (topology, cluster, plan)
+        return RunResult(duration, {"throughput": 1.0, "source_rate": 1.0, "latency_ms": 1.0, "cpu": 0.5,
+                                    "sink_tuples_total": 10.0, "source_lead_s": 0.05}, seen["pred"],
+                         {op.id: {"input_per_s": 1.0, "output_per_s": 1.0, "busy_cores": 0.0,
+                                  "cost_ms_measured": 0.0} for op in topology.operators})
+
+    monkeypatch.setenv("STREAMPLACE_HOME", str(tmp_path))
+    monkeypatch.setattr(spark_run, "run_pipeline", fake_run)
+    monkeypatch.setattr(cli, "spark_session", lambda *a: None)
+    spec = tmp_path / "busy.yaml"  # 250 t/s through two 1 ms operators: a 1 s batch would not fit 80 % of 1 s
+    spec.write_text("name: busy\noperators:\n  - {id: s, kind: source, rate: 250}\n"
+                    "  - {id: a, cost_ms: 1}\n  - {id: k, kind: sink, cost_ms: 1}\n"
+                    "streams:\n  - {from: s, to: a}\n  - {from: a, to: k}\n")
+    code, out, err = run("run", str(spec), "rstorm-12", "--cores", "2", "--duration", "1", "--out",
+                         str(tmp_path / "o"))
+    assert code == 0, err
+    trigger, pred, engine = seen["cfg"].trigger_s, seen["pred"], seen["engine"]
+    # whole seconds, the shortest whose batch fits in 80 % of it, and the model predicts for that trigger
+    assert trigger == int(trigger) > 1 and pred["engine_params"]["trigger_s"] == trigger
+    assert pred["engine_detail"]["batch_s"] <= 0.8 * trigger
+    shorter = spark_run.prediction(*seen["where"], None, engine.with_params({"spark.trigger_s": trigger - 1}))
+    assert shorter["engine_detail"]["batch_s"] > 0.8 * (trigger - 1)
+    assert seen["cfg"].source_lead_s == 0.05 and f"trigger {trigger:g} s" in out
+    for bad in ("0.05", "soon"):
+        code, _, err = run("run", "linear-cpu", "rstorm-12", "--trigger", bad, "--duration", "1")
+        assert code == 2 and "--trigger" in err and "auto" in err

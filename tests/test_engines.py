@@ -22,8 +22,8 @@ CONSTS = SparkConstants(batch_s=0.2, stage_s=0.05, task_s=0.01, hop_us=0.0, sour
                         jvm_cores=0.0)
 
 
-def spark(consts: SparkConstants = CONSTS, trigger_s: float = 1.0) -> EngineSettings:
-    return EngineSettings("spark", SparkSettings(trigger_s=trigger_s, quantum_s=1.0, constants=consts))
+def spark(consts: SparkConstants = CONSTS, trigger_s: float = 1.0, lead_s: float | None = 0.05) -> EngineSettings:
+    return EngineSettings("spark", SparkSettings(trigger_s=trigger_s, quantum_s=1.0, constants=consts, lead_s=lead_s))
 
 
 def two_stage(rate: float = 100.0) -> tuple[Topology, Cluster, Plan]:
@@ -44,9 +44,19 @@ def test_spark_chain_matches_the_formulas_worked_by_hand() -> None:
     assert d["work_s_per_scale_second"] == pytest.approx(0.05)
     assert ev.sustainable_scale == pytest.approx(20.0) and ev.throughput == pytest.approx(2000.0)
     assert d["trigger_throughput"] == pytest.approx(100 * (1 - 0.32) / 0.05)  # B(s, 1 s) ≤ 1 s
-    # at 100 t/s: B = 0.32 + 0.05 = 0.37 s fits the 1 s trigger; latency = quantum/2 + trigger/2 + B
+    # at 100 t/s: B = 0.32 + 0.05 = 0.37 s fits the 1 s trigger; a second of data ends lead 0.05 s before its
+    # trigger: latency = quantum/2 + lead + B, the worst a whole quantum + lead + B
     assert d["batch_s"] == pytest.approx(0.37) and d["period_s"] == pytest.approx(1.0)
-    assert ev.latency_mean_ms == pytest.approx(1370.0) and ev.latency_ms == pytest.approx(2370.0)
+    assert ev.latency_mean_ms == pytest.approx(920.0) and ev.latency_ms == pytest.approx(1420.0)
+    # a 2 s trigger takes two seconds of data: the earlier one waits a second more (mean + (2 − 1)/2 s); the
+    # batch carries 2 s of data: B = 0.32 + 2 × 0.05
+    slow = evaluate(topo, cluster, plan, engine=spark(trigger_s=2.0))
+    assert slow.engine_detail["batch_s"] == pytest.approx(0.42)
+    assert slow.latency_mean_ms == pytest.approx(500 + 50 + 500 + 420) and slow.latency_ms == pytest.approx(2470.0)
+    # the phase left to chance (Spark's own start time): the wait is uniform over the period, mean P / 2; the
+    # worst is that of the latest of the 8 phases averaged (lead 15/16 s)
+    chance = evaluate(topo, cluster, plan, engine=spark(lead_s=None))
+    assert chance.latency_mean_ms == pytest.approx(1370.0) and chance.latency_ms == pytest.approx(2307.5)
     # busy: task seconds per batch (0.01 + 2 × 0.06) over 1 s × 2 cores
     assert ev.cpu_utilization[0] == pytest.approx(0.065)
     assert ev.predicted()["engine"] == "spark"
@@ -55,10 +65,13 @@ def test_spark_chain_matches_the_formulas_worked_by_hand() -> None:
 def test_spark_behind_the_trigger_runs_batches_back_to_back() -> None:
     topo, cluster, plan = two_stage(1500.0)  # scale 15: B(15, 1 s) = 1.07 s > 1 s
     ev = evaluate(topo, cluster, plan, engine=spark())
-    # the rate source releases whole seconds: the smallest m with B(15, m s) ≤ m s is m ≥ 0.32 / (1 − 0.75) → 2
-    assert ev.engine_detail["period_s"] == pytest.approx(2.0)
-    assert ev.engine_detail["batch_s"] == pytest.approx(0.32 + 15 * 2 * 0.05)
-    assert ev.latency_mean_ms == pytest.approx(1000 * (0.5 + 1.0 + 1.82))
+    # each batch starts when the last ends and reads the whole seconds that ended meanwhile (1 or 2): over a run
+    # they take as long as the data they carry, so the mean period is the fixed point F / (1 − s·W) = 1.28 s,
+    # between the 1 and 2 seconds that a single batch carries
+    assert ev.engine_detail["period_s"] == pytest.approx(0.32 / (1 - 0.75), rel=0.01)
+    assert ev.engine_detail["batch_s"] == pytest.approx(ev.engine_detail["period_s"], rel=0.01)
+    # a tuple waits half a second for its second to end, up to a batch for the next start, and that batch
+    assert 1000 * (0.5 + 0.05 + 1.07) < ev.latency_mean_ms < 1000 * (0.5 + 1.07 + 1.82)
     continuous = EngineSettings("spark", SparkSettings(trigger_s=1.0, quantum_s=0.0, constants=CONSTS))
     ev = evaluate(topo, cluster, plan, engine=continuous)
     period = 0.32 / (1 - 15 * 0.05)  # a continuous source: the fixed point P = F + s·P·W
@@ -67,6 +80,23 @@ def test_spark_behind_the_trigger_runs_batches_back_to_back() -> None:
     assert ev.delivered_throughput == pytest.approx(1500.0)  # still keeps up: capacity is 2,000
     over = evaluate(topo, cluster, plan.evolve(source_rates={"src": 2500.0}), engine=spark())
     assert over.delivered_throughput == pytest.approx(2000.0) and over.latency_mean_ms == float("inf")
+
+
+def test_replayed_triggers_follow_the_batches_step_by_step() -> None:
+    from streamplace.perf.engines.triggers import replay
+
+    # B(1) = 1.2 s, B(2) = 1.7 s, seconds end 0.05 s before a tick: worked by hand, the run settles into a cycle
+    # of 14 s of data in 10 batches (2, 1, 1, 2, 1, 2, 1, 1, 2, 1 seconds), back to back
+    r = replay(lambda m: 0.7 + 0.5 * m, 1.0, 1.0, 0.05, horizon=700)
+    assert r.period_s == pytest.approx(1.4, rel=0.01) and r.quanta_per_batch == pytest.approx(1.4, rel=0.01)
+    assert r.batch_counts[2] / r.batch_counts[1] == pytest.approx(4 / 6, rel=0.05)
+    # batches that fit the trigger: every second waits lead for its tick, then B
+    fits = replay(lambda m: 0.3 + 0.1 * m, 1.0, 1.0, 0.05)
+    assert fits.latency_mean_s == pytest.approx(0.5 + 0.05 + 0.4) and fits.period_s == pytest.approx(1.0)
+    assert fits.batch_counts == {1: sum(fits.batch_counts.values())}
+    # a 0.5 s trigger still reads each second once, at the first tick after it ends
+    half = replay(lambda m: 0.3 + 0.1 * m, 0.5, 1.0, 0.05)
+    assert half.latency_mean_s == pytest.approx(0.95) and half.period_s == pytest.approx(1.0)
 
 
 def test_spark_threads_share_a_full_node() -> None:

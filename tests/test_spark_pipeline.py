@@ -24,8 +24,8 @@ def spark():
 def chain(rate: float, **sel: float) -> tuple[Topology, Plan]:
     ops = (Operator("src", "source", rate=rate), Operator("a", selectivity=sel.get("a", 1.0)),
            Operator("b", selectivity=sel.get("b", 1.0)), Operator("c"), Operator("out", "sink"))
-    streams = (Stream("src", "a"), Stream("a", "b"), Stream("a", "c"), Stream("b", "c", grouping="key", key="key"),
-               Stream("c", "out"))
+    streams = (Stream("src", "a"), Stream("a", "b"), Stream("a", "c", grouping="all"),
+               Stream("b", "c", grouping="key", key="key"), Stream("c", "out"))
     topo = Topology("fan", ops, streams)
     plan = Plan("manual", "fan", "local", {"src": {"l": 1}, "a": {"l": 2}, "b": {"l": 3}, "c": {"l": 2},
                                            "out": {"l": 1}})
@@ -50,7 +50,8 @@ def test_fan_out_runs_upstream_once_and_selectivity_holds(spark, tmp_path: Path)
     assert src_out > 0
     assert stats["a"][ROWS_IN] == src_out  # a feeds b and c but ran once per source tuple
     assert stats["b"][ROWS_OUT] == pytest.approx(0.5 * stats["b"][ROWS_IN], rel=0.15)
-    assert stats["c"][ROWS_IN] == stats["a"][ROWS_OUT] + stats["b"][ROWS_OUT]  # the merge gets both inputs
+    # the merge gets both inputs, a's in full to each of its 2 replicas (all grouping)
+    assert stats["c"][ROWS_IN] == 2 * stats["a"][ROWS_OUT] + stats["b"][ROWS_OUT]
     written = sum(len(df) for df in p.memory["out"].values())
     assert written == stats["out"][ROWS_OUT] > 0
     assert stats["out"][7] > 0  # end-to-end latency measured at the sink

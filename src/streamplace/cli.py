@@ -62,6 +62,22 @@ ProfileOpt = Annotated[Path | None, typer.Option("--profile", help="profile spec
 JsonOpt = Annotated[bool, typer.Option("--json", help="print JSON instead of tables")]
 CoresOpt = Annotated[int | None, typer.Option("--cores", help="local[N] (default: all cores)")]
 TriggerOpt = Annotated[float, typer.Option("--trigger", min=0.1, help="micro-batch interval (s)")]
+RunTriggerOpt = Annotated[str, typer.Option("--trigger", help="micro-batch interval (s), or auto: the shortest whole "
+                                            "seconds whose batches the engine model fits in 80 % of it")]
+
+
+def parse_trigger(value: str) -> float | None:
+    """Seconds of a --trigger value, or None for auto."""
+    if value.strip().lower() == "auto":
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not seconds >= 0.1 or seconds == float("inf"):
+        raise ModelError([Problem("--trigger", f"expected seconds ≥ 0.1 or auto, got {value!r}",
+                                  "write e.g. --trigger 2 or --trigger auto")])
+    return seconds
 ParamOpt = Annotated[list[str] | None, typer.Option("--param", "-p", help="scheduler parameter key=value "
                                                     "(repeatable; dotted keys for nested values; spark.KEY / "
                                                     "storm.KEY set the engine model's parameters)")]
@@ -428,7 +444,7 @@ def run_cmd(
     scheduler: Annotated[str, typer.Option("--scheduler", "-s", help="scheduler when no --plan is given")] = "r-storm",
     duration: Annotated[float, typer.Option("--duration", min=1, help="seconds measured after the warm-up")] = 60.0,
     warmup: Annotated[float, typer.Option("--warmup", min=0, help="seconds before measuring")] = 15.0,
-    trigger: TriggerOpt = 1.0,
+    trigger: RunTriggerOpt = "auto",
     out_dir: Annotated[Path, typer.Option("--out", help="sink output and checkpoint directory")] = Path("run-out"),
     sink: Annotated[str, typer.Option("--sink", help="parquet, noop or memory")] = "parquet",
     cores: CoresOpt = None,
@@ -450,7 +466,7 @@ def run_cmd(
     """
     from streamplace.sim.series import write_series
     from streamplace.spark.pipeline import PipelineConfig
-    from streamplace.spark.run import prediction, run_pipeline
+    from streamplace.spark.run import prediction, run_pipeline, steady_trigger
 
     t, c = spark_instance(topo, cluster)
     pl = plan_to_run(plan_file, scheduler, t, c)
@@ -467,13 +483,18 @@ def run_cmd(
     if rest:
         raise ModelError([Problem("--param", f"run takes engine parameters only, got {next(iter(rest))!r}",
                                   "write spark.KEY=VALUE or storm.KEY=VALUE")])
-    eng = engine_settings(engine, calibration, engine_p, trigger_s=trigger, cluster=c)
+    trigger_s = parse_trigger(trigger)
+    eng = engine_settings(engine, calibration, engine_p, trigger_s=trigger_s, cluster=c)
     target_cluster, target_plan, here = run_target(t, c, pl, state, master, cores)
+    if trigger_s is None:
+        trigger_s = steady_trigger(t, target_cluster, target_plan, None, eng)
+        eng = eng.with_params({"spark.trigger_s": trigger_s}, "--trigger auto")
     predicted = prediction(t, target_cluster, target_plan, None, eng)
     for line in run_warnings(c, pl, predicted, here, None if state is not None else target_cluster):
         err.print(f"[yellow]warning:[/] {line}", highlight=False)
     spark = spark_session(master, state, cores)
-    cfg = PipelineConfig(trigger_s=trigger, sink=sink, out_dir=out_dir, workers=workers)  # type: ignore[arg-type]
+    cfg = PipelineConfig(trigger_s=trigger_s, sink=sink, out_dir=out_dir, workers=workers,  # type: ignore[arg-type]
+                         source_lead_s=eng.spark.lead_s)
     with progress_bar("running {task.description}", "{task.completed:.0f}/{task.total:.0f} s",
                       disable=as_json or not err.is_terminal) as bar:
         task = bar.add_task(f"{t.name} ({pl.scheduler} plan)", total=warmup + duration)
@@ -548,6 +569,15 @@ def print_run(result: Any, t: Topology, pl: Plan, master: str | None, duration: 
     table.add_row("sustainable throughput (tuples/s)", fmt(p.get("throughput")), "", "")
     out.print(table)
     out.print(f"  predicted for {here}; bottleneck: {p.get('bottleneck')}", highlight=False)
+    params = p.get("engine_params") or {}
+    if p.get("engine") == "spark":
+
+        def ms(x: Any) -> str:
+            return "left to chance" if x is None else f"{1000 * x:.0f} ms"
+
+        out.print(f"  trigger {params.get('trigger_s', 0):g} s; a source second ends before its tick by "
+                  f"{ms(params.get('lead_s'))} (model), {ms(result.measured.get('source_lead_s'))} (run)",
+                  highlight=False)
     ops = Table(title="per operator (measured)")
     for col in ("operator", "in/s", "out/s", "cores busy", "ms per tuple"):
         ops.add_column(col, justify="right" if col != "operator" else "left")

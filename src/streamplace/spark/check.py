@@ -23,7 +23,7 @@ from streamplace.model.topology import Topology
 from streamplace.perf.engines import EngineSettings
 from streamplace.perf.evaluate import evaluate
 from streamplace.spark.pipeline import PipelineConfig
-from streamplace.spark.run import RunResult, comparison, machine, on_one_node, ratio, run_pipeline
+from streamplace.spark.run import RunResult, comparison, machine, on_one_node, ratio, run_pipeline, steady_trigger
 
 
 @dataclass
@@ -58,12 +58,12 @@ def check_plan(spark: Any, topology: Topology, plan: Plan, cores: int, duration_
     a single batch."""
     here = on_one_node(topology, replace(plan, source_rates={s.id: float(s.rate or 0.0) for s in topology.sources}))
     eng = engine or EngineSettings("spark")
-    if trigger_s is None:
-        fixed = evaluate(topology, machine(cores), here, engine=eng).engine_detail.get("batch_fixed_s", 0.5)
-        trigger_s = max(1.0, round(2 * fixed, 1))
+    if trigger_s is None:  # the load is a share of the back-to-back capacity, which no trigger changes
+        run_as, scale = at_load(topology, here, cores, eng, load)
+        trigger_s = steady_trigger(topology, machine(cores), run_as, None, eng)
     eng = eng.with_params({"spark.trigger_s": trigger_s}, "trigger")
     run_as, scale = at_load(topology, here, cores, eng, load)
-    cfg = PipelineConfig(trigger_s=trigger_s, sink="parquet", out_dir=out_dir)
+    cfg = PipelineConfig(trigger_s=trigger_s, sink="parquet", out_dir=out_dir, source_lead_s=eng.spark.lead_s)
     duration_s, warmup_s = max(duration_s, 3 * trigger_s), max(warmup_s, trigger_s)
     result = run_pipeline(spark, topology, machine(cores), run_as, duration_s, warmup_s, cfg, progress, engine=eng)
     return LocalCheck(run_as, scale, trigger_s, eng, result)

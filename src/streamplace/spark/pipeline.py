@@ -48,12 +48,14 @@ from pyspark.sql import functions as F
 from streamplace.errors import Problem, SpecError
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Stream, Topology
+from streamplace.perf.engines.spark import SOURCE_LEAD_S
 from streamplace.spark.feeder import FileFeeder
 from streamplace.spark.layout import EXECUTOR_MEMORY_MB, Branch, WorkerLayout, branches, check_enactable
 from streamplace.spark.library.generic import busy
 from streamplace.spark.logic import BASE_COLUMNS, ERROR_COLUMN, Columns, ddl, logic_of, merge_columns
 from streamplace.spark.metrics import StatsParam
 from streamplace.spark.operators import OperatorTask
+from streamplace.spark.phase import align_rate_sources, source_lead
 
 
 @dataclass
@@ -72,6 +74,10 @@ class PipelineConfig:
     #: seconds over which Spark's rate source ramps up to its rate (its ``rampUpTime``): the first micro-batches
     #: (JVM warm-up, executor start) then do not leave a backlog behind that later windows would measure
     ramp_up_s: float = 0.0
+    #: seconds from the end of each of the rate sources' seconds to the trigger that reads it (phase.py): a fresh
+    #: checkpoint gets a source start time with this phase, so latency does not depend on when the query started;
+    #: None leaves the phase to chance (Spark's own start time)
+    source_lead_s: float | None = SOURCE_LEAD_S
     #: the standalone cluster's workers (layout.py): when given, every operator's replicas run on the planned
     #: nodes (stage-level scheduling) and emulate each node's speed-up; None runs wherever Spark likes (local)
     workers: list[WorkerLayout] | None = None
@@ -100,7 +106,6 @@ class Pipeline:
         if self.cfg.workers is not None:
             self._pin(self.cfg.workers)
         self.feeders: list[FileFeeder] = []
-        self._targets: dict[int, DataFrame] = {}
         self._values: dict[int, list[int]] = {}
         self.query = None
 
@@ -241,7 +246,10 @@ class Pipeline:
         routed = []
         for s, f in inputs:
             if s.grouping == "all":
-                routed.append(f.crossJoin(self._target_ids(n)))
+                # one copy per task, made in the same stage (a cross join with a small frame plans a cartesian
+                # product, which recomputes the upstream operator once per partition of that frame)
+                copies = F.array(*[F.lit(v).cast("int") for v in self._target_values(n)])
+                routed.append(f.withColumn("_p", F.explode(copies)))
             elif s.grouping == "key":
                 routed.append(f.withColumn("_p", F.hash(F.col(s.key or "key"))))
             else:
@@ -297,8 +305,8 @@ class Pipeline:
             for s, f in ins:
                 f = f.select(*[c for c in names if c in f.columns])
                 if s is not None and s.grouping == "all":
-                    f = f.crossJoin(self.spark.range(b.offset, b.offset + b.count)
-                                    .select(F.col("id").cast("int").alias("_g")))
+                    copies = F.array(*[F.lit(g).cast("int") for g in range(b.offset, b.offset + b.count)])
+                    f = f.withColumn("_g", F.explode(copies))
                 else:
                     field = (s.key or "key") if s is not None and s.grouping == "key" else "value"
                     f = f.withColumn("_g", F.expr(f"pmod(hash(`{field}`), {n})"))
@@ -325,12 +333,6 @@ class Pipeline:
             self._values[n] = [first[p] for p in range(n)]
         return self._values[n]
 
-    def _target_ids(self, n: int) -> DataFrame:
-        """n ints whose hash partitions land on partitions 0..n−1, one each (for ``all`` grouping)."""
-        if n not in self._targets:
-            self._targets[n] = self.spark.createDataFrame([(v,) for v in self._target_values(n)], "_p int")
-        return self._targets[n]
-
     def _write(self, frame: DataFrame, sink: str, batch_id: int) -> None:
         if self.cfg.sink == "memory":
             target = self.memory if sink in self.memory else self.dead_letters
@@ -352,22 +354,46 @@ class Pipeline:
                   .trigger(processingTime=f"{self.cfg.trigger_s} seconds"))
         if self.cfg.query_name:
             writer = writer.queryName(self.cfg.query_name)
+        if self.cfg.source_lead_s is not None:
+            align_rate_sources(self.checkpoint, self.rate_source_indices, self.cfg.source_lead_s)
         for feeder in self.feeders:
             feeder.start()
         self.query = writer.start()
         return self.query
 
+    @property
+    def rate_source_indices(self) -> list[int]:
+        """Positions among the query's sources (Spark numbers them in the order of the union) of the rate sources
+        whose seconds run on the wall clock (not the rate-micro-batch source of fixed-size batches)."""
+        if self.cfg.batch_s:
+            return []
+        return [i for i, src in enumerate(self.topology.sources) if src.id not in self.file_input]
+
+    def source_lead_s(self) -> float | None:
+        """The lead the first rate source runs with (None before its first batch or without one)."""
+        indices = self.rate_source_indices
+        return source_lead(self.checkpoint, indices[0]) if indices else None
+
     def stop(self, wait_s: float = 30.0) -> None:
-        """Stop between micro-batches when one ends within ``wait_s`` (pass 0 when batches run back to back):
+        """Stop just after a micro-batch ends when one does within ``wait_s`` (pass 0 when batches run back to back):
         interrupting a batch mid-way is safe — it is replayed on restart — but noisy in Spark's log."""
         for feeder in self.feeders:
             feeder.stop()
         if self.query is None:
             return
         deadline = time.monotonic() + wait_s
-        while self.query.isActive and self.query.status.get("isTriggerActive") and time.monotonic() < deadline:
-            time.sleep(0.05)
+        # Stop right after a batch ends, not merely while none runs: polling "not active" can land a moment
+        # before the next trigger fires, and a batch cut after its first stages leaves the operators' counters
+        # out of step (an upstream stage counted, its downstream not). Waiting for an active batch to finish
+        # leaves almost a whole trigger interval for the stop to take effect.
+        while self.query.isActive and not self._trigger_active() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        while self.query.isActive and self._trigger_active() and time.monotonic() < deadline:
+            time.sleep(0.02)
         self.query.stop()
+
+    def _trigger_active(self) -> bool:
+        return bool(self.query is not None and self.query.status.get("isTriggerActive"))
 
 
 #: (application, node resource, cores) → its ResourceProfile. Spark gives every profile object a new id, and

@@ -108,6 +108,7 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
         pipeline.stop()
         spark.streams.removeListener(listener)
     measured, operators = measure(before, after, topology)
+    measured["source_lead_s"] = pipeline.source_lead_s()  # the phase the rate sources ran with (spark/phase.py)
     predicted = prediction(topology, cluster, plan, profile, engine)
     series = [vars(b) for b in listener.batches]
     return RunResult(duration_s, measured, predicted, operators, series, placed_tuples(after))
@@ -118,6 +119,30 @@ def prediction(topology: Topology, cluster: Cluster, plan: Plan, profile: Profil
     """The engine's prediction of a run, with the engine's parameters recorded."""
     pred = evaluate(topology, cluster, plan, profile, engine=engine).predicted()
     return pred | ({"engine_params": engine.describe()} if engine is not None and engine.name != "ideal" else {})
+
+
+#: share of the trigger interval a batch may leave unused for the trigger to count as steady: measured batch
+#: times vary by about ±10 % from one batch to the next, and a batch that overruns its interval puts the run
+#: off its phase, where it may stay for tens of seconds (batches back to back, each reading the seconds that
+#: ended meanwhile)
+TRIGGER_HEADROOM = 0.2
+
+
+def steady_trigger(topology: Topology, cluster: Cluster, plan: Plan, profile: Profile | None,
+                   engine: EngineSettings, headroom: float = TRIGGER_HEADROOM, longest_s: int = 60) -> float:
+    """The shortest trigger of whole seconds whose batches, by ``engine``'s model at the plan's source rates,
+    take at most (1 − ``headroom``) of it; 1 s where none does up to ``longest_s`` (batches then run back to back
+    whatever the trigger, and a short one loses least). Each trigger tried is one evaluation: O(longest_s) of
+    them at most."""
+    if engine.name != "spark":
+        return engine.spark.trigger_s
+    for seconds in range(1, longest_s + 1):
+        detail = evaluate(topology, cluster, plan, profile,
+                          engine=engine.with_params({"spark.trigger_s": seconds}, "trigger")).engine_detail
+        batch = detail.get("batch_s")
+        if batch is None or batch <= (1.0 - headroom) * seconds:
+            return float(seconds)
+    return 1.0
 
 
 def machine(cores: int) -> Cluster:

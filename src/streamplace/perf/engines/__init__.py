@@ -31,7 +31,7 @@ from streamplace.perf.engines.storm import StormSettings
 EngineName = Literal["spark", "storm", "ideal"]
 ENGINE_NAMES: tuple[str, ...] = typing.get_args(EngineName)
 #: keys of ``spark.*`` that set SparkSettings; the rest set SparkConstants
-_SPARK_RUN_KEYS = ("trigger_s", "quantum_s")
+_SPARK_RUN_KEYS = ("trigger_s", "quantum_s", "lead_s")
 
 
 @dataclass(frozen=True)
@@ -69,6 +69,10 @@ class EngineSettings:
                 raise ModelError([Problem(where, f"engine parameter {k} must be ≥ 0, got {v}", "give a value ≥ 0")])
         if spark_run.get("trigger_s", 1.0) <= 0:
             raise ModelError([Problem(where, "spark.trigger_s must be > 0", "give the trigger interval in seconds")])
+        lead = spark_run.get("lead_s", self.spark.lead_s)
+        if lead is not None and lead >= spark_run.get("quantum_s", self.spark.quantum_s) > 0:
+            raise ModelError([Problem(where, f"spark.lead_s must be below spark.quantum_s, got {lead}",
+                                      "give the seconds from a source second's end to its trigger, e.g. 0.05")])
         consts = self.spark.constants
         if spark_const:
             consts = dataclasses.replace(consts, **spark_const, origin=f"{consts.origin}, with {where} overrides")
@@ -78,7 +82,7 @@ class EngineSettings:
     def describe(self) -> dict[str, Any]:
         """What the plan JSON's ``predicted.engine_params`` records."""
         if self.name == "spark":
-            return {"trigger_s": self.spark.trigger_s, "quantum_s": self.spark.quantum_s,
+            return {"trigger_s": self.spark.trigger_s, "quantum_s": self.spark.quantum_s, "lead_s": self.spark.lead_s,
                     **self.spark.constants.as_dict()}
         if self.name == "storm":
             return dataclasses.asdict(self.storm)

@@ -41,8 +41,12 @@ upper bound where stages run side by side). From that:
   smallest P = m · quantum with B(s, P) ≤ P, m ≥ F / (quantum · (1 − s · W))
   (the fixed point F / (1 − s · W) itself for a continuous source, quantum 0);
 * **latency** (event time to sink, mean): quantum / 2 (Spark's rate source
-  releases whole seconds) + P / 2 (wait for the batch to start) + B(s, D),
-  D = max(P, quantum); the worst adds a whole quantum and period;
+  releases whole seconds) + the wait for the batch to start + B(s, D),
+  D = max(P, quantum). On the trigger, the source's seconds end ``lead_s``
+  before a tick (the runtime sets that phase, spark/phase.py), so the wait is
+  lead_s + (P − quantum) / 2; with the phase left to chance (lead_s None), or
+  batches back to back, it is P / 2. The worst adds a whole quantum and the
+  longest wait;
 * **busy share** of node u: the task seconds it runs per batch / (P · cores_u).
 
 Cost: O(T log k) for T tasks (replicas) per simulation, three simulations.
@@ -60,6 +64,7 @@ import numpy as np
 from streamplace.model.cluster import Cluster
 from streamplace.model.topology import Topology
 from streamplace.perf.cells import Cells
+from streamplace.perf.engines.triggers import replay
 from streamplace.perf.rates import OperatorRates
 
 
@@ -83,13 +88,20 @@ class SparkConstants:
                 "origin": self.origin}
 
 
+#: seconds from the end of a rate source's second to the trigger that reads it: the runtime starts every fresh
+#: query's rate sources at this phase (spark/phase.py); chance alone would make it anything from 0 to 1 s
+SOURCE_LEAD_S = 0.05
+
+
 @dataclass(frozen=True)
 class SparkSettings:
-    """How the pipeline is run: trigger interval and the source's release quantum, plus the constants."""
+    """How the pipeline is run: trigger interval, the source's release quantum and its lead on the trigger (None:
+    the source's phase left to chance, as Spark's own start time leaves it), plus the constants."""
 
     trigger_s: float = 1.0
     quantum_s: float = 1.0  # Spark's rate source makes a second's rows available when that second ends
     constants: SparkConstants = field(default_factory=SparkConstants)
+    lead_s: float | None = SOURCE_LEAD_S
 
 
 @dataclass(frozen=True)
@@ -223,27 +235,39 @@ def predict(topology: Topology, cluster: Cluster, cells: Cells, rates: OperatorR
         near, longest = (1.0 - 1e-3) / work, max(fixed, 1e-6) / 1e-3  # the period there: F / (1 − s·W)
         _, busy, _ = simulate(stages, slots, speed, consts.stage_s, consts.task_s, near * longest, jvm)
         busy = busy / (longest * cluster.cpu / 100.0)
-    else:
+    elif q > 0:  # whole quanta of data on a trigger: replay the batches (triggers.py) at the run's phase
+        leads = [settings.lead_s] if settings.lead_s is not None else [q * (k + 0.5) / 8 for k in range(8)]
+        shares: dict[int, np.ndarray] = {}
+
+        def batch_of(m: int) -> float:
+            b_m, shares[m] = batch(scale, m * q)
+            return b_m
+
+        runs = [replay(batch_of, trig, q, lead) for lead in leads]
+        mean = 1000.0 * float(np.mean([r.latency_mean_s for r in runs]))
+        worst = 1000.0 * max(r.latency_worst_s for r in runs)
+        period = float(np.mean([r.period_s for r in runs]))
+        b = float(np.mean([r.batch_s for r in runs]))
+        # busy: the task seconds of the batches run over the time they span
+        task_s = np.zeros(len(slots))
+        spans = 0.0
+        for r in runs:
+            for m, n in r.batch_counts.items():
+                task_s += n * shares[m]
+            spans += r.period_s * sum(r.batch_counts.values())
+        busy = task_s / (spans * cluster.cpu / 100.0) if spans > 0 else task_s
+    else:  # a continuous source: the period is the fixed point P = B(s, P)
         b, busy = batch(scale, base)
         period = base
-        if b > base and q > 0:  # behind the trigger: a batch takes the whole quanta that ended while the last ran;
-            # it settles where m quanta of data take at most m quanta to process (the smallest such m)
-            m = max(math.ceil(base / q - 1e-9), math.ceil(fixed / (q * (1.0 - scale * work)) - 1e-9))
-            for _ in range(1000):  # the bound gives m for chains; where stages overlap, step up on the simulation
-                b, busy = batch(scale, m * q)
-                if b <= m * q * (1 + 1e-9):
-                    break
-                m += 1
-            period = m * q
-        elif b > base:  # a continuous source: the period is the fixed point P = B(s, P)
+        if b > base:
             period = max(base, fixed / (1.0 - scale * work))
             for _ in range(50):  # the bound above is exact for chains; refine on the simulated batch time
                 b, busy = batch(scale, period)
                 if abs(b - period) <= 1e-6 * period:
                     break
                 period = max(base, b)
-        mean = 1000.0 * (q / 2 + period / 2 + b)
-        worst = 1000.0 * (q + period + b)
+        mean = 1000.0 * (period / 2 + b)
+        worst = 1000.0 * (period + b)
         busy = busy / (period * cluster.cpu / 100.0)
     critical = None
     if stages:
