@@ -24,7 +24,7 @@ from streamplace.perf.evaluate import evaluate
 from streamplace.schedulers import create
 
 PAPER_001 = {"linear-net": 0.50, "diamond-net": 0.30, "star-net": 0.47}
-PENDING = (None, 1000, 100, 10)
+PENDING = (None, 1000, 300, 100, 30, 10)
 
 
 def engines() -> list[tuple[str, EngineSettings | None]]:

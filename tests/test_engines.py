@@ -107,6 +107,31 @@ def test_spark_threads_share_a_full_node() -> None:
     assert ev.engine_detail["batch_fixed_s"] == pytest.approx(0.2 + 0.06 + 0.05 + 0.01 / 0.75)
 
 
+def test_fused_operators_share_one_stage() -> None:
+    from streamplace.model.fusion import fused_chains
+
+    # src → a → b (α_a = 0.5) → k (key grouping): src, a and b have 2 replicas on n and no shuffle between them
+    ops = (Operator("src", "source", rate=100.0), Operator("a", cost_ms=1.0, selectivity=0.5),
+           Operator("b", cost_ms=2.0), Operator("k", "sink", cost_ms=1.0))
+    streams = (Stream("src", "a"), Stream("a", "b"), Stream("b", "k", grouping="key", key="key"))
+    topo = Topology("f", ops, streams)
+    cluster = Cluster("one", (Node("n", cpu=200.0, memory_mb=10_000),))
+    plan = Plan("m", "f", "one", {"src": {"n": 2}, "a": {"n": 2}, "b": {"n": 2}, "k": {"n": 2}},
+                source_rates={"src": 100.0})
+    assert fused_chains(topo, plan.replicas) == [("src", "a", "b"), ("k",)]
+    ev = evaluate(topo, cluster, plan, engine=spark())
+    d = ev.engine_detail
+    assert d["fused"] == [["src", "a", "b"]] and d["stages"] == 2
+    # F = batch 0.2 + 2 stages × (0.05 + 0.01); W per stage task: 50 t/s × (1 ms + 0.5 × 2 ms) = 0.1 s, then
+    # k's task 25 t/s × 1 ms = 0.025 s
+    assert d["batch_fixed_s"] == pytest.approx(0.32)
+    assert d["work_s_per_scale_second"] == pytest.approx(0.1 + 0.025)
+    # unequal counts, a fan-out, a key grouping or a cycle break a chain
+    assert fused_chains(topo, {**plan.replicas, "b": {"n": 1}}) == [("src", "a"), ("b",), ("k",)]
+    fan = Topology("g", ops, (*streams, Stream("a", "k")))
+    assert fused_chains(fan, plan.replicas) == [("src", "a"), ("b",), ("k",)]
+
+
 def test_spark_stages_on_different_nodes_run_side_by_side() -> None:
     topo = Topology("t", (Operator("src", "source", rate=100.0), Operator("a", "sink", cost_ms=1.0)),
                     (Stream("src", "a"),))

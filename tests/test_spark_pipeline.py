@@ -70,23 +70,29 @@ def test_restart_from_checkpoint_writes_every_tuple_once(spark, tmp_path: Path) 
     assert values.is_unique and values.min() == 0 and values.max() == len(values) - 1
 
 
-def test_run_command_prints_predicted_and_measured(spark, tmp_path: Path) -> None:
+def test_run_command_prints_predicted_and_measured_on_a_quiet_terminal(tmp_path: Path) -> None:
+    """As a user runs it (its own process and JVM): the figures, and on the terminal nothing from Spark."""
     import json
+    import subprocess
+    import sys
 
-    from typer.testing import CliRunner
-
-    from streamplace.cli import app
-
-    res = CliRunner().invoke(app, ["run", "linear-net", "rstorm-12", "--duration", "6", "--warmup", "6",
-                                   "--sink", "noop", "--out", str(tmp_path), "--json",
-                                   "--series", str(tmp_path / "series.csv")])
-    assert res.exit_code == 0, res.output
-    data = json.loads(res.output[res.output.index("{"):])
+    cli = Path(sys.executable).parent / "streamplace"
+    res = subprocess.run([str(cli), "run", "linear-net", "rstorm-12", "--duration", "6", "--warmup", "6",
+                          "--sink", "noop", "--out", str(tmp_path), "--json", "--series", str(tmp_path / "series.csv")],
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-3000:]
+    data = json.loads(res.stdout)
     assert {"predicted", "measured", "duration_s"} <= set(data)
     assert {"throughput", "latency_ms", "cpu"} <= set(data["measured"])
     assert data["measured"]["source_rate"] > 0 and data["measured"]["throughput"] > 0
     assert data["predicted"]["offered_throughput"] == 4000
+    assert data["measured"]["source_lead_s"] == pytest.approx(0.05)  # the rate source on its phase
     assert (tmp_path / "series.csv").read_text().startswith("batch_id,")
+    # Spark's log went to the file under --out, and the terminal got only streamplace's own lines
+    assert f"Spark's log: {tmp_path / 'spark.log'}" in res.stderr.replace("\n", "")
+    assert (tmp_path / "spark.log").stat().st_size > 0
+    for noise in ("WARN", "ERROR", "\tat ", "Traceback", "Exception", "log4j"):
+        assert noise not in res.stderr, res.stderr[-3000:]
 
 
 def test_debs_query1_from_generated_files_with_dead_letters(spark, tmp_path: Path) -> None:

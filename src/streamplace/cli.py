@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -105,8 +106,34 @@ def friendly(fn: F) -> F:
         except StreamplaceError as exc:
             err.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True, soft_wrap=True)
             raise typer.Exit(2) from None
+        except KeyboardInterrupt:
+            err.print(f"interrupted{_log_hint()}", highlight=False)
+            raise typer.Exit(130) from None
+        except Exception as exc:
+            if not _from_spark(exc):
+                raise
+            first = next((line.strip() for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
+            err.print(f"[bold red]error:[/] Spark failed: {first}{_log_hint()}", highlight=False, soft_wrap=True)
+            raise typer.Exit(1) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def _from_spark(exc: BaseException) -> bool:
+    """An error raised by PySpark or the JVM behind it (or a streaming query's failure streamplace re-raised)."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if type(seen).__module__.split(".")[0] in ("pyspark", "py4j") or "streaming query failed" in str(seen):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def _log_hint() -> str:
+    from streamplace.spark.session import log_file
+
+    path = log_file()
+    return f"; Spark's log: {path}" if path is not None else ""
 
 
 def parse_params(items: list[str] | None) -> dict[str, str]:
@@ -492,7 +519,7 @@ def run_cmd(
     predicted = prediction(t, target_cluster, target_plan, None, eng)
     for line in run_warnings(c, pl, predicted, here, None if state is not None else target_cluster):
         err.print(f"[yellow]warning:[/] {line}", highlight=False)
-    spark = spark_session(master, state, cores)
+    spark = spark_session(master, state, cores, out_dir / "spark.log")
     cfg = PipelineConfig(trigger_s=trigger_s, sink=sink, out_dir=out_dir, workers=workers,  # type: ignore[arg-type]
                          source_lead_s=eng.spark.lead_s)
     with progress_bar("running {task.description}", "{task.completed:.0f}/{task.total:.0f} s",
@@ -654,7 +681,7 @@ def live_cmd(
         if not fits_slots(first, slots):
             first = place_counts(t, c, first.counts(), slots)
     pol = make_policy(policy, t, c, parse_params(param), slots, first)
-    spark = spark_session(master, state, cores)
+    spark = spark_session(master, state, cores, out_dir / "spark.log")
     cfg = PipelineConfig(trigger_s=trigger, sink=sink, out_dir=out_dir, workers=workers)  # type: ignore[arg-type]
     alive = None
     if state is not None:
@@ -835,14 +862,20 @@ def standalone_state(master: str | None, state_dir: Path | None) -> Any:
     return state
 
 
-def spark_session(master: str | None, state: Any, cores: int | None) -> Any:
-    from streamplace.spark.session import local_session
+def spark_session(master: str | None, state: Any, cores: int | None, log_to: Path | None = None) -> Any:
+    """The process's SparkSession; Spark's log goes to ``log_to`` (default: ~/.streamplace/logs/…), whose path
+    is printed — on the terminal, only what streamplace itself says."""
+    from streamplace.spark.session import local_session, log_file
 
+    level = "info" if os.environ.get("STREAMPLACE_SPARK_LOG") == "console" else None
     if state is not None:
         from streamplace.spark.standalone import app_conf
 
-        return local_session(master=master, conf=app_conf(state))
-    return local_session(cores, master=master)
+        spark = local_session(master=master, conf=app_conf(state), log_to=log_to, console_level=level)
+    else:
+        spark = local_session(cores, master=master, log_to=log_to, console_level=level)
+    err.print(f"[dim]Spark's log: {log_file()}[/]", highlight=False)
+    return spark
 
 
 @cluster_app.command("up")
@@ -1004,7 +1037,6 @@ def profile_cmd(
     import yaml
 
     from streamplace.spark.profiler import profile_document, profile_topology
-    from streamplace.spark.session import local_session
 
     t = resolve_topology(topo)
     unknown = sorted(set(operator or ()) - {o.id for o in t.operators})
@@ -1012,7 +1044,7 @@ def profile_cmd(
         raise ModelError([Problem("--operator", f"no operator {', '.join(unknown)} in {t.name}",
                                   f"use one of {', '.join(o.id for o in t.operators)}")])
     n = cores or os.cpu_count() or 2
-    spark = local_session(n)
+    spark = spark_session(None, None, n)
     todo = [o.id for o in t.operators if not operator or o.id in operator]
     with progress_bar("profiling {task.description}", "{task.completed:.0f}/{task.total:.0f} operators",
                       disable=as_json or not err.is_terminal) as bar:
@@ -1163,14 +1195,13 @@ def _demo_spark_run(t: Topology, plan: Plan, cores: int, seconds: float, out_dir
 
     from streamplace.report.html import Section
     from streamplace.spark.check import check_plan, comparison_rows
-    from streamplace.spark.session import local_session
 
     shutil.rmtree(out_dir, ignore_errors=True)  # a fresh checkpoint: this run, not a resumed one
     warmup = min(10.0, seconds)
     with progress_bar("{task.description}", "{task.completed:.0f}/{task.total:.0f} s",
                       disable=not err.is_terminal) as bar:
         task = bar.add_task("starting Spark", total=warmup + seconds)
-        spark = local_session(cores)
+        spark = spark_session(None, None, cores, out_dir / "spark.log")
         bar.update(task, description=f"running the {plan.scheduler} plan on local[{cores}]")
         def advance(done: float) -> None:  # the run may be longer than asked: 3 triggers at least
             bar.update(task, completed=done, total=max(done, bar.tasks[0].total or 0))

@@ -179,7 +179,7 @@ def evaluate(
         detail = {"trigger_s": engine.spark.trigger_s, "batch_fixed_s": sp.fixed_s, "batch_s": sp.batch_s,
                   "period_s": sp.period_s, "work_s_per_scale_second": sp.work_s,
                   "trigger_throughput": offered * sp.trigger_scale, "stages": sp.stages, "tasks": sp.tasks,
-                  "constants": engine.spark.constants.origin}
+                  "fused": [list(chain) for chain in sp.fused], "constants": engine.spark.constants.origin}
     throughput = offered * limit.scale if offered > 0 else 0.0
     delivered = offered * min(1.0, limit.scale)
     log_av = float(np.log(cluster.node_availability[used_mask]).sum())

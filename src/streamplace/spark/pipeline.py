@@ -46,6 +46,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from streamplace.errors import Problem, SpecError
+from streamplace.model.fusion import fused_chains
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Stream, Topology
 from streamplace.perf.engines.spark import SOURCE_LEAD_S
@@ -78,6 +79,8 @@ class PipelineConfig:
     #: checkpoint gets a source start time with this phase, so latency does not depend on when the query started;
     #: None leaves the phase to chance (Spark's own start time)
     source_lead_s: float | None = SOURCE_LEAD_S
+    #: run consecutive operators that need no shuffle between them in one stage (model/fusion.py)
+    fuse: bool = True
     #: the standalone cluster's workers (layout.py): when given, every operator's replicas run on the planned
     #: nodes (stage-level scheduling) and emulate each node's speed-up; None runs wherever Spark likes (local)
     workers: list[WorkerLayout] | None = None
@@ -108,6 +111,13 @@ class Pipeline:
         self.feeders: list[FileFeeder] = []
         self._values: dict[int, list[int]] = {}
         self.query = None
+        #: operators run fused, one stage per chain (model/fusion.py): local runs fuse on equal parallelism,
+        #: pinned runs on equal replicas per node; an operator with a dead-letter output ends its chain
+        where = (self.plan.replicas if self.cfg.workers is not None
+                 else {op_id: {"local": n} for op_id, n in self.parallelism.items()})
+        dead = {op.id for op in topology.operators if self.logic[op.id].dead_letter}
+        self.chains = fused_chains(topology, where, standalone=dead) if self.cfg.fuse else \
+            [(op.id,) for op in self.order]
 
     # ----------------------------------------------------------------- build
     def _columns(self) -> tuple[dict[str, Columns], dict[str, Columns]]:
@@ -167,6 +177,16 @@ class Pipeline:
     def _mapper(self, op_id: str, batch_id: int, task: OperatorTask | None = None) -> Callable:
         return functools.partial(_run_task, task or self.tasks[op_id], self.stats, batch_id)
 
+    def _chain_mapper(self, chain: tuple[str, ...], batch_id: int,
+                      tasks: list[OperatorTask] | None = None) -> Callable:
+        """One function over a task's Arrow batches that runs every operator of ``chain`` in turn, each on the
+        columns it reads: one Python worker round trip for the whole chain."""
+        if len(chain) == 1:
+            return self._mapper(chain[0], batch_id, tasks[0] if tasks else None)
+        steps = tuple((task, tuple(c for c, _ in self.inputs[op_id]))
+                      for op_id, task in zip(chain, tasks or [self.tasks[o] for o in chain], strict=True))
+        return functools.partial(_run_chain, steps, self.stats, batch_id)
+
     def _rate(self, src_id: str) -> float:
         src = self.topology.op(src_id)
         rate = float(self.plan.source_rates.get(src_id) or src.rate or 0.0)
@@ -203,7 +223,8 @@ class Pipeline:
         frames: dict[str, DataFrame] = {}
         cached: list[DataFrame] = []
         several = len(self.topology.sources) > 1
-        for op in self.order:
+        for chain in self.chains:
+            op = self.topology.op(chain[0])
             if op.is_source:
                 x = batch.where(F.col("_src") == op.id) if several else batch
                 x = x.select(*[n for n, _ in self.inputs[op.id]])
@@ -213,8 +234,9 @@ class Pipeline:
                 inputs = [(s, frames[s.source]) for s in self.topology.streams
                           if s.target == op.id and s.source in frames]
                 x = self._partition(inputs, op.id)
+            op = self.topology.op(chain[-1])  # the chain's output is its last operator's
             schema = ddl(self.tasks[op.id].logic.columns(self.inputs[op.id]))
-            frame = x.mapInArrow(self._mapper(op.id, batch_id), schema)
+            frame = x.mapInArrow(self._chain_mapper(chain, batch_id), schema)
             if self.logic[op.id].dead_letter:
                 frame = frame.persist()
                 cached.append(frame)
@@ -265,15 +287,17 @@ class Pipeline:
         parts: dict[str, list[DataFrame]] = {}
         cached: list[DataFrame] = []
         several = len(self.topology.sources) > 1
-        for op in self.order:
+        for chain in self.chains:
+            op = self.topology.op(chain[0])
             if op.is_source:
                 x = batch.where(F.col("_src") == op.id) if several else batch
                 ins: list[tuple[Stream | None, DataFrame]] = [(None, x.select(*[n for n, _ in self.inputs[op.id]]))]
             else:
                 ins = [(s, f) for s in self.topology.streams if s.target == op.id and s.source in parts
                        for f in parts[s.source]]
+            op = self.topology.op(chain[-1])
             schema = ddl(self.tasks[op.id].logic.columns(self.inputs[op.id]))
-            outs = self._pinned_stage(ins, op.id, batch_id, schema)
+            outs = self._pinned_stage(ins, chain, batch_id, schema)
             if self.logic[op.id].dead_letter:
                 outs = [f.persist() for f in outs]
                 cached += outs
@@ -289,17 +313,19 @@ class Pipeline:
         for frame in cached:
             frame.unpersist()
 
-    def _pinned_stage(self, ins: list[tuple[Stream | None, DataFrame]], op_id: str, batch_id: int,
+    def _pinned_stage(self, ins: list[tuple[Stream | None, DataFrame]], chain: tuple[str, ...], batch_id: int,
                       schema: str) -> list[DataFrame]:
         """One stage per node the operator is placed on. Each input row gets ``_g``, the replica (0..n−1) it goes
         to — a hash of the tuple id (shuffle grouping, sources), of the key (key grouping: a key always meets
         the same replica), every replica for ``all`` — and each node's stage takes the rows in its range, one
         task per replica (exactly: the partition key is chosen so Spark's hash lands on it), run by an executor
-        of that node's ResourceProfile."""
+        of that node's ResourceProfile. A fused chain's later operators run in the same tasks (their replicas
+        sit on the same nodes in the same numbers: model/fusion.py)."""
+        op_id = chain[0]
         n = self.parallelism[op_id]
         names = [c for c, _ in self.inputs[op_id]]
         out = []
-        for b, task in self.pinned[op_id]:
+        for j, (b, task) in enumerate(self.pinned[op_id]):
             targets = F.array(*[F.lit(t) for t in self._target_values(b.count)])
             shuffled = []
             for s, f in ins:
@@ -317,7 +343,9 @@ class Pipeline:
                 # exchanges' partitioning (b.count tasks), which a projection in between would lose
                 shuffled.append(f.select(*cols, local.alias("_t")).repartition(b.count, F.col("_t")))
             x = reduce(lambda a, c: a.union(c), shuffled).drop("_t")
-            out.append(x.mapInArrow(self._mapper(op_id, batch_id, task), schema, profile=self.profiles[b.node]))
+            tasks = [task] + [self.pinned[o][j][1] for o in chain[1:]]
+            out.append(x.mapInArrow(self._chain_mapper(chain, batch_id, tasks), schema,
+                                    profile=self.profiles[b.node]))
         return out
 
     def _target_values(self, n: int) -> list[int]:
@@ -411,3 +439,13 @@ def merged(parts: list[DataFrame]) -> DataFrame:
 
 def _run_task(task: OperatorTask, stats: Any, batch_id: int, batches: Any) -> Any:
     return task(batches, stats, batch_id)
+
+
+def _run_chain(steps: tuple[tuple[OperatorTask, tuple[str, ...]], ...], stats: Any, batch_id: int,
+               batches: Any) -> Any:
+    """Fused operators in one task: each takes the previous one's output batches, on the columns it reads."""
+    for k, (task, names) in enumerate(steps):
+        if k:
+            batches = (b.select(list(names)) for b in batches)
+        batches = task(batches, stats, batch_id)
+    return batches

@@ -72,14 +72,16 @@ class OperatorFit:
 
 
 def time_batches(spark: Any, topology: Topology, plan: Plan, batch_rows: float, batches: int, speedup: dict[str, float],
-                 op_id: str | None = None, warm: int = 2, timeout_s: float = 300.0) -> Timing:
-    """Run ``topology`` on back-to-back batches of ``batch_rows`` per source; mean time of batches after ``warm``."""
+                 op_id: str | None = None, warm: int = 2, timeout_s: float = 300.0, fuse: bool = False) -> Timing:
+    """Run ``topology`` on back-to-back batches of ``batch_rows`` per source; mean time of batches after ``warm``.
+    Unfused by default: a probe measures one stage per operator, which is what the constants per stage and per
+    shuffled tuple describe."""
     listener = ProgressListener()
     spark.streams.addListener(listener)
     with tempfile.TemporaryDirectory(prefix="streamplace-profile-") as tmp:
         scaled = Topology(topology.name, tuple(replace(o, rate=batch_rows) if o.is_source else o
                                                for o in topology.operators), topology.streams)
-        cfg = PipelineConfig(trigger_s=0.0, sink="noop", out_dir=Path(tmp), batch_s=1.0, speedup=speedup)
+        cfg = PipelineConfig(trigger_s=0.0, sink="noop", out_dir=Path(tmp), batch_s=1.0, speedup=speedup, fuse=fuse)
         pipeline = Pipeline(spark, scaled, plan, cfg)
         pipeline.start()
         deadline = time.monotonic() + timeout_s

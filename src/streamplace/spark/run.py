@@ -96,6 +96,7 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
     pipeline = Pipeline(spark, topology, plan, cfg)
     started = time.perf_counter()
     pipeline.start()
+    wait_s = 30.0  # for the running batch to end, so the checkpoint is left between batches
     try:
         _sleep(warmup_s, started, progress)
         before = Snapshot.take(pipeline.stats)
@@ -104,8 +105,11 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
         exc = pipeline.query.exception() if pipeline.query is not None else None
         if exc is not None:
             raise RuntimeError(f"the streaming query failed: {exc}")
+    except KeyboardInterrupt:
+        wait_s = 0.0  # the user wants out now; a batch cut short is replayed on restart
+        raise
     finally:
-        pipeline.stop()
+        pipeline.stop(wait_s=wait_s)
         spark.streams.removeListener(listener)
     measured, operators = measure(before, after, topology)
     measured["source_lead_s"] = pipeline.source_lead_s()  # the phase the rate sources ran with (spark/phase.py)

@@ -62,6 +62,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from streamplace.model.cluster import Cluster
+from streamplace.model.fusion import fused_chains
 from streamplace.model.topology import Topology
 from streamplace.perf.cells import Cells
 from streamplace.perf.engines.triggers import replay
@@ -114,6 +115,7 @@ class Stage:
     logic_ms: float  # the operator's own ms per input tuple on this node (e)
     spark_ms: float  # Spark's ms per input tuple (source, shuffle hop, sink write)
     parents: tuple[int, ...]  # stage indices
+    chain: tuple[str, ...] = ()  # the operators fused in this stage (head first)
 
 
 @dataclass(frozen=True)
@@ -131,29 +133,44 @@ class SparkPrediction:
     tasks: int
     critical: tuple[int, int] | None  # (op, node) of the stage with the most work on the critical path
     scale: float  # the scale evaluated (the plan's source rates = 1)
+    fused: tuple[tuple[str, ...], ...] = ()  # chains of operators fused into one stage (two or more)
 
 
-def build_stages(topology: Topology, cells: Cells, rates: OperatorRates, consts: SparkConstants) -> list[Stage]:
-    """One stage per (operator, node) cell, in the runtime's order (acyclic order; back edges are not run)."""
+def build_stages(topology: Topology, cells: Cells, rates: OperatorRates, consts: SparkConstants,
+                 fuse: bool = True) -> list[Stage]:
+    """One stage per (chain, node) cell, in the runtime's order (acyclic order; back edges are not run): a chain
+    is a run of operators fused into one stage (model/fusion.py), or one operator. A fused stage's tasks take
+    the chain head's tuples and run every member's logic on what reaches it (e_k × its rate over the head's);
+    Spark's per-tuple work is the head's input and the last member's output only."""
     idx = topology.index
-    order = [idx[o] for o in topology.acyclic_order]
     forward = topology.forward_graph
     by_op: dict[int, list[int]] = {}
     for c in range(len(cells.op)):
         by_op.setdefault(int(cells.op[c]), []).append(c)
+    replicas = {topology.operators[i].id: {int(cells.node[c]): int(cells.count[c]) for c in cs}
+                for i, cs in by_op.items()}
+    chains = fused_chains(topology, replicas) if fuse else [(o,) for o in topology.acyclic_order]
     outputs = {idx[o.id] for o in topology.operators if not topology.successors(o.id)}
     sources = {idx[o.id] for o in topology.sources}
-    stage_of: dict[int, int] = {}
+    stage_of: dict[int, int] = {}  # cell → its stage
     stages: list[Stage] = []
-    for i in order:
-        op_id = topology.operators[i].id
-        parents = tuple(stage_of[c] for p in forward.predecessors(op_id) for c in by_op.get(idx[p], ()))
-        hop = consts.source_us if i in sources else consts.hop_us
-        sink = consts.sink_us * float(rates.selectivity[i]) if i in outputs else 0.0
-        for c in by_op.get(i, ()):
-            stage_of[c] = len(stages)
-            stages.append(Stage(c, i, int(cells.node[c]), int(cells.count[c]), float(cells.rate[c]),
-                                float(cells.e[c]), (hop + sink) / 1000.0, parents))
+    for chain in chains:
+        head, last = idx[chain[0]], idx[chain[-1]]
+        parents = tuple(dict.fromkeys(stage_of[c] for p in forward.predecessors(chain[0])
+                                      for c in by_op.get(idx[p], ())))
+        hop = consts.source_us if head in sources else consts.hop_us
+        for c in by_op.get(head, ()):
+            node = int(cells.node[c])
+            members = [next(m for m in by_op[idx[o]] if int(cells.node[m]) == node) for o in chain]
+            base = float(cells.rate[c])
+            logic = sum(float(cells.e[m]) * float(cells.rate[m]) for m in members) / base if base > 0 else \
+                float(cells.e[c])
+            share = float(cells.rate[members[-1]]) / base if base > 0 else 1.0
+            sink = consts.sink_us * float(rates.selectivity[last]) * share if last in outputs else 0.0
+            for m in members:
+                stage_of[m] = len(stages)
+            stages.append(Stage(c, head, node, int(cells.count[c]), base, logic, (hop + sink) / 1000.0, parents,
+                                chain))
     return stages
 
 
@@ -274,5 +291,6 @@ def predict(topology: Topology, cluster: Cluster, cells: Cells, rates: OperatorR
         heaviest = max(stages, key=lambda st:
                        st.tasks * st.tuples * (st.logic_ms + st.spark_ms) / float(slots[st.node] * speed[st.node]))
         critical = (heaviest.op, heaviest.node)
+    fused = tuple(dict.fromkeys(st.chain for st in stages if len(st.chain) > 1))
     return SparkPrediction(capacity, trigger_scale, fixed, work, period, b, mean, worst, busy, len(stages),
-                           sum(st.tasks for st in stages), critical, scale)
+                           sum(st.tasks for st in stages), critical, scale, fused)
