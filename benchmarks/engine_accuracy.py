@@ -88,10 +88,11 @@ def instances() -> list[tuple[Topology, dict[str, int]]]:
 
 
 def batch_throughput(series: list[dict[str, Any]], after_s: float, sink_share: float) -> float | None:
-    """Sink rows per second of the micro-batches that started ``after_s`` or more after the first: their rows over
-    the wall time they held (from a batch's start to the next one's, or to its own end for the last). Batches back
-    to back (overload) give the processing rate; batches on the trigger the arrival rate. Spark reports a batch
-    only once it has ended, so a batch cut off by the stop does not count."""
+    """Sink rows per second of the micro-batches that ended ``after_s`` or more after the first one started: their
+    rows over the wall time they held (from a batch's start to the next one's, or to its own end for the last).
+    Batches back to back (overload) give the processing rate; batches on the trigger the arrival rate. Spark
+    reports a batch only once it has ended, so a batch cut off by the stop does not count. (Counting only batches
+    that also started after ``after_s`` left none in an overloaded run whose batches had grown past the window.)"""
     rows = []
     for b in series:
         start = datetime.fromisoformat(b["timestamp"].replace("Z", "+00:00")).timestamp()
@@ -101,7 +102,7 @@ def batch_throughput(series: list[dict[str, Any]], after_s: float, sink_share: f
     t0 = rows[0][0]
     held, count = 0.0, 0.0
     for k, (start, end, n) in enumerate(rows):
-        if start - t0 < after_s or n == 0:
+        if end - t0 < after_s or n == 0:
             continue
         held += (rows[k + 1][0] if k + 1 < len(rows) else end) - start
         count += n
@@ -131,12 +132,14 @@ def measure(spark: Any, topo: Topology, par: dict[str, int], cores: int, engine:
     share = p["offered_throughput"] / sum(rates.values())
     # the batches after the warm-up (the series starts at the first batch)
     # Spark counts a micro-batch's input once per source filter in foreachBatch: with k sources, k times
-    tp = batch_throughput(res.series, warmup, share / len(topo.sources)) or m["throughput"]
+    by_batches = batch_throughput(res.series, warmup, share / len(topo.sources))
+    tp = by_batches if by_batches is not None else m["throughput"]
     return {"topology": topo.name, "load": load, "source_rate": sum(rates.values()),
-            "trigger_s": engine.spark.trigger_s,
+            "trigger_s": engine.spark.trigger_s, "throughput_from": "batches" if by_batches is not None else "window",
             "predicted_tp": p["delivered_throughput"], "measured_tp": tp, "window_tp": m["throughput"],
             "predicted_lat_ms": p["latency_mean_ms"], "measured_lat_ms": m["latency_ms"],
             "batch_fixed_s": p["engine_detail"]["batch_fixed_s"], "period_s": p["engine_detail"]["period_s"],
+            "stages": p["engine_detail"]["stages"], "fused": p["engine_detail"].get("fused", []),
             "source_lead_s": m.get("source_lead_s"), "batches": len(res.series),
             "operator_cores": m["operator_cores"], "cpu": m["cpu"]}
 

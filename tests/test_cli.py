@@ -220,3 +220,15 @@ def test_run_picks_a_steady_trigger_and_runs_with_it(tmp_path: Path, monkeypatch
     for bad in ("0.05", "soon"):
         code, _, err = run("run", "linear-cpu", "rstorm-12", "--trigger", bad, "--duration", "1")
         assert code == 2 and "--trigger" in err and "auto" in err
+
+
+def test_version_and_verbose(monkeypatch) -> None:
+    import os
+
+    from streamplace import __version__
+
+    code, out, _ = run("--version")
+    assert code == 0 and out.strip() == f"streamplace {__version__}"
+    monkeypatch.setenv("STREAMPLACE_SPARK_LOG", "")  # restored after the test
+    code, _, _ = run("-v", "bench", "list")
+    assert code == 0 and os.environ["STREAMPLACE_SPARK_LOG"] == "console"  # Spark's log shown live

@@ -39,6 +39,29 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from streamplace import __version__
+
+        print(f"streamplace {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="show Spark's log on the terminal too (INFO "
+                                          "and above); it always goes to the log file whose path is printed")]
+    = False,
+    version: Annotated[bool, typer.Option("--version", help="print the version and exit", is_eager=True,
+                                          callback=_print_version)] = False,
+) -> None:
+    """Replica counts and placement for stream-processing topologies on heterogeneous clusters."""
+    if verbose:
+        os.environ["STREAMPLACE_SPARK_LOG"] = "console"
+
+
 bench_app = typer.Typer(help="Built-in benchmark topologies and clusters.", no_args_is_help=True)
 app.add_typer(bench_app, name="bench")
 cluster_app = typer.Typer(help="A Spark standalone cluster emulating a cluster spec on this machine.",
