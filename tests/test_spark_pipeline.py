@@ -45,15 +45,19 @@ def test_fan_out_runs_upstream_once_and_selectivity_holds(spark, tmp_path: Path)
     topo, plan = chain(400, b=0.5)
     p = Pipeline(spark, topo, plan, PipelineConfig(sink="memory", out_dir=tmp_path, trigger_s=1))
     run_for(p, 12)
-    stats = p.stats.value
+    stats = p.batch_stats  # as after the last whole batch
+    # a stop can still leave the counters of the last batch's later stages short (seen once in ~10 runs on CI:
+    # the merge one batch behind): downstream may lag upstream by one batch, never lead it
+    batch = 400 * 1.5  # source tuples in one 1 s batch, with room to spare
     src_out = stats["src"][ROWS_OUT]
-    assert src_out > 0
-    assert stats["a"][ROWS_IN] == src_out  # a feeds b and c but ran once per source tuple
+    assert src_out > 2 * batch
+    assert 0 <= src_out - stats["a"][ROWS_IN] <= batch  # a feeds b and c but ran once per source tuple
     assert stats["b"][ROWS_OUT] == pytest.approx(0.5 * stats["b"][ROWS_IN], rel=0.15)
-    # the merge gets both inputs, a's in full to each of its 2 replicas (all grouping)
-    assert stats["c"][ROWS_IN] == 2 * stats["a"][ROWS_OUT] + stats["b"][ROWS_OUT]
+    # the merge gets both inputs, a's in full to each of its 2 replicas (all grouping): 2.5 per source tuple,
+    # where one replica would give 1.5
+    assert 0 <= 2 * stats["a"][ROWS_OUT] + stats["b"][ROWS_OUT] - stats["c"][ROWS_IN] <= 2.5 * batch
     written = sum(len(df) for df in p.memory["out"].values())
-    assert written == stats["out"][ROWS_OUT] > 0
+    assert written > 0 and abs(written - stats["out"][ROWS_OUT]) <= 2.5 * batch
     assert stats["out"][7] > 0  # end-to-end latency measured at the sink
 
 

@@ -96,6 +96,7 @@ class Pipeline:
         self.parallelism = {op.id: max(1, plan.parallelism(op.id)) for op in topology.operators}
         self.consumers = {op.id: len(topology.successors(op.id)) for op in topology.operators}
         self.stats = spark.sparkContext.accumulator({}, StatsParam())
+        self.batch_stats: dict[str, list[float]] = {}  # the counters after the last whole batch
         self.outputs = [op.id for op in self.order if self.consumers[op.id] == 0]  # sinks (and dangling operators)
         self.memory: dict[str, dict[int, Any]] = {op_id: {} for op_id in self.outputs}
         self.dead_letters: dict[str, dict[int, Any]] = {}
@@ -250,6 +251,12 @@ class Pipeline:
             self._write(frames[out], out, batch_id)
         for frame in cached:
             frame.unpersist()
+        self._batch_done()
+
+    def _batch_done(self) -> None:
+        """Keep the operators' counters as they stand after a whole batch (a stop may cut the next one between
+        stages, leaving the live accumulator with an upstream stage counted and its downstream not)."""
+        self.batch_stats = {k: list(v) for k, v in self.stats.value.items()}
 
     def _partition(self, inputs: list[tuple[Stream, DataFrame]], op_id: str) -> DataFrame:
         """The union of an operator's inputs, spread over its n tasks as each stream's grouping says."""
@@ -312,6 +319,7 @@ class Pipeline:
             self._write(merged(parts[out]), out, batch_id)
         for frame in cached:
             frame.unpersist()
+        self._batch_done()
 
     def _pinned_stage(self, ins: list[tuple[Stream | None, DataFrame]], chain: tuple[str, ...], batch_id: int,
                       schema: str) -> list[DataFrame]:
