@@ -36,20 +36,21 @@ upper bound where stages run side by side). From that:
   1 / W; throughput is the sinks' rate there;
 * **trigger-bound rate**: the largest s whose batch fits its interval,
   B(s, P) ≤ P with P = max(trigger, quantum): (P − F) / (P · W);
-* **period**: P = max(trigger, quantum) while B fits; else batches run back to
-  back, each taking the whole quanta that ended meanwhile, and settle at the
-  smallest P = m · quantum with B(s, P) ≤ P, m ≥ F / (quantum · (1 − s · W))
-  (the fixed point F / (1 − s · W) itself for a continuous source, quantum 0);
-* **latency** (event time to sink, mean): quantum / 2 (Spark's rate source
-  releases whole seconds) + the wait for the batch to start + B(s, D),
-  D = max(P, quantum). On the trigger, the source's seconds end ``lead_s``
-  before a tick (the runtime sets that phase, spark/phase.py), so the wait is
-  lead_s + (P − quantum) / 2; with the phase left to chance (lead_s None), or
-  batches back to back, it is P / 2. The worst adds a whole quantum and the
-  longest wait;
+* **period and latency**: while B(s, trigger) fits the trigger, P = the
+  trigger and the mean latency is quantum / 2 (Spark's rate source releases
+  whole seconds) + lead_s + (trigger − quantum) / 2 + B: the source's seconds
+  end ``lead_s`` before a tick (the runtime sets that phase, spark/phase.py).
+  Otherwise batches run back to back, each reading the quanta that ended
+  meanwhile, in a cycle of batch sizes that no single period describes: the
+  triggers are replayed batch by batch (triggers.py), which gives the mean
+  period (F / (1 − s · W) back to back), the mean and worst latency and the
+  batch sizes; with the phase left to chance (lead_s None) the replay is
+  averaged over 8 phases. A continuous source (quantum 0) settles at the fixed
+  point P = B(s, P), latency P / 2 + B;
 * **busy share** of node u: the task seconds it runs per batch / (P · cores_u).
 
-Cost: O(T log k) for T tasks (replicas) per simulation, three simulations.
+Cost: O(T log k) for T tasks (replicas) per simulation: two for F and W, one per batch size the replay meets
+(a few), and O(400) replay steps.
 """
 
 from __future__ import annotations
