@@ -615,7 +615,8 @@ def print_run(result: Any, t: Topology, pl: Plan, master: str | None, duration: 
         table.add_column(col, justify="left" if col == "quantity" else "right")
     for name, pv, mv in comparison(p, result.measured):
         r = ratio(pv, mv)
-        table.add_row(name, fmt(pv), mfmt(mv), "" if r is None else f"{r:.2f}")
+        shown = mfmt(pv) if name.startswith("CPU busy") else fmt(pv)  # not modelled for a cluster of nodes
+        table.add_row(name, shown, mfmt(mv), "" if r is None else f"{r:.2f}")
     table.add_row("sustainable throughput (tuples/s)", fmt(p.get("throughput")), "", "")
     out.print(table)
     out.print(f"  predicted for {here}; bottleneck: {p.get('bottleneck')}", highlight=False)
@@ -628,6 +629,10 @@ def print_run(result: Any, t: Topology, pl: Plan, master: str | None, duration: 
         out.print(f"  trigger {params.get('trigger_s', 0):g} s; a source second ends before its tick by "
                   f"{ms(params.get('lead_s'))} (model), {ms(result.measured.get('source_lead_s'))} (run)",
                   highlight=False)
+    if "executor_start_s" in result.measured:
+        ready = "started" if result.measured.get("executors_ready") else "not all started (the batches start the rest)"
+        out.print(f"  pinned executors {ready} in {result.measured['executor_start_s']:.0f} s before the query "
+                  "(not in the warm-up)", highlight=False)
     ops = Table(title="per operator (measured)")
     for col in ("operator", "in/s", "out/s", "cores busy", "ms per tuple"):
         ops.add_column(col, justify="right" if col != "operator" else "left")

@@ -58,6 +58,9 @@ from streamplace.spark.metrics import StatsParam
 from streamplace.spark.operators import OperatorTask
 from streamplace.spark.phase import align_rate_sources, source_lead
 
+#: seconds the pinned executors may take to start before the first batch (measured 20–45 s on 2 cores)
+EXECUTOR_START_TIMEOUT_S = 180.0
+
 
 @dataclass
 class PipelineConfig:
@@ -112,6 +115,7 @@ class Pipeline:
         self.feeders: list[FileFeeder] = []
         self._values: dict[int, list[int]] = {}
         self.query = None
+        self.executors_ready, self.executor_start_s = True, 0.0  # start(): did the pinned executors start, when
         #: operators run fused, one stage per chain (model/fusion.py): local runs fuse on equal parallelism,
         #: pinned runs on equal replicas per node; an operator with a dead-letter output ends its chain
         where = (self.plan.replicas if self.cfg.workers is not None
@@ -383,6 +387,35 @@ class Pipeline:
     def checkpoint(self) -> Path:
         return self.cfg.checkpoint_dir or self.cfg.out_dir / "_checkpoint"
 
+    def start_executors(self, timeout_s: float = EXECUTOR_START_TIMEOUT_S) -> bool:
+        """Start, all at once, an executor of every node's profile and one of the default profile (the stages
+        that read the sources run there) before the first batch, and compute the hash targets the pinned stages
+        need. Left to the batches, the executors start one profile at a time as each stage asks (20–45 s each on
+        2 cores), and executors started early sit idle while later ones start. True when all started within
+        ``timeout_s``; else the jobs still waiting are cancelled and the batches start the rest."""
+        if not self.pinned:
+            return True
+        from concurrent.futures import ThreadPoolExecutor, wait
+
+        sc = self.spark.sparkContext
+        jobs: list[Callable[[], Any]] = [lambda: [self._target_values(n) for n in self._counts()]]
+        for w in self.cfg.workers or []:
+            if w.node in self.profiles:
+                k = w.replica_slots
+                jobs.append(functools.partial(_touch, sc, k, self.profiles[w.node]))
+        with ThreadPoolExecutor(len(jobs)) as pool:
+            futures = [pool.submit(job) for job in jobs]
+            done, pending = wait(futures, timeout=timeout_s)
+            if pending:
+                sc.cancelAllJobs()
+        for f in done:
+            f.result()  # a failure (not a slow start) is the caller's to see
+        return not pending
+
+    def _counts(self) -> set[int]:
+        """The replica counts of the pinned stages' nodes (each needs its hash targets)."""
+        return {b.count for per in self.pinned.values() for b, _ in per}
+
     def start(self) -> Any:
         writer = (self.source_frame().writeStream
                   .foreachBatch(self.run_batch_pinned if self.pinned else self.run_batch)
@@ -390,6 +423,9 @@ class Pipeline:
                   .trigger(processingTime=f"{self.cfg.trigger_s} seconds"))
         if self.cfg.query_name:
             writer = writer.queryName(self.cfg.query_name)
+        started = time.monotonic()
+        self.executors_ready = self.start_executors()
+        self.executor_start_s = time.monotonic() - started
         if self.cfg.source_lead_s is not None:
             align_rate_sources(self.checkpoint, self.rate_source_indices, self.cfg.source_lead_s)
         for feeder in self.feeders:
@@ -435,6 +471,11 @@ class Pipeline:
 #: (application, node resource, cores) → its ResourceProfile. Spark gives every profile object a new id, and
 #: executors serve one profile id only: sharing the object lets a re-planned pipeline keep the running executors
 _PROFILES: dict[tuple[str, str, int], Any] = {}
+
+
+def _touch(sc: Any, k: int, profile: Any) -> int:
+    """A job of ``k`` tasks under ``profile``: its executor (and Python worker) starts for it."""
+    return sc.parallelize(range(k), k).withResources(profile).map(lambda x: x).count()
 
 
 def merged(parts: list[DataFrame]) -> DataFrame:

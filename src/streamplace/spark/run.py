@@ -94,8 +94,8 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
     listener = ProgressListener()
     spark.streams.addListener(listener)
     pipeline = Pipeline(spark, topology, plan, cfg)
+    pipeline.start()  # a pinned run starts its executors first (Pipeline.start_executors): not part of the warm-up
     started = time.perf_counter()
-    pipeline.start()
     wait_s = 30.0  # for the running batch to end, so the checkpoint is left between batches
     try:
         _sleep(warmup_s, started, progress)
@@ -113,6 +113,9 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
         spark.streams.removeListener(listener)
     measured, operators = measure(before, after, topology)
     measured["source_lead_s"] = pipeline.source_lead_s()  # the phase the rate sources ran with (spark/phase.py)
+    if pipeline.pinned:
+        measured["executor_start_s"] = pipeline.executor_start_s
+        measured["executors_ready"] = pipeline.executors_ready
     predicted = prediction(topology, cluster, plan, profile, engine)
     series = [vars(b) for b in listener.batches]
     return RunResult(duration_s, measured, predicted, operators, series, placed_tuples(after))

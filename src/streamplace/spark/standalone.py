@@ -322,10 +322,13 @@ def app_conf(state: ClusterState, secret: str | None = None) -> dict[str, str]:
         "spark.driver.host": state.host, "spark.driver.bindAddress": state.host,
         "spark.dynamicAllocation.enabled": "true",
         "spark.dynamicAllocation.shuffleTracking.enabled": "true",
-        "spark.dynamicAllocation.executorIdleTimeout": "20s",
+        # longer than an executor takes to start on a loaded host (20–45 s on 2 cores): with less, the executors
+        # of the stages that ran first went idle while a later stage's executor started, were removed, and each
+        # batch had to start them again (measured: 41–44 s batches at a 2 s trigger, for ever)
+        "spark.dynamicAllocation.executorIdleTimeout": "90s",
         # an executor that holds shuffle files is otherwise kept forever: after a re-plan the old profile's
         # executors would keep their cores and the new profile's could never start
-        "spark.dynamicAllocation.shuffleTracking.timeout": "30s",
+        "spark.dynamicAllocation.shuffleTracking.timeout": "90s",
         "spark.executor.cores": "1", "spark.executor.memory": f"{SPARE_MEMORY_MB}m",
         f"spark.executor.resource.{SPARE}.amount": "1", f"spark.task.resource.{SPARE}.amount": "1",
     }
