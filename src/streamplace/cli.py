@@ -23,7 +23,7 @@ from rich.table import Table
 from streamplace.bench import list_builtins, resolve_cluster, resolve_topology
 from streamplace.errors import ModelError, Problem, StreamplaceError
 from streamplace.model.cluster import Cluster, check_compatible
-from streamplace.model.plan import Plan, validate_plan_against
+from streamplace.model.plan import Plan, json_text, validate_plan_against
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
 from streamplace.perf.engines import ENGINE_NAMES, EngineSettings, SparkConstants, SparkSettings, split_engine_params
@@ -203,7 +203,7 @@ def load_instance(topo: str, cluster: str, profile: Path | None) -> tuple[Topolo
 
 
 def emit_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, allow_nan=False) + "\n")
+    sys.stdout.write(json_text(data) + "\n")
 
 
 def print_plan(plan: Plan) -> None:
@@ -286,11 +286,12 @@ def plan(
     engine_p, sched_p = split_engine_params(parse_params(param))
     eng = engine_settings(engine, calibration, engine_p, cluster=c)
     result = create(scheduler, sched_p).plan(t, c, p, engine=eng)
+    text = result.to_json() if out_file is not None or as_json else ""
     if out_file is not None:
         out_file.parent.mkdir(parents=True, exist_ok=True)
-        out_file.write_text(result.to_json() + "\n", encoding="utf-8")
+        out_file.write_text(text + "\n", encoding="utf-8")
     if as_json:
-        emit_json(result.to_dict())
+        sys.stdout.write(text + "\n")
     else:
         print_plan(result)
         if out_file is not None:

@@ -173,11 +173,85 @@ class Cluster:
 
     @cached_property
     def network_distance(self) -> np.ndarray:
-        """R-Storm's rack-aware network distance: 0 same node, 0.5 same rack, 1 across racks."""
+        """R-Storm's rack-aware network distance: 0 same node, 0.5 same rack, 1 across racks (n × n; one row
+        without the matrix: :meth:`distance_from`)."""
         same_rack = self.rack_index[:, None] == self.rack_index[None, :]
         d = np.where(same_rack, 0.5, 1.0)
         np.fill_diagonal(d, 0.0)
         return _ro(d)
+
+    def distance_from(self, u: int) -> np.ndarray:
+        """Row ``u`` of :attr:`network_distance`, in O(n)."""
+        d = np.where(self.rack_index == self.rack_index[u], 0.5, 1.0)
+        d[u] = 0.0
+        return d
+
+    # ---------------------------------------------------------- links without n × n matrices
+    @cached_property
+    def link_group(self) -> np.ndarray:
+        """Per node, its group for the default latency: nodes of one group are a rack apart (``same_rack_ms``); the
+        rack, or the (zone, rack) pair when cross-zone links have their own latency."""
+        if self.links.cross_zone_ms is None:
+            return self.rack_index
+        keys = self.zone_index * len(self.racks) + self.rack_index
+        return _ro(np.unique(keys, return_inverse=True)[1].reshape(-1).astype(np.intp))
+
+    def pair_overrides(self, table: PairTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """A table of explicit pairs as it lands in the n × n matrix: (rows, columns, values), each pair given in
+        both directions unless its reverse is given too, the diagonal left out."""
+        given = {(a, b): v for a, row in table.items() for b, v in row.items()}
+        cells = dict(given)
+        for (a, b), v in given.items():
+            cells.setdefault((b, a), v)
+        pairs = [(self.index[a], self.index[b], v) for (a, b), v in cells.items() if a != b]
+        if not pairs:
+            return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp), np.zeros(0)
+        rows, cols, values = zip(*pairs, strict=True)
+        return np.array(rows, dtype=np.intp), np.array(cols, dtype=np.intp), np.array(values, dtype=float)
+
+    @cached_property
+    def latency_pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self.pair_overrides(self.links.latency_ms)
+
+    @cached_property
+    def cost_pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self.pair_overrides(self.links.cost_per_mb_pairs)
+
+    @cached_property
+    def availability_pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self.pair_overrides(self.links.availability_pairs)
+
+    @property
+    def has_link_cost(self) -> bool:
+        """Does some link between two nodes cost money?"""
+        return self.links.cost_per_mb > 0 or bool((self.cost_pairs[2] > 0).any())
+
+    @property
+    def has_link_failures(self) -> bool:
+        """Is some link between two nodes less than always up?"""
+        return self.links.availability < 1 or bool((self.availability_pairs[2] < 1).any())
+
+    def default_latency(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """The latency of node pairs (a[k], b[k]) by locality alone, no explicit pair: :attr:`latency` elementwise
+        where no pair overrides it."""
+        ln = self.links
+        lat = np.where(self.rack_index[a] == self.rack_index[b], ln.same_rack_ms, ln.cross_rack_ms).astype(float)
+        if ln.cross_zone_ms is not None:
+            lat = np.where(self.zone_index[a] != self.zone_index[b], ln.cross_zone_ms, lat)
+        return np.where(a == b, ln.same_node_ms, lat)
+
+    def latency_block(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """``latency[np.ix_(rows, cols)]`` without building the n × n matrix: O(|rows| · |cols| + pairs)."""
+        rows, cols = np.asarray(rows, dtype=np.intp), np.asarray(cols, dtype=np.intp)
+        block = self.default_latency(rows[:, None], cols[None, :])
+        pr, pc, pv = self.latency_pairs
+        if len(pv):
+            at_r = np.full(len(self), -1, dtype=np.intp)
+            at_c = np.full(len(self), -1, dtype=np.intp)
+            at_r[rows], at_c[cols] = np.arange(len(rows)), np.arange(len(cols))
+            hit = (at_r[pr] >= 0) & (at_c[pc] >= 0)
+            block[at_r[pr[hit]], at_c[pc[hit]]] = pv[hit]
+        return block
 
     def _apply_pairs(self, m: np.ndarray, table: PairTable) -> None:
         given = {(a, b) for a, row in table.items() for b in row}

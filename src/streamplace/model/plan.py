@@ -110,8 +110,8 @@ class Plan:
             out["warnings"] = list(self.warnings)
         return out
 
-    def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
+    def to_json(self) -> str:
+        return json_text(self.to_dict())
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Plan:
@@ -130,6 +130,39 @@ class Plan:
             gap=d.get("gap"),
             warnings=tuple(d.get("warnings") or ()),
         )
+
+
+#: values with more scalars than this are written one top-level key per line (json's C encoder), not fully
+#: indented (its pure-Python encoder: 0.4 s for a plan of 50,000 replicas on 10,000 nodes)
+PRETTY_LIMIT = 5000
+
+
+def json_text(data: Any) -> str:
+    """JSON for people and programs: indented by two spaces; a large mapping one top-level key per line with
+    each value on one line, which json's fast encoder writes."""
+    if not isinstance(data, Mapping) or _size(data, PRETTY_LIMIT) < PRETTY_LIMIT:
+        return json.dumps(data, indent=2, allow_nan=False)
+    lines = [f"  {json.dumps(str(k))}: {json.dumps(v, allow_nan=False)}" for k, v in data.items()]
+    return "{\n" + ",\n".join(lines) + "\n}"
+
+
+def _size(value: Any, limit: int) -> int:
+    """How many scalars ``value`` holds, counted up to ``limit``."""
+    if isinstance(value, Mapping):
+        total = 0
+        for v in value.values():
+            total += _size(v, limit - total)
+            if total >= limit:
+                break
+        return total
+    if isinstance(value, list | tuple):
+        total = 0
+        for v in value:
+            total += _size(v, limit - total)
+            if total >= limit:
+                break
+        return total
+    return 1
 
 
 def _jsonable(value: Any) -> Any:

@@ -183,8 +183,7 @@ def evaluate(
     throughput = offered * limit.scale if offered > 0 else 0.0
     delivered = offered * min(1.0, limit.scale)
     log_av = float(np.log(cluster.node_availability[used_mask]).sum())
-    if streams.links_used is not None:
-        log_av += float(np.log(cluster.link_availability[streams.links_used]).sum())
+    log_av += streams.link_log_availability
     unit_cost = np.array([op.unit_cost for op in topology.operators], dtype=float)
     deploy_cost = float((unit_cost * cells.parallelism).sum())
     score = latency_score(

@@ -7,8 +7,15 @@ i's output produced on u, q_j(v) the fraction of j's input consumed on v
 ``all``-grouped stream is delivered whole to each of j's n_j replicas, so
 its volume is multiplied by n_j.
 
-Worst-pair latency is computed on the supports of i and j only, so a stream
-costs O(|U_i|·|U_j|), not O(nodes²).
+A stream's latency and cost sums over its node pairs come from the links'
+structure, not from n × n matrices: a pair's default latency depends only on
+whether the two nodes are one node, share a rack (a rack group), share a zone,
+so the flow-weighted sums are sums of products of per-group shares, corrected
+for the explicit pairs (:func:`pair_sums`). A stream costs O(|U_i| + |V_j| +
+groups + explicit pairs); the worst pair's latency comes from how many pairs
+fall in each level. Only link availability below 1 needs the pairs themselves:
+then the links used among the nodes in use are marked in a matrix of those
+nodes only.
 """
 
 from __future__ import annotations
@@ -37,7 +44,7 @@ class StreamMetrics:
     transfer_cost: np.ndarray  # per second, cost_per_mb · MB/s
     node_out: np.ndarray
     node_in: np.ndarray
-    links_used: np.ndarray | None  # boolean n×n, only when some link availability < 1
+    link_log_availability: float  # Σ log availability over the distinct links the streams use (0: all up)
 
     @property
     def node_traffic(self) -> np.ndarray:
@@ -81,6 +88,88 @@ def stream_shares(topology: Topology, cells: Cells
     return src, tgt, is_all, p[src], np.where(is_all[:, None], q_all[tgt], p[tgt])
 
 
+def pair_sums(cluster: Cluster, u: np.ndarray, p: np.ndarray, v: np.ndarray, q: np.ndarray
+              ) -> tuple[float, float, float, float]:
+    """Over the node pairs U × V of a stream with weights p(a)·q(b): the worst latency of any pair, Σ p q lat,
+    Σ p q lat² and Σ p q cost per MB — equal to sums over ``cluster.latency[np.ix_(u, v)]`` and
+    ``link_cost_per_mb`` in O(|U| + |V| + groups + explicit pairs).
+
+    Off the diagonal a pair's default latency is ``same_rack_ms`` within a link group (cluster.link_group),
+    ``cross_rack_ms`` across groups of one zone and ``cross_zone_ms`` (when given) across zones; the weight
+    of each level is a difference of Σ_group P_g Q_g sums, the number of pairs likewise with counts."""
+    ln = cluster.links
+    both, iu, iv = np.intersect1d(u, v, assume_unique=True, return_indices=True)
+    m_node, c_node = float((p[iu] * q[iv]).sum()), float(len(both))
+    total_m, total_c = float(p.sum()) * float(q.sum()), float(len(u)) * float(len(v))
+
+    def grouped(index: np.ndarray) -> tuple[float, float]:
+        size = int(index.max()) + 1
+        gu, gv = index[u], index[v]
+        mass = float(np.bincount(gu, weights=p, minlength=size) @ np.bincount(gv, weights=q, minlength=size))
+        count = float(np.bincount(gu, minlength=size).astype(float) @ np.bincount(gv, minlength=size))
+        return mass, count
+
+    m_group, c_group = grouped(cluster.link_group)
+    if ln.cross_zone_ms is not None:
+        m_zone, c_zone = grouped(cluster.zone_index)
+    else:
+        m_zone, c_zone = total_m, total_c
+    values = np.array([ln.same_node_ms, ln.same_rack_ms, ln.cross_rack_ms,
+                       ln.cross_zone_ms if ln.cross_zone_ms is not None else ln.cross_rack_ms])
+    mass = np.array([m_node, m_group - m_node, m_zone - m_group, total_m - m_zone])
+    count = np.array([c_node, c_group - c_node, c_zone - c_group, total_c - c_zone])
+    mean, square = float(values @ mass), float((values * values) @ mass)
+    cost = ln.cost_per_mb * (total_m - m_node)
+    worst_pairs = -np.inf
+    at_u = at_v = None
+    for table in (cluster.latency_pairs, cluster.cost_pairs):
+        a, b, val = table
+        if not len(val):
+            continue
+        if at_u is None:
+            at_u, at_v = np.full(len(cluster), -1, dtype=np.intp), np.full(len(cluster), -1, dtype=np.intp)
+            at_u[u], at_v[v] = np.arange(len(u)), np.arange(len(v))
+        assert at_v is not None
+        hit = (at_u[a] >= 0) & (at_v[b] >= 0)
+        a, b, val = a[hit], b[hit], val[hit]
+        w = p[at_u[a]] * q[at_v[b]]
+        if table is cluster.cost_pairs:
+            cost += float(w @ (val - ln.cost_per_mb))
+            continue
+        base = cluster.default_latency(a, b)
+        mean += float(w @ (val - base))
+        square += float(w @ (val * val - base * base))
+        level = np.where(cluster.link_group[a] == cluster.link_group[b], 1, 2)
+        if ln.cross_zone_ms is not None:
+            level = np.where(cluster.zone_index[a] != cluster.zone_index[b], 3, level)
+        count -= np.bincount(level, minlength=4)
+        if len(val):
+            worst_pairs = float(val.max())
+    present = count > 0.5
+    worst = max(float(values[present].max()) if present.any() else -np.inf, worst_pairs)
+    return worst, mean, square, cost
+
+
+def link_log_availability(cluster: Cluster, pairs: list[tuple[np.ndarray, np.ndarray]]) -> float:
+    """Σ log availability over the distinct links (node pairs, not a node with itself) that the streams'
+    supports ``pairs`` use: a matrix of the nodes in use only, O(m²) for m of them."""
+    if not pairs or not cluster.has_link_failures:
+        return 0.0
+    nodes = np.unique(np.concatenate([x for uv in pairs for x in uv]))
+    at = np.full(len(cluster), -1, dtype=np.intp)
+    at[nodes] = np.arange(len(nodes))
+    used = np.zeros((len(nodes), len(nodes)), dtype=bool)
+    for u, v in pairs:
+        used[np.ix_(at[u], at[v])] = True
+    np.fill_diagonal(used, False)
+    total = float(used.sum()) * float(np.log(cluster.links.availability))
+    a, b, val = cluster.availability_pairs
+    hit = (at[a] >= 0) & (at[b] >= 0)
+    a, b, val = a[hit], b[hit], val[hit]
+    on = used[at[a], at[b]]
+    return total + float((np.log(val[on]) - np.log(cluster.links.availability)).sum())
+
+
 def stream_metrics(
     topology: Topology,
     cluster: Cluster,
@@ -100,16 +189,13 @@ def stream_metrics(
     node_out = (volume[:, None] * ps * (1.0 - qs)).sum(axis=0) if n_streams else np.zeros(n)
     node_in = (volume[:, None] * qs * (1.0 - ps)).sum(axis=0) if n_streams else np.zeros(n)
 
-    lat = cluster.latency
-    cost_mat = cluster.link_cost_per_mb
-    any_cost = bool(cost_mat.any())
-    track_links = bool((cluster.link_availability < 1.0).any())
-    used = np.zeros((n, n), dtype=bool) if track_links else None
+    any_cost = cluster.has_link_cost
     worst = np.zeros(n_streams)
     mean = np.zeros(n_streams)
     usage = np.zeros(n_streams)
     energy = np.zeros(n_streams)
     tcost = np.zeros(n_streams)
+    pairs: list[tuple[np.ndarray, np.ndarray]] = []
     for k in range(n_streams):
         u_nodes, u_share, _ = supp[src[k]]
         v_nodes, v_share, v_count = supp[tgt[k]]
@@ -117,17 +203,11 @@ def stream_metrics(
             continue
         if is_all[k]:
             v_share = v_count / v_count.sum()
-        sub = lat[np.ix_(u_nodes, v_nodes)]
-        worst[k] = sub.max()
-        flow = u_share[:, None] * v_share[None, :]
-        mean[k] = float((flow * sub).sum())
+        worst[k], mean[k], square, cost = pair_sums(cluster, u_nodes, u_share, v_nodes, v_share)
         usage[k] = volume[k] * mean[k]
-        energy[k] = volume[k] * float((flow * sub * sub).sum())
+        energy[k] = volume[k] * square
         if any_cost:
-            tcost[k] = volume[k] / 1e6 * float((flow * cost_mat[np.ix_(u_nodes, v_nodes)]).sum())
-        if used is not None:
-            used[np.ix_(u_nodes, v_nodes)] = True
-    if used is not None:
-        np.fill_diagonal(used, False)
+            tcost[k] = volume[k] / 1e6 * cost
+        pairs.append((u_nodes, v_nodes))
     return StreamMetrics(local, tuples, volume * (1.0 - local), worst, mean, usage, energy, tcost,
-                         node_out, node_in, used)
+                         node_out, node_in, link_log_availability(cluster, pairs))

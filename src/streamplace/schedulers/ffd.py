@@ -7,7 +7,8 @@ its declared memory and CPU free after reserving ``padding_percent`` of
 every node. Both resources are hard, as in Heron's packing. It minimizes
 nodes used, not latency.
 
-Complexity: O(T log T + T·N), vectorized over nodes.
+Complexity: O(T log T + K·N) for T instances of K kinds (demand and allowed nodes) on N nodes: first fit
+resumes from a cursor per kind, vectorized over windows of nodes.
 """
 
 from __future__ import annotations
@@ -60,9 +61,19 @@ class FirstFitDecreasing(BaseScheduler):
         keys = (cpu[ops], mem[ops]) if self.sort == "ram" else (mem[ops], cpu[ops])
         ops = ops[np.lexsort((-keys[0], -keys[1]))]
         counts = np.zeros((len(topology.operators), len(cluster)), dtype=np.int64)
+        whole = mask.all(axis=1)
+        # First fit from a cursor per kind of instance (demand and the nodes it may use): free resources only
+        # shrink, so a node that cannot take an instance now never will, and the search resumes where it
+        # stopped: O(N) per kind in all, instead of a scan of every node per instance.
+        cursor: dict[tuple[int, float, float], int] = {}
+        n = len(cluster)
         for i in ops:
-            fits = mask[i] & (free_mem >= mem[i] - EPS) & (free_cpu >= cpu[i] - EPS)
-            if not fits.any():
+            m_i, c_i = float(mem[i]), float(cpu[i])
+            key = (-1 if whole[i] else int(i), m_i, c_i)
+            u = cursor.get(key, 0)
+            if not (u < n and mask[i, u] and free_mem[u] >= m_i - EPS and free_cpu[u] >= c_i - EPS):
+                u = _first_fit(mask[i], free_mem, free_cpu, m_i, c_i, u)
+            if u < 0:
                 allowed = mask[i]
                 return Placement(None, "infeasible", [
                     f"{topology.operators[i].id} needs {mem[i]:g} MB and {cpu[i]:g} CPU points per replica; "
@@ -70,8 +81,22 @@ class FirstFitDecreasing(BaseScheduler):
                     f"{free_mem[allowed].max():g} MB, most free CPU {free_cpu[allowed].max():g} points"
                     + (f", {self.padding_percent:g} % of every node kept as padding" if self.padding_percent else "")
                     + ")"])
-            u = int(np.argmax(fits))
+            cursor[key] = u
             counts[i, perm[u]] += 1
             free_mem[u] -= mem[i]
             free_cpu[u] -= cpu[i]
         return Placement(counts)
+
+
+def _first_fit(allowed: np.ndarray, free_mem: np.ndarray, free_cpu: np.ndarray, mem: float, cpu: float,
+               start: int) -> int:
+    """The first node from ``start`` on that may take the instance and has its memory and CPU free (-1: none),
+    searched in windows that double."""
+    width = 64
+    while start < len(free_mem):
+        end = min(len(free_mem), start + width)
+        fits = allowed[start:end] & (free_mem[start:end] >= mem - EPS) & (free_cpu[start:end] >= cpu - EPS)
+        if fits.any():
+            return start + int(np.argmax(fits))
+        start, width = end, 2 * width
+    return -1

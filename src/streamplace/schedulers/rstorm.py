@@ -17,11 +17,14 @@
 * Several topologies are scheduled onto one cluster in turn (§6.5) by
   :meth:`RStorm.plan_many`, each with its own reference node.
 
-Complexity: O(T·N) for T tasks on N nodes, vectorized over nodes.
+Complexity: O(N log N + T·G) for T tasks on N nodes that fall in G groups of alike nodes (NodeStates: same
+free memory, free CPU and distance; a handful on a homogeneous cluster, at most N), vectorized over groups;
+an operator restricted to some nodes scans all N for its tasks.
 """
 
 from __future__ import annotations
 
+import heapq
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Literal
@@ -96,6 +99,96 @@ def reference_node(free_mem: np.ndarray, free_cpu: np.ndarray, cluster: Cluster,
     return int(np.argmax(in_rack))
 
 
+class NodeStates:
+    """The nodes grouped by what Algorithm 4 sees of them: free memory, free CPU and distance to the reference
+    node. Nodes of one group score alike and the lowest-indexed node wins a tie, so a task needs only each
+    group's score and its lowest node: on a homogeneous cluster a handful of groups (untouched nodes per
+    distance, the node being filled, full nodes) stand for thousands of nodes. Each group keeps its nodes in a
+    heap; a node that leaves a group is dropped from the heap when it reaches the top. The choice is the one a
+    scan of every node makes (same scores, same tie-break), in O(groups) per task instead of O(nodes)."""
+
+    def __init__(self, free_mem: np.ndarray, free_cpu: np.ndarray, dist: np.ndarray):
+        self.dist = dist
+        self.slot_of: dict[tuple[float, float, float], int] = {}
+        self.keys: list[tuple[float, float, float]] = []  # per group: free memory, free CPU, distance
+        self.heaps: list[list[int]] = []
+        self.first: list[int] = []  # per group: its lowest node (-1 when empty)
+        self.live: dict[int, None] = {}  # the groups with nodes, as an ordered set
+        keys = np.stack([free_mem, free_cpu, dist], axis=1)
+        uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
+        for row in uniq:
+            self._slot((float(row[0]), float(row[1]), float(row[2])))
+        self.node_slot = inverse.reshape(-1).astype(np.intp)
+        for u, g in enumerate(self.node_slot.tolist()):  # ascending: each heap is built sorted
+            self.heaps[g].append(u)
+        for g in range(len(self.heaps)):
+            self._top(g)
+
+    def _slot(self, key: tuple[float, float, float]) -> int:
+        g = self.slot_of.get(key)
+        if g is None:
+            g = self.slot_of[key] = len(self.heaps)
+            self.keys.append(key)
+            self.heaps.append([])
+            self.first.append(-1)
+        return g
+
+    def move(self, u: int, free_mem: float, free_cpu: float) -> None:
+        """Node ``u`` now has these free resources."""
+        old = int(self.node_slot[u])
+        g = self._slot((free_mem, free_cpu, float(self.dist[u])))
+        self.node_slot[u] = g
+        heapq.heappush(self.heaps[g], u)
+        self._top(g)
+        self._top(old)
+
+    def _top(self, g: int) -> None:
+        heap = self.heaps[g]
+        while heap and self.node_slot[heap[0]] != g:
+            heapq.heappop(heap)
+        self.first[g] = heap[0] if heap else -1
+        if heap:
+            self.live[g] = None
+        else:
+            self.live.pop(g, None)
+
+    def best(self, mem: float, cpu: float, weights: tuple[float, float, float],
+             norms: tuple[float, float]) -> tuple[int, int]:
+        """The node Algorithm 4 picks (least score, lowest index on a tie) among the nodes with the memory and CPU
+        free for a task, and among those with the memory free; -1 where there is none."""
+        w_m, w_c, w_b = weights
+        if len(self.live) > PYTHON_GROUPS:
+            live = list(self.live)
+            m, c, d = np.array([self.keys[g] for g in live]).T
+            first = np.array([self.first[g] for g in live])
+            d2 = w_m * ((mem - m) / norms[0]) ** 2 + w_c * ((cpu - c) / norms[1]) ** 2 + w_b * d
+            fits_mem = m >= mem - EPS
+            out = []
+            for ok in (fits_mem & (c >= cpu - EPS), fits_mem):
+                if not ok.any():
+                    out.append(-1)
+                    continue
+                score = np.where(ok, d2, np.inf)
+                out.append(int(first[score == score.min()].min()))
+            return out[0], out[1]
+        best_cpu = best_mem = (np.inf, -1)
+        for g in self.live:  # a few groups: plain Python beats numpy's per-call cost
+            m, c, d = self.keys[g]
+            if not m >= mem - EPS:
+                continue
+            x, y = (mem - m) / norms[0], (cpu - c) / norms[1]
+            key = (w_m * (x * x) + w_c * (y * y) + w_b * d, self.first[g])
+            if key < best_mem:
+                best_mem = key
+            if c >= cpu - EPS and key < best_cpu:
+                best_cpu = key
+        return int(best_cpu[1]), int(best_mem[1])
+
+
+#: up to this many groups of nodes, a task's choice loops in Python; beyond it, in numpy
+PYTHON_GROUPS = 48
+
+
 @register
 @dataclass(frozen=True)
 class RStorm(BaseScheduler):
@@ -131,11 +224,23 @@ class RStorm(BaseScheduler):
         counts = np.zeros((len(topology.operators), len(cluster)), dtype=np.int64)
         order = task_order(topology)
         ref: int | None = None
+        states: NodeStates | None = None  # built once the reference node is known
+        whole = mask.all(axis=1)  # operators that may use every node: their choice goes by node groups
+        dist = np.zeros(len(cluster))
+        weights, norms = (w_m, w_c, w_b), (m_norm, c_norm)
         soft: dict[str, int] = {}
         timed_out_at: int | None = None
         for t, i in enumerate(order):
-            fits_mem = mask[i] & (free_mem >= mem_d[i] - EPS)
-            if not fits_mem.any():
+            grouped = states is not None and bool(whole[i])
+            if grouped:
+                assert states is not None
+                u_cpu, u_mem = states.best(float(mem_d[i]), float(cpu_d[i]), weights, norms)
+                any_mem, any_cpu = u_mem >= 0, u_cpu >= 0
+            else:
+                fits_mem = mask[i] & (free_mem >= mem_d[i] - EPS)
+                fits_cpu = fits_mem & (free_cpu >= cpu_d[i] - EPS)
+                any_mem, any_cpu = bool(fits_mem.any()), bool(fits_cpu.any())
+            if not any_mem:
                 allowed = np.flatnonzero(mask[i])
                 best = allowed[int(np.argmax(free_mem[allowed]))]
                 reason = (f"{topology.operators[i].id} needs {mem_d[i]:g} MB per replica (task {t + 1} of "
@@ -144,8 +249,7 @@ class RStorm(BaseScheduler):
                           "(memory is a hard constraint)")
                 free_mem[:], free_cpu[:] = mem0, cpu0
                 return Placement(None, "infeasible", [reason])
-            fits_cpu = fits_mem & (free_cpu >= cpu_d[i] - EPS)
-            if self.cpu == "hard" and not fits_cpu.any():
+            if self.cpu == "hard" and not any_cpu:
                 reason = (f"{topology.operators[i].id} needs {cpu_d[i]:g} CPU points and {mem_d[i]:g} MB per "
                           f"replica; no node it may use has both free (most free CPU: "
                           f"{free_cpu[mask[i]].max():g} points)")
@@ -153,29 +257,33 @@ class RStorm(BaseScheduler):
                 return Placement(None, "infeasible", [reason])
             if timed_out_at is None and deadline.expired():
                 timed_out_at = t
-            if timed_out_at is not None:
-                cand = fits_cpu if fits_cpu.any() else fits_mem
-                u = int(np.argmax(cand))
+            if timed_out_at is not None:  # first fit
+                fits_mem = mask[i] & (free_mem >= mem_d[i] - EPS)
+                fits_cpu = fits_mem & (free_cpu >= cpu_d[i] - EPS)
+                u = int(np.argmax(fits_cpu if any_cpu else fits_mem))
+            elif grouped:
+                u = u_cpu if any_cpu else u_mem
             else:
+                cand = fits_cpu if any_cpu else fits_mem
+                u = -1
                 if ref is None:
                     ref = reference_node(free_mem, free_cpu, cluster, mask.any(axis=0))
-                    first = fits_cpu if fits_cpu.any() else fits_mem
-                    if first[ref]:
+                    dist = cluster.distance_from(ref)
+                    states = NodeStates(free_mem, free_cpu, dist)
+                    if cand[ref]:
                         u = ref
-                        counts[i, u] += 1
-                        free_mem[u] -= mem_d[i]
-                        free_cpu[u] -= cpu_d[i]
-                        continue
-                cand = fits_cpu if fits_cpu.any() else fits_mem
-                d2 = (w_m * ((mem_d[i] - free_mem) / m_norm) ** 2
-                      + w_c * ((cpu_d[i] - free_cpu) / c_norm) ** 2
-                      + w_b * cluster.network_distance[ref])
-                u = int(np.argmin(np.where(cand, d2, np.inf)))
-            if not fits_cpu[u]:
+                if u < 0:
+                    d2 = (w_m * ((mem_d[i] - free_mem) / m_norm) ** 2
+                          + w_c * ((cpu_d[i] - free_cpu) / c_norm) ** 2
+                          + w_b * dist)
+                    u = int(np.argmin(np.where(cand, d2, np.inf)))
+            if not free_cpu[u] >= cpu_d[i] - EPS:
                 soft[cluster.nodes[u].id] = soft.get(cluster.nodes[u].id, 0) + 1
             counts[i, u] += 1
             free_mem[u] -= mem_d[i]
             free_cpu[u] -= cpu_d[i]
+            if states is not None:
+                states.move(u, float(free_mem[u]), float(free_cpu[u]))
         result = Placement(counts)
         if soft:
             over = ", ".join(f"{n} ({-free_cpu[cluster.index[n]]:g} points over)" for n in soft)

@@ -58,7 +58,11 @@ class TopologySpec(_Strict):
 
 
 class NodeSpec(_Strict):
+    """One node, or with ``count`` a group of identical nodes named ``ID-1`` … ``ID-N`` (zero-padded to the
+    width of N, so they sort in order): a 10,000-node cluster fits in a few lines."""
+
     id: str
+    count: int | None = Field(default=None, ge=1)
     cpu: float
     memory_mb: float
     type: str = "default"

@@ -1,0 +1,207 @@
+"""Planning at scale: the fast paths give exactly what the plain definitions give.
+
+R-Storm's node groups and FFD's cursors are checked against a scan of every node
+(written out here as the papers state it), the link sums against the n × n
+matrices, and the loader's node groups and duplicate keys against what a user
+writes.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from streamplace.bench.registry import resolve_topology
+from streamplace.bench.topologies import storm_large
+from streamplace.errors import SpecError
+from streamplace.model.cluster import Cluster, Links, Node
+from streamplace.model.plan import PRETTY_LIMIT, json_text
+from streamplace.perf.evaluate import compile_cells, cost_tables, operator_rates
+from streamplace.perf.network import link_log_availability, pair_sums, stream_metrics
+from streamplace.schedulers import create
+from streamplace.schedulers.base import EPS, Deadline
+from streamplace.schedulers.ffd import FirstFitDecreasing
+from streamplace.schedulers.rstorm import RStorm, reference_node, task_order
+from streamplace.spec.loader import load_cluster
+
+
+def _random_cluster(rng: random.Random, k: int, pairs: bool = False) -> Cluster:
+    nodes = tuple(Node(f"n{j}", cpu=rng.choice([100, 200, 400]), memory_mb=rng.choice([1024, 2048, 4096]),
+                       rack=f"r{rng.randrange(3)}", zone=f"z{rng.randrange(2)}") for j in range(rng.randrange(3, 30)))
+    ids = [n.id for n in nodes]
+
+    def table(lo: float, hi: float) -> dict[str, dict[str, float]]:
+        out: dict[str, dict[str, float]] = {}
+        for _ in range(rng.randrange(0, 6) if pairs else 0):
+            out.setdefault(rng.choice(ids), {})[rng.choice(ids)] = round(rng.uniform(lo, hi), 3)
+        return out
+
+    links = Links(same_node_ms=rng.choice([0.0, 0.05]), same_rack_ms=rng.uniform(0, 1), cross_rack_ms=rng.uniform(1, 5),
+                  cross_zone_ms=rng.choice([None, 20.0]), latency_ms=table(0, 50),
+                  availability=rng.choice([1.0, 0.999]), availability_pairs=table(0.9, 1.0),
+                  cost_per_mb=rng.choice([0.0, 0.01]), cost_per_mb_pairs=table(0, 0.1))
+    return Cluster(f"rand{k}", nodes, links)
+
+
+def _rstorm_by_scan(topology, cluster: Cluster) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """R-Storm's Algorithm 4 as the paper states it: every task scans every node (soft CPU, unit weights)."""
+    free_mem, free_cpu = cluster.memory.astype(float).copy(), cluster.cpu.astype(float).copy()
+    counts = np.zeros((len(topology.operators), len(cluster)), dtype=np.int64)
+    ref = None
+    for i in task_order(topology):
+        op = topology.operators[i]
+        fits_mem = free_mem >= op.memory_mb - EPS
+        fits_cpu = fits_mem & (free_cpu >= op.cpu - EPS)
+        cand = fits_cpu if fits_cpu.any() else fits_mem
+        if ref is None:
+            ref = reference_node(free_mem, free_cpu, cluster, np.ones(len(cluster), dtype=bool))
+            u = ref if cand[ref] else -1
+        else:
+            u = -1
+        if u < 0:
+            d2 = (((op.memory_mb - free_mem) / cluster.memory.max()) ** 2
+                  + ((op.cpu - free_cpu) / cluster.cpu.max()) ** 2 + cluster.network_distance[ref])
+            u = int(np.argmin(np.where(cand, d2, np.inf)))
+        counts[i, u] += 1
+        free_mem[u] -= op.memory_mb
+        free_cpu[u] -= op.cpu
+    return counts
+
+
+def test_rstorm_node_groups_choose_what_a_scan_of_every_node_chooses() -> None:
+    rng = random.Random(7)
+    cases = [(storm_large(), Cluster("racks", tuple(
+        Node(f"r{r}n{k}", cpu=400, memory_mb=16384, rack=f"r{r}") for r in range(5) for k in range(40))))]
+    cases += [(resolve_topology(t), _random_cluster(rng, k)) for k in range(25) for t in ("linear", "diamond", "star")]
+    for topology, cluster in cases:
+        placed = RStorm()._schedule(topology, cluster, cluster.memory.astype(float).copy(),
+                                    cluster.cpu.astype(float).copy(), Deadline(1e9))
+        if placed.counts is None:  # memory ran out: the scan runs out too (it would index an empty choice)
+            continue
+        assert np.array_equal(placed.counts, _rstorm_by_scan(topology, cluster)), (topology.name, cluster.name)
+
+
+def test_rstorm_groups_many_kinds_of_nodes_in_numpy_as_in_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    import streamplace.schedulers.rstorm as rstorm
+
+    rng = random.Random(11)
+    nodes = tuple(Node(f"n{j}", cpu=100 + 10 * j, memory_mb=2048 + 64 * j, rack=f"r{j % 4}") for j in range(80))
+    cluster = Cluster("varied", nodes)
+    topology = resolve_topology(rng.choice(["pageload", "processing"]))
+    python = RStorm().plan(topology, cluster).replicas
+    monkeypatch.setattr(rstorm, "PYTHON_GROUPS", 0)
+    assert RStorm().plan(topology, cluster).replicas == python
+
+
+def _ffd_by_scan(topology, cluster: Cluster) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """Heron's first fit decreasing as stated: every instance scans the nodes from the first."""
+    free_mem, free_cpu = cluster.memory.astype(float).copy(), cluster.cpu.astype(float).copy()
+    mem = np.array([op.memory_mb for op in topology.operators])
+    cpu = np.array([op.cpu for op in topology.operators])
+    ops = np.repeat(np.arange(len(topology.operators)), [op.replicas for op in topology.operators])
+    ops = ops[np.lexsort((-cpu[ops], -mem[ops]))]
+    counts = np.zeros((len(topology.operators), len(cluster)), dtype=np.int64)
+    for i in ops:
+        u = int(np.argmax((free_mem >= mem[i] - EPS) & (free_cpu >= cpu[i] - EPS)))
+        counts[i, u] += 1
+        free_mem[u] -= mem[i]
+        free_cpu[u] -= cpu[i]
+    return counts
+
+
+def test_ffd_cursors_fit_where_a_scan_from_the_first_node_fits() -> None:
+    rng = random.Random(3)
+    for k in range(30):
+        cluster = _random_cluster(rng, k)
+        for name in ("linear", "diamond", "pageload"):
+            topology = resolve_topology(name)
+            placed = FirstFitDecreasing()._place(topology, cluster, None, Deadline(1e9), None)
+            if placed.counts is not None:
+                assert np.array_equal(placed.counts, _ffd_by_scan(topology, cluster)), (name, cluster.name)
+
+
+def test_link_sums_equal_the_dense_matrices() -> None:
+    rng = random.Random(5)
+    checked = 0
+    for k in range(40):
+        cluster = _random_cluster(rng, k, pairs=True)
+        for _ in range(4):
+            u = np.array(sorted(rng.sample(range(len(cluster)), rng.randrange(1, len(cluster) + 1))))
+            v = np.array(sorted(rng.sample(range(len(cluster)), rng.randrange(1, len(cluster) + 1))))
+            p, q = np.array([rng.random() for _ in u]), np.array([rng.random() for _ in v])
+            worst, mean, square, cost = pair_sums(cluster, u, p, v, q)
+            lat, flow = cluster.latency[np.ix_(u, v)], p[:, None] * q[None, :]
+            assert worst == pytest.approx(lat.max())
+            assert mean == pytest.approx((flow * lat).sum())
+            assert square == pytest.approx((flow * lat * lat).sum())
+            assert cost == pytest.approx((flow * cluster.link_cost_per_mb[np.ix_(u, v)]).sum(), abs=1e-12)
+            assert np.array_equal(cluster.latency_block(u, v), lat)
+            used = np.zeros((len(cluster), len(cluster)), dtype=bool)
+            used[np.ix_(u, v)] = True
+            np.fill_diagonal(used, False)
+            assert link_log_availability(cluster, [(u, v)]) == pytest.approx(
+                np.log(cluster.link_availability[used]).sum(), abs=1e-12)
+            checked += 1
+    assert checked == 160
+
+
+def test_stream_metrics_of_a_plan_on_links_with_explicit_pairs() -> None:
+    rng = random.Random(9)
+    cluster = _random_cluster(rng, 0, pairs=True)
+    topology = resolve_topology("diamond")
+    plan = create("round-robin").plan(topology, cluster)
+    rates = operator_rates(topology, None, plan.source_rates or None)
+    cells = compile_cells(topology, cluster, plan.replicas, rates, None, "even", cost_tables(topology, cluster, None))
+    metrics = stream_metrics(topology, cluster, cells, rates)
+    for k, s in enumerate(topology.streams):  # by hand: the dense matrix over the two operators' nodes
+        i, j = topology.index[s.source], topology.index[s.target]
+        p, q = cells.share_matrix()[i], cells.share_matrix()[j]
+        u, v = np.flatnonzero(cells.count_matrix()[i]), np.flatnonzero(cells.count_matrix()[j])
+        lat = cluster.latency[np.ix_(u, v)]
+        assert metrics.worst_latency_ms[k] == pytest.approx(lat.max())
+        assert metrics.mean_latency_ms[k] == pytest.approx((p[u][:, None] * q[v][None, :] * lat).sum())
+
+
+def test_node_groups_expand_and_errors_name_the_entry(tmp_path: Path) -> None:
+    spec = tmp_path / "c.yaml"
+    spec.write_text("name: g\nnodes:\n"
+                    "  - {id: a, count: 12, cpu: 400, memory_mb: 4096, rack: r1}\n"
+                    "  - {id: b, cpu: 200, memory_mb: 2048}\n")
+    cluster = load_cluster(spec)
+    assert cluster.ids[:3] == ("a-01", "a-02", "a-03") and cluster.ids[11:] == ("a-12", "b")
+    assert {cluster.node(i).rack for i in cluster.ids[:12]} == {"r1"}
+    spec.write_text("name: g\nnodes:\n"
+                    "  - {id: a, count: 3, cpu: 0, memory_mb: 4096}\n"
+                    "  - {id: a-2, cpu: 100, memory_mb: 4096}\n")
+    with pytest.raises(SpecError) as err:
+        load_cluster(spec)
+    text = str(err.value)
+    assert "nodes[0].cpu: must be > 0" in text and text.count("nodes[0].cpu") == 1  # once, not once per node
+    assert "nodes[1].id: duplicate node id 'a-2' (first at nodes[0])" in text
+    spec.write_text("name: g\nnodes:\n  - {id: a, count: 0, cpu: 100, memory_mb: 100}\n")
+    with pytest.raises(SpecError, match=r"nodes\[0\]\.count"):
+        load_cluster(spec)
+
+
+def test_a_key_given_twice_is_refused(tmp_path: Path) -> None:
+    spec = tmp_path / "c.yaml"
+    spec.write_text("name: g\nnodes:\n  - {id: a, cpu: 100, memory_mb: 100, cpu: 200}\n")
+    with pytest.raises(SpecError, match=r"line 3: key 'cpu' given twice in one mapping \(first at line 3\)"):
+        load_cluster(spec)
+    spec = tmp_path / "c.json"
+    spec.write_text('{"name": "g", "nodes": [], "name": "h"}')
+    with pytest.raises(SpecError, match="key 'name' given twice"):
+        load_cluster(spec)
+
+
+def test_large_json_is_one_key_per_line_and_reads_back() -> None:
+    small = {"a": {"x": 1, "y": [1, 2]}, "b": "text"}
+    assert json_text(small) == json.dumps(small, indent=2)
+    large = {"scheduler": "r-storm", "replicas": {f"op{i}": {f"n{k}": 1 for k in range(100)} for i in range(60)}}
+    text = json_text(large)
+    assert len(text.splitlines()) == 4 and json.loads(text) == large  # {, two keys, }
+    assert PRETTY_LIMIT < 60 * 100
