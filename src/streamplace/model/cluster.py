@@ -2,8 +2,10 @@
 
 Link attributes (latency, availability, transfer cost) default by topology of
 the racks and zones: same node, same rack, cross rack. Explicit pairs override
-the defaults and are symmetric unless both directions are given. Dense
-``n × n`` matrices are built once per cluster and cached.
+the defaults and are symmetric unless both directions are given (one rule:
+:meth:`Cluster.pair_overrides`). Dense ``n × n`` matrices are built once per
+cluster and cached; the model's hot paths use the structure instead
+(:meth:`Cluster.default_latency`, :meth:`Cluster.latency_block`).
 """
 
 from __future__ import annotations
@@ -147,27 +149,22 @@ class Cluster:
     @cached_property
     def latency(self) -> np.ndarray:
         """One-way link latency in ms between every pair of nodes (n × n)."""
-        ln = self.links
-        same_rack = self.rack_index[:, None] == self.rack_index[None, :]
-        lat = np.where(same_rack, ln.same_rack_ms, ln.cross_rack_ms).astype(float)
-        if ln.cross_zone_ms is not None:
-            cross_zone = self.zone_index[:, None] != self.zone_index[None, :]
-            lat[cross_zone] = ln.cross_zone_ms
-        self._apply_pairs(lat, ln.latency_ms)
-        np.fill_diagonal(lat, ln.same_node_ms)
-        return _ro(lat)
+        every = np.arange(len(self))
+        return _ro(self.latency_block(every, every))
 
     @cached_property
     def link_availability(self) -> np.ndarray:
         av = np.full((len(self), len(self)), self.links.availability, dtype=float)
-        self._apply_pairs(av, self.links.availability_pairs)
+        rows, cols, values = self.availability_pairs
+        av[rows, cols] = values
         np.fill_diagonal(av, 1.0)  # a node talks to itself over a perfect link (ODRP §3.1)
         return _ro(av)
 
     @cached_property
     def link_cost_per_mb(self) -> np.ndarray:
         cost = np.full((len(self), len(self)), self.links.cost_per_mb, dtype=float)
-        self._apply_pairs(cost, self.links.cost_per_mb_pairs)
+        rows, cols, values = self.cost_pairs
+        cost[rows, cols] = values
         np.fill_diagonal(cost, 0.0)
         return _ro(cost)
 
@@ -252,16 +249,6 @@ class Cluster:
             hit = (at_r[pr] >= 0) & (at_c[pc] >= 0)
             block[at_r[pr[hit]], at_c[pc[hit]]] = pv[hit]
         return block
-
-    def _apply_pairs(self, m: np.ndarray, table: PairTable) -> None:
-        given = {(a, b) for a, row in table.items() for b in row}
-        for a, row in table.items():
-            for b, value in row.items():
-                i, j = self.index[a], self.index[b]
-                m[i, j] = value
-                if (b, a) not in given:
-                    m[j, i] = value
-
 
 def _ro(a: np.ndarray) -> np.ndarray:
     a.setflags(write=False)

@@ -149,20 +149,15 @@ def json_text(data: Any) -> str:
 def _size(value: Any, limit: int) -> int:
     """How many scalars ``value`` holds, counted up to ``limit``."""
     if isinstance(value, Mapping):
-        total = 0
-        for v in value.values():
-            total += _size(v, limit - total)
-            if total >= limit:
-                break
-        return total
-    if isinstance(value, list | tuple):
-        total = 0
-        for v in value:
-            total += _size(v, limit - total)
-            if total >= limit:
-                break
-        return total
-    return 1
+        value = value.values()
+    elif not isinstance(value, list | tuple):
+        return 1
+    total = 0
+    for v in value:
+        total += _size(v, limit - total)
+        if total >= limit:
+            break
+    return total
 
 
 def _jsonable(value: Any) -> Any:
