@@ -22,10 +22,9 @@ from collections.abc import Collection, Hashable, Mapping
 from streamplace.model.topology import Topology
 
 
-def fused_chains(topology: Topology, replicas: Mapping[str, Mapping[Hashable, int]],
-                 standalone: Collection[str] = ()) -> list[tuple[str, ...]]:
-    """The operators grouped into chains that each run as one stage, in topological order (an operator fused
-    with none is a chain of one); ``replicas`` is a plan's operator → node → count."""
+def fusable_pairs(topology: Topology, standalone: Collection[str] = ()) -> list[tuple[str, str]]:
+    """The streams u → v whose operators fuse once u and v have the same replicas on the same nodes: the only
+    stream out of u and into v, shuffle-grouped, off every cycle, u not standing alone; in topological order."""
     outs: dict[str, list[str]] = {op.id: [] for op in topology.operators}
     ins: dict[str, list[str]] = {op.id: [] for op in topology.operators}
     for s in topology.streams:
@@ -33,23 +32,33 @@ def fused_chains(topology: Topology, replicas: Mapping[str, Mapping[Hashable, in
         ins[s.target].append(s.source)
     in_cycle = {op for cycle in topology.cycles for op in cycle}
     grouping = {(s.source, s.target): s.grouping for s in topology.streams}
+    pairs = []
+    for u in topology.acyclic_order:
+        if len(outs[u]) != 1 or u in standalone or u in in_cycle:
+            continue
+        v = outs[u][0]
+        if v != u and len(ins[v]) == 1 and grouping[(u, v)] == "shuffle" and v not in in_cycle:
+            pairs.append((u, v))
+    return pairs
 
-    def joined(u: str, v: str) -> bool:
-        if len(outs[u]) != 1 or len(ins[v]) != 1 or outs[u][0] != v or u == v:
-            return False
-        if grouping[(u, v)] != "shuffle" or u in standalone or u in in_cycle or v in in_cycle:
-            return False
-        a = {n: c for n, c in replicas.get(u, {}).items() if c > 0}
-        return bool(a) and a == {n: c for n, c in replicas.get(v, {}).items() if c > 0}
 
+def fused_chains(topology: Topology, replicas: Mapping[str, Mapping[Hashable, int]],
+                 standalone: Collection[str] = ()) -> list[tuple[str, ...]]:
+    """The operators grouped into chains that each run as one stage, in topological order (an operator fused
+    with none is a chain of one); ``replicas`` is a plan's operator → node → count."""
+
+    def placed(op: str) -> dict[Hashable, int]:
+        return {n: c for n, c in replicas.get(op, {}).items() if c > 0}
+
+    following = {u: v for u, v in fusable_pairs(topology, standalone) if placed(u) and placed(u) == placed(v)}
     chains: list[tuple[str, ...]] = []
-    placed: set[str] = set()
+    done: set[str] = set()
     for op in topology.acyclic_order:
-        if op in placed:
+        if op in done:
             continue
         chain = [op]
-        while len(outs[chain[-1]]) == 1 and joined(chain[-1], outs[chain[-1]][0]):
-            chain.append(outs[chain[-1]][0])
-        placed.update(chain)
+        while chain[-1] in following:
+            chain.append(following[chain[-1]])
+        done.update(chain)
         chains.append(tuple(chain))
     return chains

@@ -81,6 +81,9 @@ class BaseScheduler:
     partial_mappings: ClassVar[tuple[str, ...]] = ()
 
     time_limit_s: float | None = 60.0
+    #: "prefer": under the spark engine, move fusable consumers onto their producers' replicas where that is
+    #: allowed, fits and is predicted no worse (fusion_align.py); "off" keeps the scheduler's own placement
+    fusion: Literal["off", "prefer"] = "off"
 
     def __post_init__(self) -> None:
         hints = typing.get_type_hints(type(self))
@@ -108,6 +111,8 @@ class BaseScheduler:
             result = self._place_for(engine, topology, cluster, profile, deadline, current)
             if result.counts is None or result.status == "infeasible":
                 return self._infeasible(topology, cluster, result.explanation or ["no placement found"], deadline)
+            if self.fusion == "prefer":
+                self._align_for_fusion(topology, cluster, profile, result, engine)
             return self.finish(topology, cluster, profile, result, deadline, engine)
         except RateDivergenceError as exc:  # a feedback loop with gain >= 1 has no steady state to plan for
             return self._infeasible(topology, cluster, [str(exc)], deadline)
@@ -125,6 +130,30 @@ class BaseScheduler:
         heuristics stay faithful to their papers); schedulers that optimize a model override this to optimize
         the engine's."""
         return self._place(topology, cluster, profile, deadline, current)
+
+    def _align_for_fusion(self, topology: Topology, cluster: Cluster, profile: Profile | None, result: Placement,
+                          engine: EngineSettings | None) -> None:
+        """fusion=prefer: line the placement up for Spark's operator fusion (fusion_align.py), in place."""
+        if engine is None or engine.name != "spark":
+            result.warnings.append(f"fusion=prefer acts under the spark engine only (--engine spark); the "
+                                   f"{engine.name if engine else 'ideal'} model fuses no operators")
+            return
+        from streamplace.schedulers.fusion_align import align_for_fusion
+
+        rates = result.source_rates or {op.id: float(op.rate or 0.0) for op in topology.sources}
+
+        def score(counts: np.ndarray) -> tuple[float, float]:
+            plan = Plan(self.name, topology.name, cluster.name, counts_to_replicas(counts, topology, cluster), rates)
+            predicted = evaluate(topology, cluster, plan, profile, engine=engine).predicted()
+            latency = predicted.get("latency_mean_ms")
+            return float(predicted.get("throughput") or 0.0), float("inf") if latency is None else float(latency)
+
+        assert result.counts is not None
+        aligned = align_for_fusion(topology, cluster, result.counts, score, cpu_hard=self.cpu_hard)
+        result.counts = aligned.counts
+        moved = ", ".join(f"{v} onto {u}'s replicas" for u, v in aligned.aligned) or "nothing moved"
+        result.explanation.append(f"fusion=prefer: {moved}" + (f"; kept apart: {'; '.join(aligned.rejected)}"
+                                                               if aligned.rejected else ""))
 
     # ----------------------------------------------------------- helpers
     def params(self) -> dict[str, Any]:

@@ -50,6 +50,7 @@ from streamplace.model.fusion import fused_chains
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Stream, Topology
 from streamplace.perf.engines.spark import SOURCE_LEAD_S
+from streamplace.spark import sink as sink_files
 from streamplace.spark.feeder import FileFeeder
 from streamplace.spark.layout import EXECUTOR_MEMORY_MB, Branch, WorkerLayout, branches, check_enactable
 from streamplace.spark.library.generic import busy
@@ -57,6 +58,7 @@ from streamplace.spark.logic import BASE_COLUMNS, ERROR_COLUMN, Columns, ddl, lo
 from streamplace.spark.metrics import StatsParam
 from streamplace.spark.operators import OperatorTask
 from streamplace.spark.phase import align_rate_sources, source_lead
+from streamplace.spark.sink import ParquetParts
 
 #: seconds the pinned executors may take to start before the first batch (measured 20–45 s on 2 cores)
 EXECUTOR_START_TIMEOUT_S = 180.0
@@ -179,18 +181,23 @@ class Pipeline:
                 _PROFILES[key] = ResourceProfileBuilder().require(ereq).require(treq).build
             self.profiles[w.node] = _PROFILES[key]
 
-    def _mapper(self, op_id: str, batch_id: int, task: OperatorTask | None = None) -> Callable:
-        return functools.partial(_run_task, task or self.tasks[op_id], self.stats, batch_id)
-
-    def _chain_mapper(self, chain: tuple[str, ...], batch_id: int,
-                      tasks: list[OperatorTask] | None = None) -> Callable:
+    def _chain_mapper(self, chain: tuple[str, ...], batch_id: int, tasks: list[OperatorTask] | None = None,
+                      sink: ParquetParts | None = None) -> Callable:
         """One function over a task's Arrow batches that runs every operator of ``chain`` in turn, each on the
-        columns it reads: one Python worker round trip for the whole chain."""
-        if len(chain) == 1:
-            return self._mapper(chain[0], batch_id, tasks[0] if tasks else None)
+        columns it reads (one Python worker round trip for the whole chain); with ``sink`` the tasks write the
+        chain's output themselves (sink.py) and return nothing to Spark."""
         steps = tuple((task, tuple(c for c, _ in self.inputs[op_id]))
                       for op_id, task in zip(chain, tasks or [self.tasks[o] for o in chain], strict=True))
-        return functools.partial(_run_chain, steps, self.stats, batch_id)
+        return functools.partial(_run_chain, steps, self.stats, batch_id, sink)
+
+    def _direct_sink(self, op_id: str, batch_id: int, index_offset: int = 0) -> ParquetParts | None:
+        """The writer of an output operator's Parquet files when its tasks write them (sink.py): Parquet output of
+        an operator without a dead-letter output (those go through Spark's writer, filtered)."""
+        if self.cfg.sink != "parquet" or self.consumers[op_id] or self.logic[op_id].dead_letter:
+            return None
+        directory = sink_files.staging_dir(self.cfg.out_dir.resolve(), op_id, batch_id)
+        columns = self.tasks[op_id].logic.columns(self.inputs[op_id])
+        return ParquetParts(str(directory), sink_files.arrow_schema(columns), index_offset)
 
     def _rate(self, src_id: str) -> float:
         src = self.topology.op(src_id)
@@ -221,7 +228,7 @@ class Pipeline:
                         reader = reader.option("rampUpTime", f"{max(1, round(self.cfg.ramp_up_s))}s")
                 df = reader.load().select(F.col("timestamp").alias("ts"), F.col("value"),
                                           (F.col("value") % self.cfg.key_space).alias("key"))
-            frames.append(df.withColumn("_src", F.lit(src.id)))
+            frames.append(df.withColumn("_src", F.lit(src.id)) if len(self.topology.sources) > 1 else df)
         return reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), frames)
 
     def run_batch(self, batch: DataFrame, batch_id: int) -> None:
@@ -231,8 +238,7 @@ class Pipeline:
         for chain in self.chains:
             op = self.topology.op(chain[0])
             if op.is_source:
-                x = batch.where(F.col("_src") == op.id) if several else batch
-                x = x.select(*[n for n, _ in self.inputs[op.id]])
+                x = self._source_rows(batch, op.id, several)
                 if op.id in self.file_input and self.parallelism[op.id] > 1:
                     x = x.repartition(self.parallelism[op.id])
             else:
@@ -241,7 +247,8 @@ class Pipeline:
                 x = self._partition(inputs, op.id)
             op = self.topology.op(chain[-1])  # the chain's output is its last operator's
             schema = ddl(self.tasks[op.id].logic.columns(self.inputs[op.id]))
-            frame = x.mapInArrow(self._chain_mapper(chain, batch_id), schema)
+            writer = self._direct_sink(op.id, batch_id)
+            frame = x.mapInArrow(self._chain_mapper(chain, batch_id, sink=writer), schema)
             if self.logic[op.id].dead_letter:
                 frame = frame.persist()
                 cached.append(frame)
@@ -251,11 +258,36 @@ class Pipeline:
                 frame = frame.persist()
                 cached.append(frame)
             frames[op.id] = frame
-        for out in self.outputs:
-            self._write(frames[out], out, batch_id)
+        self._write_outputs({out: [frames[out]] for out in self.outputs}, batch_id)
         for frame in cached:
             frame.unpersist()
         self._batch_done()
+
+    def _write_outputs(self, outputs: dict[str, list[DataFrame]], batch_id: int) -> None:
+        """Run every output's job: an output whose tasks write their own files (one frame per node in pinned
+        runs, run side by side: a stage carries one node's profile) is then published, the others go through
+        _write (their per-node frames merged)."""
+        for out, frames in outputs.items():
+            if self._direct_sink(out, batch_id) is None:
+                self._write(merged(frames), out, batch_id)
+                continue
+            sink_files.prepare(self.cfg.out_dir, out, batch_id)
+            if len(frames) == 1:
+                _run_job(frames[0])
+            else:
+                from concurrent.futures import ThreadPoolExecutor
+
+                with ThreadPoolExecutor(len(frames)) as pool:
+                    list(pool.map(_run_job, frames))  # re-raises a failed job's error
+            sink_files.publish(self.cfg.out_dir, out, batch_id)
+
+    def _source_rows(self, batch: DataFrame, src_id: str, several: bool) -> DataFrame:
+        """The micro-batch's rows of one source, in the columns its logic receives. A lone source's batch has
+        them already (source_frame): each DataFrame step costs the driver an analysis (~10–20 ms a batch)."""
+        if not several and src_id not in self.file_input and self.inputs[src_id] == BASE_COLUMNS:
+            return batch
+        x = batch.where(F.col("_src") == src_id) if several else batch
+        return x.select(*[n for n, _ in self.inputs[src_id]])
 
     def _batch_done(self) -> None:
         """Keep the operators' counters as they stand after a whole batch (a stop may cut the next one between
@@ -301,8 +333,7 @@ class Pipeline:
         for chain in self.chains:
             op = self.topology.op(chain[0])
             if op.is_source:
-                x = batch.where(F.col("_src") == op.id) if several else batch
-                ins: list[tuple[Stream | None, DataFrame]] = [(None, x.select(*[n for n, _ in self.inputs[op.id]]))]
+                ins: list[tuple[Stream | None, DataFrame]] = [(None, self._source_rows(batch, op.id, several))]
             else:
                 ins = [(s, f) for s in self.topology.streams if s.target == op.id and s.source in parts
                        for f in parts[s.source]]
@@ -319,8 +350,7 @@ class Pipeline:
                 outs = [f.persist() for f in outs]
                 cached += outs
             parts[op.id] = outs
-        for out in self.outputs:
-            self._write(merged(parts[out]), out, batch_id)
+        self._write_outputs({out: parts[out] for out in self.outputs}, batch_id)
         for frame in cached:
             frame.unpersist()
         self._batch_done()
@@ -356,7 +386,8 @@ class Pipeline:
                 shuffled.append(f.select(*cols, local.alias("_t")).repartition(b.count, F.col("_t")))
             x = reduce(lambda a, c: a.union(c), shuffled).drop("_t")
             tasks = [task] + [self.pinned[o][j][1] for o in chain[1:]]
-            out.append(x.mapInArrow(self._chain_mapper(chain, batch_id, tasks), schema,
+            writer = self._direct_sink(chain[-1], batch_id, b.offset)
+            out.append(x.mapInArrow(self._chain_mapper(chain, batch_id, tasks, writer), schema,
                                     profile=self.profiles[b.node]))
         return out
 
@@ -486,15 +517,22 @@ def merged(parts: list[DataFrame]) -> DataFrame:
     return reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), [p.repartition(len(parts)) for p in parts])
 
 
-def _run_task(task: OperatorTask, stats: Any, batch_id: int, batches: Any) -> Any:
-    return task(batches, stats, batch_id)
+def _run_job(frame: DataFrame) -> None:
+    """Run ``frame``'s stages for their side effects (tasks that write their own output)."""
+    frame.write.format("noop").mode("overwrite").save()
 
 
 def _run_chain(steps: tuple[tuple[OperatorTask, tuple[str, ...]], ...], stats: Any, batch_id: int,
-               batches: Any) -> Any:
-    """Fused operators in one task: each takes the previous one's output batches, on the columns it reads."""
+               sink: ParquetParts | None, batches: Any) -> Any:
+    """Fused operators in one task: each takes the previous one's output batches, on the columns it reads; with
+    ``sink`` the task writes the last one's output as its replica's Parquet file."""
     for k, (task, names) in enumerate(steps):
         if k:
             batches = (b.select(list(names)) for b in batches)
         batches = task(batches, stats, batch_id)
-    return batches
+    if sink is None:
+        return batches
+    from pyspark import TaskContext
+
+    ctx = TaskContext.get()
+    return sink.write(batches, ctx.partitionId() if ctx is not None else 0)
