@@ -7,7 +7,7 @@ import pyarrow as pa
 import pytest
 
 from streamplace.spark import sink
-from streamplace.spark.logic import BASE_COLUMNS
+from streamplace.spark.logic import BASE_COLUMNS, arrow_schema
 
 
 def batch(values: list[int]) -> pa.RecordBatch:
@@ -18,7 +18,7 @@ def batch(values: list[int]) -> pa.RecordBatch:
 
 def write_batch(out, batch_id: int, parts: dict[int, list[list[int]]], offset: int = 0) -> None:
     staged = sink.prepare(out, "snk", batch_id)
-    writer = sink.ParquetParts(str(staged), sink.arrow_schema(BASE_COLUMNS), offset)
+    writer = sink.ParquetParts(str(staged), arrow_schema(BASE_COLUMNS), offset)
     for partition, batches in parts.items():
         assert list(writer.write(iter(batch(v) for v in batches), partition)) == []
 
@@ -50,7 +50,7 @@ def test_a_replayed_batch_replaces_its_output(tmp_path):
 
 def test_columns_in_another_order_are_written_in_the_declared_one(tmp_path):
     staged = sink.prepare(tmp_path, "snk", 0)
-    writer = sink.ParquetParts(str(staged), sink.arrow_schema(BASE_COLUMNS))
+    writer = sink.ParquetParts(str(staged), arrow_schema(BASE_COLUMNS))
     b = batch([9])
     list(writer.write(iter([b.select(["key", "value", "ts"])]), 0))
     sink.publish(tmp_path, "snk", 0)
@@ -59,4 +59,4 @@ def test_columns_in_another_order_are_written_in_the_declared_one(tmp_path):
 
 def test_an_unknown_column_type_is_named():
     with pytest.raises(ValueError, match="decimal"):
-        sink.arrow_schema((("x", "decimal"),))
+        arrow_schema((("x", "decimal"),))

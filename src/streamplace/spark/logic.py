@@ -54,7 +54,20 @@ class Logic:
         return (*out, (ERROR_COLUMN, "string")) if self.dead_letter else out
 
 
-ARROW_TYPES = {"long": pa.int64(), "double": pa.float64(), "string": pa.string(), "boolean": pa.bool_()}
+#: Spark SQL type names (as operators declare their columns) → the Arrow types Spark exchanges them as
+ARROW_TYPES: dict[str, pa.DataType] = {
+    "timestamp": pa.timestamp("us", tz="UTC"), "long": pa.int64(), "bigint": pa.int64(), "int": pa.int32(),
+    "integer": pa.int32(), "double": pa.float64(), "float": pa.float32(), "string": pa.string(),
+    "boolean": pa.bool_(),
+}
+
+
+def arrow_schema(columns: Columns) -> pa.Schema:
+    """The Arrow schema of ``columns``; a type outside ARROW_TYPES is a programming error in a logic's spec."""
+    unknown = sorted({t for _, t in columns if t not in ARROW_TYPES})
+    if unknown:
+        raise ValueError(f"no Arrow type for Spark type(s) {', '.join(unknown)} (known: {', '.join(ARROW_TYPES)})")
+    return pa.schema([(name, ARROW_TYPES[t]) for name, t in columns])
 
 
 def to_batch(frame: pd.DataFrame, like: pa.Schema, adds: Columns) -> pa.RecordBatch:

@@ -54,7 +54,15 @@ from streamplace.spark import sink as sink_files
 from streamplace.spark.feeder import FileFeeder
 from streamplace.spark.layout import EXECUTOR_MEMORY_MB, Branch, WorkerLayout, branches, check_enactable
 from streamplace.spark.library.generic import busy
-from streamplace.spark.logic import BASE_COLUMNS, ERROR_COLUMN, Columns, ddl, logic_of, merge_columns
+from streamplace.spark.logic import (
+    BASE_COLUMNS,
+    ERROR_COLUMN,
+    Columns,
+    arrow_schema,
+    ddl,
+    logic_of,
+    merge_columns,
+)
 from streamplace.spark.metrics import StatsParam
 from streamplace.spark.operators import OperatorTask
 from streamplace.spark.phase import align_rate_sources, source_lead
@@ -190,14 +198,18 @@ class Pipeline:
                       for op_id, task in zip(chain, tasks or [self.tasks[o] for o in chain], strict=True))
         return functools.partial(_run_chain, steps, self.stats, batch_id, sink)
 
+    def _writes_own_files(self, op_id: str) -> bool:
+        """Whether the operator's tasks write its Parquet output themselves (sink.py): an output without a
+        dead-letter output (those go through Spark's writer, filtered) when the sink is Parquet."""
+        return self.cfg.sink == "parquet" and not self.consumers[op_id] and not self.logic[op_id].dead_letter
+
     def _direct_sink(self, op_id: str, batch_id: int, index_offset: int = 0) -> ParquetParts | None:
-        """The writer of an output operator's Parquet files when its tasks write them (sink.py): Parquet output of
-        an operator without a dead-letter output (those go through Spark's writer, filtered)."""
-        if self.cfg.sink != "parquet" or self.consumers[op_id] or self.logic[op_id].dead_letter:
+        """The writer of the operator's Parquet files for this batch when its tasks write them, else None."""
+        if not self._writes_own_files(op_id):
             return None
         directory = sink_files.staging_dir(self.cfg.out_dir.resolve(), op_id, batch_id)
-        columns = self.tasks[op_id].logic.columns(self.inputs[op_id])
-        return ParquetParts(str(directory), sink_files.arrow_schema(columns), index_offset)
+        columns = self.tasks[op_id].logic.columns(self.inputs[op_id])  # what its mapInArrow stage declares
+        return ParquetParts(str(directory), arrow_schema(columns), index_offset)
 
     def _rate(self, src_id: str) -> float:
         src = self.topology.op(src_id)
@@ -268,7 +280,7 @@ class Pipeline:
         runs, run side by side: a stage carries one node's profile) is then published, the others go through
         _write (their per-node frames merged)."""
         for out, frames in outputs.items():
-            if self._direct_sink(out, batch_id) is None:
+            if not self._writes_own_files(out):
                 self._write(merged(frames), out, batch_id)
                 continue
             sink_files.prepare(self.cfg.out_dir, out, batch_id)
@@ -409,7 +421,7 @@ class Pipeline:
             target = self.memory if sink in self.memory else self.dead_letters
             target.setdefault(sink.removeprefix("_deadletter/"), {})[batch_id] = frame.toPandas()
         elif self.cfg.sink == "noop":
-            frame.write.format("noop").mode("overwrite").save()
+            _run_job(frame)
         else:
             frame.write.mode("overwrite").parquet(str(self.cfg.out_dir / sink / f"batch_id={batch_id}"))
 
@@ -518,7 +530,7 @@ def merged(parts: list[DataFrame]) -> DataFrame:
 
 
 def _run_job(frame: DataFrame) -> None:
-    """Run ``frame``'s stages for their side effects (tasks that write their own output)."""
+    """Run ``frame``'s stages and drop the rows (the noop sink; tasks that write their own output)."""
     frame.write.format("noop").mode("overwrite").save()
 
 
