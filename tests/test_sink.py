@@ -17,10 +17,10 @@ def batch(values: list[int]) -> pa.RecordBatch:
 
 
 def write_batch(out, batch_id: int, parts: dict[int, list[list[int]]], offset: int = 0) -> None:
-    staged = sink.prepare(out, "snk", batch_id)
-    writer = sink.ParquetParts(str(staged), arrow_schema(BASE_COLUMNS), offset)
+    sink.prepare(out, "snk", batch_id)
+    writer = sink.ParquetParts(str(out / "snk"), arrow_schema(BASE_COLUMNS), offset)
     for partition, batches in parts.items():
-        assert list(writer.write(iter(batch(v) for v in batches), partition)) == []
+        assert list(writer.write(iter(batch(v) for v in batches), partition, batch_id)) == []
 
 
 def test_published_batches_read_back_with_their_batch_ids(tmp_path):
@@ -49,10 +49,10 @@ def test_a_replayed_batch_replaces_its_output(tmp_path):
 
 
 def test_columns_in_another_order_are_written_in_the_declared_one(tmp_path):
-    staged = sink.prepare(tmp_path, "snk", 0)
-    writer = sink.ParquetParts(str(staged), arrow_schema(BASE_COLUMNS))
+    sink.prepare(tmp_path, "snk", 0)
+    writer = sink.ParquetParts(str(tmp_path / "snk"), arrow_schema(BASE_COLUMNS))
     b = batch([9])
-    list(writer.write(iter([b.select(["key", "value", "ts"])]), 0))
+    list(writer.write(iter([b.select(["key", "value", "ts"])]), 0, 0))
     sink.publish(tmp_path, "snk", 0)
     assert list(pd.read_parquet(tmp_path / "snk" / "batch_id=0").columns) == ["ts", "value", "key"]
 

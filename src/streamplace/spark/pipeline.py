@@ -8,7 +8,9 @@ How operators map to Spark (see the README, "The pipeline on Spark"):
   With ``input: file`` in its logic, a source instead reads a directory that a
   generator thread fills with Parquet files at the rate (feeder.py).
 * The streaming query's ``foreachBatch`` runs the rest of the DAG on each
-  micro-batch. Every other operator is its own stage: its input (the union of its
+  micro-batch. A lone rate source's first fused chain is part of the query's own
+  plan instead (analysed once, not per batch; its tasks read the batch id from
+  Spark's ``streaming.sql.batchId`` local property). Every other operator is its own stage: its input (the union of its
   upstream operators' outputs) is repartitioned to the operator's planned
   parallelism — a hash of the tuple id for shuffle grouping (even for unique
   ids, and deterministic on replay, unlike round robin), hash of the key for key
@@ -67,6 +69,9 @@ from streamplace.spark.metrics import StatsParam
 from streamplace.spark.operators import OperatorTask
 from streamplace.spark.phase import align_rate_sources, source_lead
 from streamplace.spark.sink import ParquetParts
+
+#: the local property Spark's MicroBatchExecution sets on every job of a micro-batch (its id)
+BATCH_ID_PROPERTY = "streaming.sql.batchId"
 
 #: seconds the pinned executors may take to start before the first batch (measured 20–45 s on 2 cores)
 EXECUTOR_START_TIMEOUT_S = 180.0
@@ -133,8 +138,22 @@ class Pipeline:
         dead = {op.id for op in topology.operators if self.logic[op.id].dead_letter}
         self.chains = fused_chains(topology, where, standalone=dead) if self.cfg.fuse else \
             [(op.id,) for op in self.order]
+        self.streamed = self._streamed_chain()
 
     # ----------------------------------------------------------------- build
+    def _streamed_chain(self) -> tuple[str, ...] | None:
+        """The chain that runs inside the streaming query's own plan rather than being built on each micro-batch:
+        the first chain of a lone rate source in a local run. Spark then analyses its ``mapInArrow`` once, when
+        the query starts, instead of in every batch (~30 ms a batch here: benchmarks/batch_cost.py); its tasks
+        read the batch id from the local property Spark sets for each micro-batch. Pinned runs build per-node
+        stages from each batch, and several sources or a file source need a projection first: None there."""
+        if self.cfg.workers is not None or len(self.topology.sources) != 1:
+            return None
+        src = self.topology.sources[0]
+        if src.id in self.file_input or self.inputs[src.id] != BASE_COLUMNS:
+            return None
+        return next(c for c in self.chains if c[0] == src.id)
+
     def _columns(self) -> tuple[dict[str, Columns], dict[str, Columns]]:
         """Columns each operator's tasks receive, and those it emits downstream (without the dead-letter
         reason); checks that key fields exist. A file-fed source receives its generator's columns."""
@@ -189,11 +208,12 @@ class Pipeline:
                 _PROFILES[key] = ResourceProfileBuilder().require(ereq).require(treq).build
             self.profiles[w.node] = _PROFILES[key]
 
-    def _chain_mapper(self, chain: tuple[str, ...], batch_id: int, tasks: list[OperatorTask] | None = None,
+    def _chain_mapper(self, chain: tuple[str, ...], batch_id: int | None, tasks: list[OperatorTask] | None = None,
                       sink: ParquetParts | None = None) -> Callable:
         """One function over a task's Arrow batches that runs every operator of ``chain`` in turn, each on the
         columns it reads (one Python worker round trip for the whole chain); with ``sink`` the tasks write the
-        chain's output themselves (sink.py) and return nothing to Spark."""
+        chain's output themselves (sink.py) and return nothing to Spark. ``batch_id`` None: each task reads its
+        micro-batch's id from Spark (the streamed chain)."""
         steps = tuple((task, tuple(c for c, _ in self.inputs[op_id]))
                       for op_id, task in zip(chain, tasks or [self.tasks[o] for o in chain], strict=True))
         return functools.partial(_run_chain, steps, self.stats, batch_id, sink)
@@ -203,13 +223,12 @@ class Pipeline:
         dead-letter output (those go through Spark's writer, filtered) when the sink is Parquet."""
         return self.cfg.sink == "parquet" and not self.consumers[op_id] and not self.logic[op_id].dead_letter
 
-    def _direct_sink(self, op_id: str, batch_id: int, index_offset: int = 0) -> ParquetParts | None:
-        """The writer of the operator's Parquet files for this batch when its tasks write them, else None."""
+    def _direct_sink(self, op_id: str, index_offset: int = 0) -> ParquetParts | None:
+        """The writer of the operator's Parquet files when its tasks write them, else None."""
         if not self._writes_own_files(op_id):
             return None
-        directory = sink_files.staging_dir(self.cfg.out_dir.resolve(), op_id, batch_id)
         columns = self.tasks[op_id].logic.columns(self.inputs[op_id])  # what its mapInArrow stage declares
-        return ParquetParts(str(directory), arrow_schema(columns), index_offset)
+        return ParquetParts(str(self.cfg.out_dir.resolve() / op_id), arrow_schema(columns), index_offset)
 
     def _rate(self, src_id: str) -> float:
         src = self.topology.op(src_id)
@@ -241,26 +260,36 @@ class Pipeline:
                 df = reader.load().select(F.col("timestamp").alias("ts"), F.col("value"),
                                           (F.col("value") % self.cfg.key_space).alias("key"))
             frames.append(df.withColumn("_src", F.lit(src.id)) if len(self.topology.sources) > 1 else df)
-        return reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), frames)
+        frame = reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), frames)
+        if self.streamed is not None:
+            frame = frame.mapInArrow(self._chain_mapper(self.streamed, None, sink=self._direct_sink(self.streamed[-1])),
+                                     self._schema(self.streamed[-1]))
+        return frame
+
+    def _schema(self, op_id: str) -> str:
+        """The DDL schema of the operator's output (with the dead-letter reason where it has one)."""
+        return ddl(self.tasks[op_id].logic.columns(self.inputs[op_id]))
 
     def run_batch(self, batch: DataFrame, batch_id: int) -> None:
         frames: dict[str, DataFrame] = {}
         cached: list[DataFrame] = []
         several = len(self.topology.sources) > 1
         for chain in self.chains:
-            op = self.topology.op(chain[0])
-            if op.is_source:
-                x = self._source_rows(batch, op.id, several)
-                if op.id in self.file_input and self.parallelism[op.id] > 1:
-                    x = x.repartition(self.parallelism[op.id])
-            else:
-                inputs = [(s, frames[s.source]) for s in self.topology.streams
-                          if s.target == op.id and s.source in frames]
-                x = self._partition(inputs, op.id)
             op = self.topology.op(chain[-1])  # the chain's output is its last operator's
-            schema = ddl(self.tasks[op.id].logic.columns(self.inputs[op.id]))
-            writer = self._direct_sink(op.id, batch_id)
-            frame = x.mapInArrow(self._chain_mapper(chain, batch_id, sink=writer), schema)
+            if chain == self.streamed:
+                frame = batch  # the query's plan ran it (source_frame)
+            else:
+                first = self.topology.op(chain[0])
+                if first.is_source:
+                    x = self._source_rows(batch, first.id, several)
+                    if first.id in self.file_input and self.parallelism[first.id] > 1:
+                        x = x.repartition(self.parallelism[first.id])
+                else:
+                    inputs = [(s, frames[s.source]) for s in self.topology.streams
+                              if s.target == first.id and s.source in frames]
+                    x = self._partition(inputs, first.id)
+                frame = x.mapInArrow(self._chain_mapper(chain, batch_id, sink=self._direct_sink(op.id)),
+                                     self._schema(op.id))
             if self.logic[op.id].dead_letter:
                 frame = frame.persist()
                 cached.append(frame)
@@ -350,8 +379,7 @@ class Pipeline:
                 ins = [(s, f) for s in self.topology.streams if s.target == op.id and s.source in parts
                        for f in parts[s.source]]
             op = self.topology.op(chain[-1])
-            schema = ddl(self.tasks[op.id].logic.columns(self.inputs[op.id]))
-            outs = self._pinned_stage(ins, chain, batch_id, schema)
+            outs = self._pinned_stage(ins, chain, batch_id, self._schema(op.id))
             if self.logic[op.id].dead_letter:
                 outs = [f.persist() for f in outs]
                 cached += outs
@@ -398,7 +426,7 @@ class Pipeline:
                 shuffled.append(f.select(*cols, local.alias("_t")).repartition(b.count, F.col("_t")))
             x = reduce(lambda a, c: a.union(c), shuffled).drop("_t")
             tasks = [task] + [self.pinned[o][j][1] for o in chain[1:]]
-            writer = self._direct_sink(chain[-1], batch_id, b.offset)
+            writer = self._direct_sink(chain[-1], b.offset)
             out.append(x.mapInArrow(self._chain_mapper(chain, batch_id, tasks, writer), schema,
                                     profile=self.profiles[b.node]))
         return out
@@ -534,17 +562,23 @@ def _run_job(frame: DataFrame) -> None:
     frame.write.format("noop").mode("overwrite").save()
 
 
-def _run_chain(steps: tuple[tuple[OperatorTask, tuple[str, ...]], ...], stats: Any, batch_id: int,
+def _run_chain(steps: tuple[tuple[OperatorTask, tuple[str, ...]], ...], stats: Any, batch_id: int | None,
                sink: ParquetParts | None, batches: Any) -> Any:
     """Fused operators in one task: each takes the previous one's output batches, on the columns it reads; with
-    ``sink`` the task writes the last one's output as its replica's Parquet file."""
+    ``sink`` the task writes the last one's output as its replica's Parquet file. ``batch_id`` None: the task's
+    micro-batch id, which Spark's streaming engine sets as a local property of every job of the batch."""
+    from pyspark import TaskContext
+
+    ctx = TaskContext.get()
+    if batch_id is None:
+        value = ctx.getLocalProperty(BATCH_ID_PROPERTY) if ctx is not None else None
+        if value is None:
+            raise RuntimeError(f"a streamed chain ran outside a micro-batch (no {BATCH_ID_PROPERTY} property)")
+        batch_id = int(value)
     for k, (task, names) in enumerate(steps):
         if k:
             batches = (b.select(list(names)) for b in batches)
         batches = task(batches, stats, batch_id)
     if sink is None:
         return batches
-    from pyspark import TaskContext
-
-    ctx = TaskContext.get()
-    return sink.write(batches, ctx.partitionId() if ctx is not None else 0)
+    return sink.write(batches, ctx.partitionId() if ctx is not None else 0, batch_id)

@@ -63,13 +63,15 @@ def publish(out_dir: Path, sink: str, batch_id: int) -> Path:
 
 @dataclass(frozen=True)
 class ParquetParts:
-    """What a sink task does with its output: write it as one Parquet file of its replica in ``directory``."""
+    """What a sink task does with its output: write it as one Parquet file of its replica in the batch's staging
+    directory under ``root`` (the sink's output directory). The batch id comes with each call, not with the
+    writer, so one writer can be part of the streaming query's own plan (pipeline.py: the source's chain)."""
 
-    directory: str
+    root: str
     schema: pa.Schema
     index_offset: int = 0  # global index of the stage's first replica (pinned runs: a stage per node)
 
-    def write(self, batches: Iterator[pa.RecordBatch], partition: int) -> Iterator[pa.RecordBatch]:
+    def write(self, batches: Iterator[pa.RecordBatch], partition: int, batch_id: int) -> Iterator[pa.RecordBatch]:
         """Consume ``batches`` and write them (cast to the declared schema); yields nothing, so the job that runs
         the stage moves no rows back to Spark. The file appears under its name by an atomic rename, so a retried
         task attempt replaces it whole."""
@@ -78,7 +80,8 @@ class ParquetParts:
         if table.schema != self.schema:  # by name: a logic may emit its columns in another order
             table = table.select(self.schema.names).cast(self.schema)
         name = f"part-{self.index_offset + partition:05d}.parquet"
-        tmp = os.path.join(self.directory, f".{name}.{uuid.uuid4().hex}")
+        directory = os.path.join(self.root, STAGING, f"batch_id={batch_id}")
+        tmp = os.path.join(directory, f".{name}.{uuid.uuid4().hex}")
         pq.write_table(table, tmp)
-        os.replace(tmp, os.path.join(self.directory, name))
+        os.replace(tmp, os.path.join(directory, name))
         return iter(())
