@@ -132,6 +132,12 @@ def friendly(fn: F) -> F:
         except KeyboardInterrupt:
             err.print(f"interrupted{_log_hint()}", highlight=False)
             raise typer.Exit(130) from None
+        except OSError as exc:  # a path given on the command line that cannot be read or written
+            if exc.filename is None or _from_spark(exc):
+                raise
+            err.print(f"[bold red]error:[/] {exc.filename}: {exc.strerror or exc} (fix: give a path to a file "
+                      "that can be read, or written in an existing directory)", highlight=False, soft_wrap=True)
+            raise typer.Exit(2) from None
         except Exception as exc:
             if not _from_spark(exc):
                 raise
@@ -214,12 +220,14 @@ def print_plan(plan: Plan) -> None:
         out.print(f"  [{colour}]•[/] {line}", highlight=False)
     for line in plan.warnings:
         out.print(f"  [yellow]note:[/] {line}", highlight=False)
-    if plan.status == "infeasible":
+    if plan.status == "infeasible" and not plan.replicas:
         return
-    rates = ", ".join(f"{k} {v:,.6g} t/s" for k, v in plan.source_rates.items())
-    out.print(f"  source rates: {rates}" + ("  (the highest the plan sustains)" if REGISTRY[plan.scheduler]
-                                            .chooses_parallelism else ""), highlight=False)
-    table = Table(title="replicas", show_lines=False)
+    if plan.status != "infeasible":
+        rates = ", ".join(f"{k} {v:,.6g} t/s" for k, v in plan.source_rates.items())
+        out.print(f"  source rates: {rates}" + ("  (the highest the plan sustains)" if REGISTRY[plan.scheduler]
+                                                .chooses_parallelism else ""), highlight=False)
+    table = Table(title="replicas" if plan.status != "infeasible" else "replicas (breaking the constraints above)",
+                  show_lines=False)
     table.add_column("operator")
     table.add_column("replicas", justify="right")
     table.add_column("nodes")
@@ -227,7 +235,8 @@ def print_plan(plan: Plan) -> None:
         nodes = ", ".join(f"{n}×{c}" if c > 1 else n for n, c in per.items())
         table.add_row(op, str(sum(per.values())), nodes if len(nodes) < 90 else nodes[:87] + "…")
     out.print(table)
-    print_prediction(plan.predicted)
+    if plan.status != "infeasible":
+        print_prediction(plan.predicted)
 
 
 def print_prediction(pred: Any) -> None:
@@ -319,7 +328,7 @@ def evaluate_cmd(
     t, c, p = load_instance(topo, cluster, profile)
     pl = load_plan(plan_file)
     if pl.status == "infeasible":
-        raise ModelError([Problem("status", "the plan is infeasible and places nothing",
+        raise ModelError([Problem("status", "the plan is infeasible: " + "; ".join(pl.explanation[:3]),
                                   "plan again with another scheduler or a larger cluster")], str(plan_file))
     problems = validate_plan_against(pl, t, c)
     if problems:
@@ -368,6 +377,10 @@ def compare_cmd(
 
     Example: streamplace compare diamond-cpu rstorm-12 --plot compare.png
     """
+    if plot is not None:
+        from streamplace.report.plots import check_plot_path
+
+        check_plot_path(plot)
     t, c, p = load_instance(topo, cluster, profile)
     engine_p, _ = split_engine_params(parse_params(param))
     eng = engine_settings(engine, calibration, engine_p, cluster=c)
@@ -1130,6 +1143,10 @@ def simulate_cmd(
     from streamplace.elastic import make_pattern
     from streamplace.elastic.factory import build
     from streamplace.report.elastic import plot_figure
+    from streamplace.report.plots import check_plot_path
+
+    if plot is not None:
+        check_plot_path(plot)
     from streamplace.sim import simulate
     from streamplace.sim.series import write_series
 

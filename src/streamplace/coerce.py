@@ -8,9 +8,10 @@ does not fit raises the caller's error with a message that says what was expecte
 
 from __future__ import annotations
 
+import math
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 
@@ -35,6 +36,8 @@ def coerce_value(value: Any, hint: Any, where: str, error: Callable[[str], Excep
         if value in args:
             return value
         raise error(f"{where} must be one of {', '.join(map(str, args))}, got {value!r}")
+    if origin in (dict, Mapping) and not isinstance(value, Mapping):
+        raise error(f"{where} is a mapping, not one value (fix: set its keys one at a time: {where}.KEY=VALUE)")
     if origin is tuple:
         if isinstance(value, tuple):
             return value
@@ -55,10 +58,15 @@ def coerce_value(value: Any, hint: Any, where: str, error: Callable[[str], Excep
                 return False
             raise ValueError
         if hint in (int, float, str):
+            if hint is not str and isinstance(value, bool):
+                raise ValueError
             result = hint(value)
             if hint is int and isinstance(value, str) and str(result) != value.strip():
                 raise ValueError
-            return result
+            if hint is not float or math.isfinite(result):
+                return result
     except (TypeError, ValueError):
         raise error(f"{where} expects a {getattr(hint, '__name__', hint)}, got {value!r}") from None
+    if hint is float:
+        raise error(f"{where} expects a finite number, got {value!r}")
     return value

@@ -83,7 +83,7 @@ def evaluate_instance(inst: Instance, topology: Topology, cluster: Cluster,
         plan = create(inst.scheduler, kw).plan(scaled(topology, inst.scale), cluster, engine=engine)
         row["status"] = plan.status
         row["planning_ms"] = float(plan.planning_ms)
-        if plan.replicas:
+        if plan.replicas and plan.status != "infeasible":  # an infeasible plan's placement is not a result
             row["nodes_used"] = len(plan.nodes_used())
             row["replicas"] = int(plan.total_replicas())
         for col, key in PREDICTED.items():

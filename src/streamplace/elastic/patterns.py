@@ -104,8 +104,23 @@ def load_trace(path: str | Path) -> Pattern:
     p = Path(path)
     if not p.exists():
         raise SpecError([Problem("", "file not found", "give the path of a CSV trace")], str(p))
+    try:
+        values = _read_trace(p)
+    except UnicodeDecodeError as exc:
+        raise SpecError([Problem(f"byte {exc.start}", "not UTF-8 text (a binary file?)",
+                                 "give a CSV text file with the header minute,machines")], str(p)) from None
+    except csv.Error as exc:
+        raise SpecError([Problem("", f"not a readable CSV: {exc}", "give a CSV text file with the header "
+                                 "minute,machines")], str(p)) from None
+    if not values:
+        raise SpecError([Problem("", "the trace is empty", "add at least one minute")], str(p))
+    return Pattern(p.stem, np.array(values))
+
+
+def _read_trace(p: Path) -> list[float]:
+    """The machines column of a trace file, checked row by row (SpecError naming the line)."""
     values: list[float] = []
-    with p.open(newline="") as fh:
+    with p.open(newline="", encoding="utf-8") as fh:
         reader = csv.DictReader(fh)
         if reader.fieldnames is None or not {"minute", "machines"} <= set(reader.fieldnames):
             raise SpecError([Problem("header", f"expected columns minute,machines, got {reader.fieldnames}",
@@ -116,11 +131,9 @@ def load_trace(path: str | Path) -> Pattern:
             except (TypeError, ValueError):
                 raise SpecError([Problem(f"line {row_no}", f"not numbers: {row}", "give an integer minute and a "
                                          "number of machines")], str(p)) from None
-            if minute != len(values) or machines < 0:
+            if minute != len(values) or not 0 <= machines < float("inf"):
                 raise SpecError([Problem(f"line {row_no}", f"minute {minute}, machines {machines}",
                                          f"minutes must be 0, 1, 2, … in order (expected {len(values)}) and "
-                                         "machines ≥ 0")], str(p))
+                                         "machines a finite number ≥ 0")], str(p))
             values.append(machines)
-    if not values:
-        raise SpecError([Problem("", "the trace is empty", "add at least one minute")], str(p))
-    return Pattern(p.stem, np.array(values))
+    return values

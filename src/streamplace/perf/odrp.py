@@ -120,6 +120,8 @@ class OdrpInstance:
     order: tuple[int, ...]  # a topological order (back edges ignored)
     forward: tuple[bool, ...]  # per stream: part of the DAG used for paths
     reach: np.ndarray  # reach[i, j]: j is downstream of (or is) i
+    memory: np.ndarray  # MB per replica: a hard limit per node beside Res_u (the paper's model has no memory)
+    mem_cap: np.ndarray  # MB per node
 
     @classmethod
     def build(cls, topology: Topology, cluster: Cluster, profile: Profile | None = None,
@@ -163,7 +165,8 @@ class OdrpInstance:
             sinks=np.array([idx[o.id] for o in topology.sinks], dtype=np.intp),
             order=tuple(idx[o] for o in topology.acyclic_order),
             forward=tuple(forward_graph.has_edge(s.source, s.target) for s in topology.streams),
-            reach=reach,
+            reach=reach, memory=np.array([op.memory_mb for op in topology.operators], dtype=float),
+            mem_cap=cluster.memory.astype(float),
         )
 
     def latency_ms(self, i: int, n: int, u: int) -> float:

@@ -2,7 +2,9 @@
 
 TCU_ij = e_ij · IR_i + MET_ij (Eq. 5) in CPU points with e in ms (so
 ``IR · e / 10``), rates through α (Eq. 6), even split over replicas (Storm's
-shuffle). For a count matrix C (operators × nodes) every node load is affine
+shuffle) of the shuffle- and key-grouped input, while an ``all``-grouped stream
+reaches every replica whole — as the evaluation (perf/evaluate.py) counts it, so
+a scheduler's claimed rate is one its plan sustains. For a count matrix C (operators × nodes) every node load is affine
 in the scale s of the source rates, so the largest sustainable s has a
 closed form: the minimum over nodes of (L·cpu_u − B_u)/A_u and over replicas
 of the one-thread cap. Batched over many count matrices for exhaustive search.
@@ -26,7 +28,7 @@ from streamplace.perf.rates import operator_rates
 class ThroughputModel:
     """Everything about an instance that does not depend on the plan."""
 
-    lam: np.ndarray  # per-operator input rate at scale 1 (tuples/s)
+    lam: np.ndarray  # per-operator input rate at scale 1 shared among its replicas (tuples/s)
     e: np.ndarray  # (ops, nodes) ms per tuple
     met: np.ndarray  # (ops, nodes) fixed points per replica
     cap: np.ndarray  # (nodes,) CPU points allowed (limit × cpu)
@@ -35,6 +37,7 @@ class ThroughputModel:
     allowed: np.ndarray  # (ops, nodes) bool
     sink_rate: float  # sinks' input rate at scale 1
     rate_cost: np.ndarray  # (ops, nodes) CPU points per tuple/s of one replica: e / 10
+    lam_all: np.ndarray  # (ops,) input at scale 1 that every replica receives whole (all grouping)
 
     @classmethod
     def build(cls, topology: Topology, cluster: Cluster, profile: Profile | None = None,
@@ -43,17 +46,27 @@ class ThroughputModel:
         e, met = cost_tables(topology, cluster, profile)
         sinks = [topology.index[o.id] for o in topology.sinks]
         return cls(
-            lam=rates.input, e=e, met=met, cap=cluster.cpu * cluster.utilization_limit,
+            lam=rates.input_split, e=e, met=met, cap=cluster.cpu * cluster.utilization_limit,
             memory=np.array([o.memory_mb for o in topology.operators], dtype=float),
             node_memory=cluster.memory.astype(float), allowed=allowed_mask(topology, cluster),
             sink_rate=float(rates.input[sinks].sum()) if sinks else 0.0,
-            rate_cost=e / 10.0,
+            rate_cost=e / 10.0, lam_all=rates.input_all,
         )
+
+    def per_replica(self, n: np.ndarray) -> np.ndarray:
+        """Tuples/s one replica of each operator receives at scale 1 when operator i has n[..., i] replicas (0
+        where it has none): its share of the split input plus the whole all-grouped input."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(n > 0, self.lam / np.where(n > 0, n, 1) + self.lam_all, 0.0)
+
+    @property
+    def lam_one(self) -> np.ndarray:
+        """Tuples/s of an operator's single replica (all of its input) at scale 1."""
+        return self.lam + self.lam_all
 
     def task_cpu(self, counts: np.ndarray, scale: float) -> np.ndarray:
         """TCU of one replica of i on u (points) at the given scale, shape (ops, nodes)."""
-        n = counts.sum(axis=1)
-        per = np.divide(self.lam * scale, n, out=np.zeros_like(self.lam), where=n > 0)
+        per = self.per_replica(counts.sum(axis=1)) * scale
         return per[:, None] * self.rate_cost + self.met
 
     def node_cpu(self, counts: np.ndarray, scale: float) -> np.ndarray:
@@ -66,7 +79,7 @@ class ThroughputModel:
     def max_scale_batch(self, counts: np.ndarray) -> np.ndarray:
         """Largest sustainable scale for a batch of count matrices, shape (batch, ops, nodes)."""
         n = counts.sum(axis=2)  # (b, ops)
-        per = np.divide(self.lam[None, :], n, out=np.zeros(n.shape), where=n > 0)  # rate per replica at s=1
+        per = self.per_replica(n)  # rate per replica at s=1
         a = (counts * (per[:, :, None] * self.rate_cost[None])).sum(axis=1)  # (b, nodes)
         b = (counts * self.met[None]).sum(axis=1)
         budget = self.cap[None] - b

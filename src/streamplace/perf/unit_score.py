@@ -49,11 +49,15 @@ class UnitScorer:
     sinks: np.ndarray
     allowed: np.ndarray  # (ops, nodes) pinning
     weights: tuple[float, float, float, float] = PAPER_WEIGHTS
+    #: what a node over its memory counts as among the violations: 1 in the paper (as a node over its CPU
+    #: limit); more than the number of nodes makes memory come first (a search that never accepts more
+    #: violations then never trades a memory overrun for a CPU one)
+    memory_weight: float = 1.0
 
     @classmethod
     def build(cls, topology: Topology, cluster: Cluster, profile: Profile | None = None,
               utilization_limit: float = 0.95,
-              weights: tuple[float, float, float, float] = PAPER_WEIGHTS) -> UnitScorer:
+              weights: tuple[float, float, float, float] = PAPER_WEIGHTS, memory_weight: float = 1.0) -> UnitScorer:
         rates = operator_rates(topology, profile)
         e, met = cost_tables(topology, cluster, profile)
         n = np.array([op.replicas for op in topology.operators], dtype=float)
@@ -72,7 +76,7 @@ class UnitScorer:
             forward=np.array([fwd.has_edge(s.source, s.target) for s in topology.streams], dtype=bool),
             sources=np.array([idx[o.id] for o in topology.sources], dtype=np.intp),
             sinks=np.array([idx[o.id] for o in topology.sinks], dtype=np.intp),
-            allowed=allowed_mask(topology, cluster), weights=weights,
+            allowed=allowed_mask(topology, cluster), weights=weights, memory_weight=memory_weight,
         )
 
     @property
@@ -102,7 +106,8 @@ class UnitScorer:
         c = self.counts(placements).astype(float)
         cpu = (c * self.cpu[None]).sum(axis=1)
         mem = self.memory @ c  # (B, nodes)
-        violations = ((cpu > self.cpu_cap[None] + 1e-9).sum(axis=1) + (mem > self.mem_cap[None] + 1e-9).sum(axis=1))
+        violations = ((cpu > self.cpu_cap[None] + 1e-9).sum(axis=1)
+                      + self.memory_weight * (mem > self.mem_cap[None] + 1e-9).sum(axis=1))
         used = c.sum(axis=1) > 0
         s_sup = used.sum(axis=1) / self.n_nodes
         share = c / self.n[None, :, None]

@@ -9,7 +9,21 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
+from streamplace.errors import Problem, SpecError
 from streamplace.report.compare import ComparisonRow
+
+
+def check_plot_path(path: Path, option: str = "--plot") -> None:
+    """Refuse, before any work is done, a plot path whose format matplotlib cannot write or whose directory
+    does not exist."""
+    formats = plt.figure().canvas.get_supported_filetypes()
+    plt.close("all")
+    suffix = path.suffix.lower().lstrip(".")
+    if suffix not in formats:
+        raise SpecError([Problem(option, f"matplotlib cannot write {path.suffix or 'a file without a suffix'}",
+                                 f"end the path with one of .{', .'.join(sorted(formats))} (e.g. .png)")], str(path))
+    if not path.parent.is_dir():
+        raise SpecError([Problem(option, f"directory {path.parent} does not exist", "create it first")], str(path))
 
 PANELS = [
     ("throughput", "sustainable throughput (tuples/s)"),

@@ -21,6 +21,7 @@ from streamplace.coerce import coerce_value
 from streamplace.errors import RateDivergenceError, SchedulerParamError
 from streamplace.model.allowed import allowed_mask
 from streamplace.model.cluster import Cluster, check_compatible
+from streamplace.model.constraints import violations
 from streamplace.model.plan import Plan, Status
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
@@ -161,7 +162,19 @@ class BaseScheduler:
 
     def finish(self, topology: Topology, cluster: Cluster, profile: Profile | None, result: Placement,
                deadline: Deadline, engine: EngineSettings | None = None) -> Plan:
+        """The plan of ``result``, predicted; ``infeasible`` (with the placement and what it breaks) when it
+        breaks a hard constraint (model/constraints.py), whatever the scheduler's own search assumed."""
         replicas = counts_to_replicas(result.counts, topology, cluster)
+        broken = violations(topology, cluster, result.counts, cpu_hard=self.cpu_hard,
+                            requested=None if self.chooses_parallelism else self.requested_counts(topology))
+        if broken:  # never "ok": the placement is kept to look at, with what it breaks, and not predicted
+            return Plan(
+                scheduler=self.name, topology=topology.name, cluster=cluster.name, replicas=replicas,
+                source_rates=result.source_rates or {op.id: float(op.rate or 0.0) for op in topology.sources},
+                status="infeasible", planning_ms=deadline.elapsed_ms(), params=self.params(),
+                explanation=(f"{self.name}'s best placement breaks hard constraints (shown, not to be run):",
+                             *broken, *result.explanation),
+                warnings=tuple(result.warnings))
         planning_ms = deadline.elapsed_ms()
         plan = Plan(
             scheduler=self.name, topology=topology.name, cluster=cluster.name, replicas=replicas,

@@ -107,7 +107,7 @@ def first_assignment(model: ThroughputModel, alpha: np.ndarray, initial_scale: f
         mem = np.zeros(n_nodes)
         failed = None
         for i in np.argsort(-alpha, kind="stable"):
-            tcu = model.lam[i] * scale * model.rate_cost[i] + model.met[i]
+            tcu = model.lam_one[i] * scale * model.rate_cost[i] + model.met[i]
             room = (model.allowed[i] & (load + tcu <= model.cap + EPS) & (tcu <= 100.0 + EPS)
                     & (mem + model.memory[i] <= model.node_memory + EPS))
             if not room.any():
@@ -142,7 +142,7 @@ class State:
     @classmethod
     def of(cls, model: ThroughputModel, counts: np.ndarray) -> State:
         n = counts.sum(axis=1).astype(float)
-        per = np.divide(model.lam, n, out=np.zeros_like(model.lam), where=n > 0)
+        per = model.per_replica(n)
         a = (counts * per[:, None] * model.rate_cost).sum(axis=0)
         b = (counts * model.met).sum(axis=0)
         mem = (counts * model.memory[:, None]).sum(axis=0)
@@ -158,7 +158,7 @@ class State:
         n = self.n[i]
         row = self.counts[i] * model.rate_cost[i] * model.lam[i]
         self.a -= row * (1.0 / n - 1.0 / (n + 1))
-        self.a[w] += model.lam[i] * model.rate_cost[i, w] / (n + 1)
+        self.a[w] += (model.lam[i] / (n + 1) + model.lam_all[i]) * model.rate_cost[i, w]
         self.b[w] += model.met[i, w]
         self.mem[w] += model.memory[i]
         self.counts[i, w] += 1
@@ -177,7 +177,7 @@ def _over(model: ThroughputModel, st: State, scale: float) -> tuple[int, int] | 
     """(first over-utilized node, its hottest operator) or None."""
     over = st.a * scale + st.b > model.cap + EPS
     first = int(over.argmax()) if over.any() else None
-    per = model.lam * scale / np.maximum(st.n, 1)
+    per = model.per_replica(np.maximum(st.n, 1)) * scale
     threads = per > st.thread * (1 + 1e-12)
     if threads.any():  # components with an instance above one thread
         for i in np.flatnonzero(threads):
@@ -196,7 +196,7 @@ def _best_machine(model: ThroughputModel, st: State, scale: float, i: int) -> in
     n = st.n[i]
     r_old = model.lam[i] * scale / n
     r_new = model.lam[i] * scale / (n + 1)
-    tcu_new = r_new * model.rate_cost[i] + model.met[i]  # one new instance of i on each node
+    tcu_new = (r_new + model.lam_all[i] * scale) * model.rate_cost[i] + model.met[i]  # a new instance on each node
     load = st.a * scale + st.b
     # load after adding: op i's existing instances slow down everywhere, the new one adds tcu_new at w
     new_load = load + st.counts[i] * (r_new - r_old) * model.rate_cost[i] + tcu_new
@@ -253,7 +253,7 @@ def polish(model: ThroughputModel, counts: np.ndarray, k: np.ndarray, deadline: 
     moves = 0
     while not deadline.expired():
         n = current.sum(axis=1)
-        per = np.divide(model.lam, n, out=np.zeros_like(model.lam), where=n > 0)
+        per = model.per_replica(n)
         a = (current * per[:, None] * model.rate_cost).sum(axis=0)
         b = (current * model.met).sum(axis=0)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -312,7 +312,7 @@ def polish(model: ThroughputModel, counts: np.ndarray, k: np.ndarray, deadline: 
 def node_scales(model: ThroughputModel, batch: np.ndarray) -> np.ndarray:
     """Per count matrix, the scale at which each node reaches its CPU budget, shape (batch, nodes)."""
     n = batch.sum(axis=2)
-    per = np.divide(model.lam[None, :], n, out=np.zeros(n.shape), where=n > 0)
+    per = model.per_replica(n)
     a = (batch * per[:, :, None] * model.rate_cost[None]).sum(axis=1)
     b = (batch * model.met[None]).sum(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -19,7 +19,15 @@ formulation (HiGHS):
   and the objective only ever pushes h down), so T, N, EE and transfer cost
   (Eq. 5, 18–20) are linear in h;
 * z_u ≥ a_iu and z_uv ≥ a_iu + a_jv − 1 activate nodes and links for the
-  availability (Eq. 15–16); Σ_i Res_i·c_iu ≤ Res_u (Eq. 23).
+  availability (Eq. 15–16); Σ_i Res_i·c_iu ≤ Res_u (Eq. 23). Beyond the paper, which has no
+  memory: Σ_i memory_i·c_iu ≤ memory_u (memory is a hard constraint everywhere
+  in streamplace).
+
+The time limit bounds the whole search, building included: the model is built
+under the deadline and up to ``max_nonzeros``; when either runs out, or HiGHS
+finds no deployment in time, the result is a greedy deployment (each
+operator's fewest stable replicas on its fastest nodes with room) with status
+``timeout`` and the reason — never "infeasible" for a time-out.
 
 The objective is the SAW utility F (Eq. 21). ``odp`` is the placement-only
 special case (k_i = 1). Tests check that the optimum equals a brute force
@@ -44,7 +52,7 @@ from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
 from streamplace.perf.odrp import DEBS2015_BOUNDS, Bounds, OdrpInstance, Weights, odrp_qos
 from streamplace.schedulers.base import BaseScheduler, Deadline, Placement, register
-from streamplace.schedulers.milp import Milp
+from streamplace.schedulers.milp import BuildInterrupted, Milp
 from streamplace.schedulers.optimal import bits
 
 BOUND_KEYS = ("r_min", "r_max", "a_min", "a_max", "c_min", "c_max", "z_min", "z_max")
@@ -52,6 +60,10 @@ BOUND_KEYS = ("r_min", "r_max", "a_min", "a_max", "c_min", "c_max", "z_min", "z_
 
 def _nan_bounds() -> dict[str, float]:
     return {k: math.nan for k in BOUND_KEYS}
+
+
+#: the part of the remaining time limit HiGHS is given (see _place)
+HIGHS_SHARE = 0.8
 
 
 @register
@@ -78,6 +90,9 @@ class Odrp(BaseScheduler):
     # HiGHS's sub-MIP heuristics (RINS, RENS, root reduced cost) found nothing the branch and bound did not
     # find anyway on the DEBS and chain instances, and took half of each solve (benchmarks/odrp_debs.py)
     submip_heuristics: bool = False
+    #: the largest model built (nonzeros of its matrix): ~19 M took 1.7–2.2 GB and a minute on 126 nodes; a larger
+    #: one is not built, and a greedy deployment is returned as a time-out instead
+    max_nonzeros: int = 5_000_000
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -120,20 +135,33 @@ class Odrp(BaseScheduler):
         if reasons:
             return Placement(None, "infeasible", reasons)
         w, b = self.weight_set(), self.bound_set()
-        milp, layout, constant = build_odrp(inst, k, mask, w, b, self.z_unit == "tuples")
+        try:
+            milp, layout, constant = build_odrp(inst, k, mask, w, b, self.z_unit == "tuples", deadline,
+                                                self.max_nonzeros)
+        except BuildInterrupted as exc:
+            return self._fallback(topology, cluster, inst, k, mask, w, b, exc.reason)
         remaining = None if self.time_limit_s is None else max(0.01, self.time_limit_s - deadline.elapsed_ms() / 1e3)
-        result = milp.solve(remaining, self.mip_rel_gap, options=submip_options(self.submip_heuristics))
+        # HiGHS cannot be interrupted inside presolve or a root cut round (2.8 s and 2.7 s on an 8-node instance
+        # of benchmarks/fuzz_schedulers.py): it gets 80 % of what is left, the rest absorbs such a step
+        result = milp.solve(None if remaining is None else HIGHS_SHARE * remaining, self.mip_rel_gap,
+                            options=submip_options(self.submip_heuristics))
         if result.x is None:
             if result.status == "infeasible":
                 return Placement(None, "infeasible", [
                     "no deployment satisfies node capacities "
                     f"({', '.join(f'{n.id}: {c:g}' for n, c in zip(cluster.nodes, inst.capacity, strict=True))}) "
-                    "with every operator's minimum stable replica count on its candidate nodes"])
-            return Placement(None, "infeasible", [f"HiGHS found no deployment within {self.time_limit_s} s "
-                                                  f"({result.solver_status}); raise time_limit_s"])
+                    "and memory with every operator's minimum stable replica count on its candidate nodes"])
+            return self._fallback(topology, cluster, inst, k, mask, w, b,
+                                  f"HiGHS found no deployment within the time limit ({result.solver_status})")
         counts = layout.counts(result.x)
         qos = odrp_qos(inst, counts, self.z_unit == "tuples")
         utility = qos.utility(w, b)
+        if result.status == "timeout":  # an early incumbent can be worse than the greedy deployment: keep the better
+            greedy = greedy_deployment(inst, k, mask)
+            if greedy is not None and odrp_qos(inst, greedy, self.z_unit == "tuples").utility(w, b) > utility:
+                return self._fallback(topology, cluster, inst, k, mask, w, b,
+                                      f"HiGHS's best deployment within the time limit has F = {utility:.6f} "
+                                      f"(relative gap {result.gap:.3g})")
         placement = Placement(counts)
         if result.status == "timeout":
             placement.status = "timeout"
@@ -148,6 +176,41 @@ class Odrp(BaseScheduler):
         placement.warnings.append(f"odrp: HiGHS {result.solver_status} in {result.seconds:.3f} s "
                                   f"({milp.n_vars} variables, {milp.n_rows} constraints); F = {utility:.6f}")
         return placement
+
+
+    def _fallback(self, topology: Topology, cluster: Cluster, inst: OdrpInstance, k: list[int], mask: np.ndarray,
+                  w: Weights, b: Bounds, why: str) -> Placement:
+        """No solver answer within the limits: a greedy deployment, called ``timeout`` (a plan, not the optimum),
+        or infeasible when even that finds no fit."""
+        counts = greedy_deployment(inst, k, mask)
+        fix = "raise time_limit_s, or restrict operators to fewer candidate nodes (pinned)"
+        if counts is None:
+            return Placement(None, "infeasible", [f"{why}; a greedy deployment found no fit either ({fix})"])
+        utility = odrp_qos(inst, counts, self.z_unit == "tuples").utility(w, b)
+        return Placement(counts, "timeout", [f"{why}: a greedy deployment instead (each operator's fewest stable "
+                                             f"replicas on its fastest nodes with room), F = {utility:.6f}, not "
+                                             f"ODRP's optimum ({fix})"])
+
+
+def greedy_deployment(inst: OdrpInstance, k: list[int], mask: np.ndarray) -> np.ndarray | None:
+    """Each operator's smallest stable replica count, each replica on the fastest allowed node with capacity
+    (Res) and memory left; None when some replica fits nowhere. O(replicas · nodes)."""
+    n_ops, n_nodes = mask.shape
+    free_res, free_mem = inst.capacity.astype(float).copy(), inst.mem_cap.astype(float).copy()
+    counts = np.zeros((n_ops, n_nodes), dtype=np.int64)
+    for i in range(n_ops):
+        stable = [n for n in range(1, k[i] + 1) if inst.lam[i] / n < inst.mu[i]]
+        if not stable:
+            return None
+        for _ in range(stable[0]):
+            fits = mask[i] & (free_res >= inst.res[i] - 1e-9) & (free_mem >= inst.memory[i] - 1e-9)
+            if not fits.any():
+                return None
+            u = int(np.argmax(np.where(fits, inst.speedup, -np.inf)))
+            counts[i, u] += 1
+            free_res[u] -= inst.res[i]
+            free_mem[u] -= inst.memory[i]
+    return counts
 
 
 @register
@@ -209,10 +272,12 @@ class OdrpLayout:
 
 
 def build_odrp(inst: OdrpInstance, k: list[int], mask: np.ndarray, w: Weights, b: Bounds,
-               z_in_tuples: bool) -> tuple[Milp, OdrpLayout, float]:
-    """The compact MILP; returns it, where the bits sit, and F's constant term."""
+               z_in_tuples: bool, deadline: Deadline | None = None,
+               max_nonzeros: int | None = None) -> tuple[Milp, OdrpLayout, float]:
+    """The compact MILP; returns it, where the bits sit, and F's constant term. Raises BuildInterrupted when
+    ``deadline`` expires or the matrix passes ``max_nonzeros`` while building."""
     n_ops, n_nodes = mask.shape
-    milp = Milp(maximize=True)
+    milp = Milp(maximize=True, deadline=deadline, max_nonzeros=max_nonzeros)
     layout = OdrpLayout({})
     # objective weights (maximize F): −w_r/ΔR·R + w_a/ΔlogA·logA − w_c/ΔC·C − w_z/ΔZ·Z + constant
     coef_r = -w.r / (b.r_max - b.r_min) if w.r else 0.0  # type: ignore[operator]
@@ -234,6 +299,7 @@ def build_odrp(inst: OdrpInstance, k: list[int], mask: np.ndarray, w: Weights, b
     delay_var: dict[int, int] = {}
     share: dict[tuple[int, int], list[tuple[int, float]]] = {}  # f_iu as a linear expression
     node_res: list[list[tuple[int, float]]] = [[] for _ in range(n_nodes)]
+    node_mem: list[list[tuple[int, float]]] = [[] for _ in range(n_nodes)]
     r_var: dict[int, int] = {}
     for i in range(n_ops):
         ns = [n for n in range(1, k[i] + 1) if inst.lam[i] / n < inst.mu[i]]
@@ -263,6 +329,7 @@ def build_odrp(inst: OdrpInstance, k: list[int], mask: np.ndarray, w: Weights, b
             milp.row([*count, (au, -float(k[i]))], hi=0.0)  # c_iu ≤ k_i a_iu
             milp.row([(au, 1.0)] + [(c, -v) for c, v in share[(i, u)]], lo=0.0)  # a_iu ≥ f_iu (tightens the LP)
             node_res[u] += [(c, v * inst.res[i]) for c, v in count]
+            node_mem[u] += [(c, v * inst.memory[i]) for c, v in count]
             milp.cost_add(count, coef_c * inst.unit_cost[i])
             if w.r:
                 rho = {n: inst.latency_ms(i, n, u) for n in ns}
@@ -271,6 +338,8 @@ def build_odrp(inst: OdrpInstance, k: list[int], mask: np.ndarray, w: Weights, b
     for u in range(n_nodes):
         if node_res[u]:
             milp.row(node_res[u], hi=float(inst.capacity[u]))
+        if node_mem[u] and sum(v for _, v in node_mem[u]) > inst.mem_cap[u]:  # memory: hard (not in the paper)
+            milp.row(node_mem[u], hi=float(inst.mem_cap[u]))
     if w.a:
         for u in range(n_nodes):
             users = [a[(i, u)] for i in range(n_ops) if (i, u) in a]

@@ -74,6 +74,11 @@ class Optimal(BaseScheduler):
         k = self.caps(topology)
         if self.split == "even":
             return self._bisect(topology, cluster, profile, model, k, deadline)
+        if model.lam_all.any():  # the capacity MILP's rate link has no term for a stream every replica receives
+            placement = self._bisect(topology, cluster, profile, model, k, deadline)
+            placement.warnings.append("split=capacity does not model all-grouped streams (each replica receives "
+                                      "them whole): planned with the even split instead")
+            return placement
         milp, beta = capacity_milp(model, k, self.tasks_per_node)
         result = milp.solve(self._remaining(deadline), self.mip_rel_gap)
         if result.x is None:
@@ -263,13 +268,14 @@ def _product(milp: Milp, binary: int, cont: int, upper: float) -> int:
 def scale_upper_bound(model: ThroughputModel, k: np.ndarray) -> float:
     """A valid upper bound on the sustainable scale: per operator, all CPU it may use, or all its threads."""
     bound = S_CAP
-    rate_cost = model.lam[:, None] * model.rate_cost
+    rate_cost = model.lam_one[:, None] * model.rate_cost  # at least one replica receives all of it
     for i in range(len(k)):
         busy = model.allowed[i] & (rate_cost[i] > 0)
         if not busy.any() or not (rate_cost[i] > 0).all(where=model.allowed[i]):
             continue
         cpu = float((model.cap[busy] / rate_cost[i, busy]).sum())
-        threads = float(k[i] * ((100.0 - model.met[i, busy]) / rate_cost[i, busy]).max())
+        per_thread = (model.lam[i] / k[i] + model.lam_all[i]) * model.rate_cost[i, busy]  # k_i replicas at most
+        threads = float(((100.0 - model.met[i, busy]) / per_thread).max())
         bound = min(bound, cpu, threads)
     return bound
 
@@ -294,7 +300,7 @@ def feasibility_milp(model: ThroughputModel, k: np.ndarray, scale: float, tasks_
         allowed = [int(u) for u in np.flatnonzero(model.allowed[i])]
         for kk in range(1, ki + 1):
             share: list[tuple[int, float]] = [(ys[kk - 1], -float(kk))]
-            per = model.lam[i] * scale / kk * model.rate_cost[i]
+            per = (model.lam[i] / kk + model.lam_all[i]) * scale * model.rate_cost[i]
             for u in allowed:
                 fits_thread = per[u] + model.met[i, u] <= 100.0 + 1e-9
                 w = milp.var(0.0, float(kk) if fits_thread else 0.0, integer=True)
@@ -361,9 +367,9 @@ def fluid_upper_bound(model: ThroughputModel, k: np.ndarray) -> float:
     rate_cost = model.rate_cost
     node_rows: list[list[tuple[int, float]]] = [[] for _ in range(n_nodes)]
     for i in range(n_ops):
-        if model.lam[i] <= 0:
+        if model.lam_one[i] <= 0:
             continue
-        link: list[tuple[int, float]] = [(s, -float(model.lam[i]))]
+        link: list[tuple[int, float]] = [(s, -float(model.lam_one[i]))]  # a relaxation: all-grouped input once
         threads: list[tuple[int, float]] = []
         for u in np.flatnonzero(model.allowed[i]):
             u = int(u)

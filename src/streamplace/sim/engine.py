@@ -67,6 +67,18 @@ class SimConfig:
             raise ValueError(f"service_ratio must lie in (0, 1], got {self.service_ratio}")
         if self.minutes <= 0 or self.dt <= 0:
             raise ValueError("minutes and dt must be positive")
+        positive = ("btu_minutes", "monitor_s", "reason_s", "history")
+        for name in positive:
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
+        if self.price_per_btu is not None and self.price_per_btu < 0:
+            raise ValueError(f"price_per_btu must be ≥ 0, got {self.price_per_btu}")
+        if self.penalty_per_item < 0 or self.initial_hosts < 1:
+            raise ValueError("penalty_per_item must be ≥ 0 and initial_hosts ≥ 1")
+        for name in ("lease_delay_s", "start_cached_s", "start_uncached_s"):
+            low, high = getattr(self, name)
+            if not 0 <= low <= high:
+                raise ValueError(f"{name} must be two delays 0 ≤ low ≤ high, got {low}, {high}")
 
 
 @dataclass

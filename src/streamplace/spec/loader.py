@@ -63,10 +63,23 @@ def read_document(path: str | Path) -> dict[str, Any]:
     if not p.exists():
         raise SpecError([Problem("", "file not found", "check the path, or use a built-in name "
                                  "(`streamplace bench list`)")], str(p))
-    text = p.read_text(encoding="utf-8")
+    if p.is_dir():
+        raise SpecError([Problem("", "is a directory, not a spec file", "give the path of a YAML or JSON file")],
+                        str(p))
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise SpecError([Problem(f"byte {exc.start}", "not UTF-8 text (a binary file?)",
+                                 "give a YAML or JSON spec saved as UTF-8")], str(p)) from None
+    except OSError as exc:
+        raise SpecError([Problem("", f"cannot be read: {exc.strerror}", "check the path and its permissions")],
+                        str(p)) from None
     try:
         doc = json.loads(text, object_pairs_hook=_unique_keys) if p.suffix.lower() == ".json" else \
             yaml.load(text, Loader=SpecLoader)
+    except RecursionError:
+        raise SpecError([Problem("", "nested too deeply to read", "a spec needs a few levels of nesting only")],
+                        str(p)) from None
     except DuplicateKey as exc:
         where, first = (f"line {exc.line}", f" (first at line {exc.first})") if exc.line else ("", "")
         raise SpecError([Problem(where, f"key {exc.key!r} given twice in one mapping{first}", "keep one of them")],

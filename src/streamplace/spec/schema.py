@@ -1,7 +1,8 @@
 """pydantic schemas of the spec files (DESIGN.md, "Spec files").
 
 Unknown keys are rejected (``extra='forbid'``) so a typo such as ``cpu_ms``
-is reported rather than silently ignored.
+is reported rather than silently ignored; numbers must be finite numbers (not
+booleans, strings, NaN or infinity).
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ from streamplace.model.topology import DEFAULT_BYTES_PER_TUPLE, DEFAULT_CPU_POIN
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    # strict: a number is a number (``rate: true`` or ``replicas: "2"`` is an error, not 1.0 or 2); finite: NaN
+    # and infinity pass every ``x < 0`` check and would come out as null metrics, so they are refused here
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, strict=True, allow_inf_nan=False)
 
 
 class LogicSpec(_Strict):

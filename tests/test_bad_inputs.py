@@ -1,0 +1,87 @@
+"""Bad input never ends in a traceback: exit 2 and a message naming the file or field and the fix (issue 21).
+
+The cases are the ones a newcomer hit: directories where files belong, binary and non-UTF-8 files, deep
+nesting, NaN / infinity / booleans as numbers, malformed parameters, foreign files.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from streamplace.cli import app
+
+runner = CliRunner()
+
+
+def topology(tmp_path: Path, rate: object, name: str = "t.yaml") -> Path:
+    path = tmp_path / name
+    doc = {"name": "t", "operators": [{"id": "a", "kind": "source", "rate": rate}, {"id": "b", "kind": "sink"}],
+           "streams": [{"from": "a", "to": "b"}]}
+    path.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    return path
+
+
+def invoke(*args: str) -> tuple[int, str]:
+    result = runner.invoke(app, list(args))
+    text = result.stdout + result.stderr
+    assert "Traceback" not in text
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise AssertionError(f"{args}: uncaught {type(result.exception).__name__}: {result.exception}")
+    return result.exit_code, text
+
+
+CASES = {
+    "directory as topology": (lambda p: ["plan", str(p), "rstorm-12"], "is a directory"),
+    "directory as --out": (lambda p: ["plan", "linear", "rstorm-12", "--out", str(p)], "a-directory"),
+    "directory as plan": (lambda p: ["evaluate", "linear", "rstorm-12", str(p)], "is a directory"),
+    "directory as --profile": (lambda p: ["plan", "linear", "rstorm-12", "--profile", str(p)], "is a directory"),
+    "non-UTF-8 topology": (lambda p: ["plan", str(_write(p / "latin.yaml", "name: caf\xe9\n".encode("latin-1"))),
+                                      "rstorm-12"], "UTF-8"),
+    "deeply nested YAML": (lambda p: ["plan", str(_write(p / "deep.yaml", b"name: " + b"[" * 5000 + b"]" * 5000)),
+                                      "rstorm-12"], "deep.yaml"),
+    "rate .inf with --json": (lambda p: ["plan", "--json", str(_text(p / "inf.yaml", "rate: .inf")), "rstorm-12"],
+                              "finite"),
+    "rate .nan": (lambda p: ["plan", str(_text(p / "nan.yaml", "rate: .nan")), "rstorm-12"], "finite"),
+    "rate true": (lambda p: ["plan", str(_text(p / "bool.yaml", "rate: true")), "rstorm-12"], "rate"),
+    "binary topology": (lambda p: ["plan", str(_write(p / "bin.yaml", bytes(range(256)))), "rstorm-12"], "bin.yaml"),
+    "mapping parameter given a number": (lambda p: ["plan", "-s", "hill-climbing", "-p", "weights=3", "linear",
+                                                    "rstorm-12"], "weights"),
+    "NaN parameter": (lambda p: ["plan", "-s", "ffd", "-p", "time_limit_s=nan", "linear", "rstorm-12"], "finite"),
+    "btu_minutes 0": (lambda p: ["simulate", "manufacturing", "-p", "btu_minutes=0", "--minutes", "5"],
+                      "btu_minutes"),
+    "negative btu_minutes": (lambda p: ["simulate", "manufacturing", "-p", "btu_minutes=-5", "--minutes", "5"],
+                             "btu_minutes"),
+    "binary CSV trace": (lambda p: ["simulate", "manufacturing", "--pattern",
+                                    str(_write(p / "trace.csv", bytes(range(256)) * 4)), "--minutes", "5"],
+                         "trace.csv"),
+    "plot to a .txt file": (lambda p: ["compare", "linear", "rstorm-12", "-s", "ffd", "--plot", str(p / "x.txt")],
+                            "x.txt"),
+    "import-flux on a non-Flux file": (lambda p: ["import-flux", str(_text(p / "plain.yaml", "rate: 5"))],
+                                       "plain.yaml"),
+}
+
+
+def _write(path: Path, data: bytes) -> Path:
+    path.write_bytes(data)
+    return path
+
+
+def _text(path: Path, rate_line: str) -> Path:
+    path.write_text("name: t\noperators:\n  - {id: a, kind: source, " + rate_line
+                    + "}\n  - {id: b, kind: sink}\nstreams:\n  - {from: a, to: b}\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_bad_input_exits_2_with_a_message(case: str, tmp_path: Path) -> None:
+    make_args, expected = CASES[case]
+    directory = tmp_path / "a-directory"
+    directory.mkdir()
+    args = make_args(directory if "directory" in case else tmp_path)
+    code, text = invoke(*args)
+    assert code == 2, f"{case}: exit {code}: {text[-500:]}"
+    assert expected in text, f"{case}: {text[-500:]}"
