@@ -51,6 +51,7 @@ CASES = {
     "mapping parameter given a number": (lambda p: ["plan", "-s", "hill-climbing", "-p", "weights=3", "linear",
                                                     "rstorm-12"], "weights"),
     "NaN parameter": (lambda p: ["plan", "-s", "ffd", "-p", "time_limit_s=nan", "linear", "rstorm-12"], "finite"),
+    "run with 0 cores": (lambda p: ["run", "linear", "rstorm-12", "--cores", "0"], "--cores"),
     "btu_minutes 0": (lambda p: ["simulate", "manufacturing", "-p", "btu_minutes=0", "--minutes", "5"],
                       "btu_minutes"),
     "negative btu_minutes": (lambda p: ["simulate", "manufacturing", "-p", "btu_minutes=-5", "--minutes", "5"],
@@ -85,3 +86,27 @@ def test_bad_input_exits_2_with_a_message(case: str, tmp_path: Path) -> None:
     code, text = invoke(*args)
     assert code == 2, f"{case}: exit {code}: {text[-500:]}"
     assert expected in text, f"{case}: {text[-500:]}"
+
+
+def test_an_operator_whose_output_goes_nowhere_is_an_error(tmp_path: Path) -> None:
+    """Declared kind: operator with no output stream would make the whole topology's throughput 0."""
+    path = tmp_path / "dangling.yaml"
+    path.write_text(yaml.safe_dump({"name": "t", "operators": [
+        {"id": "a", "kind": "source", "rate": 5}, {"id": "b", "kind": "operator"}],
+        "streams": [{"from": "a", "to": "b"}]}), encoding="utf-8")
+    code, text = invoke("plan", str(path), "rstorm-12")
+    assert code == 2 and "operators[1].kind" in text and "reaches a sink" in text
+    path.write_text(yaml.safe_dump({"name": "t", "operators": [{"id": "a", "kind": "source", "rate": 5}, {"id": "b"}],
+                                    "streams": [{"from": "a", "to": "b"}]}), encoding="utf-8")
+    assert invoke("plan", str(path), "rstorm-12")[0] == 0  # left out, the kind is inferred: a sink
+
+
+def test_overheads_above_a_node_s_capacity_are_explained(tmp_path: Path) -> None:
+    """Throughput 0 because fixed overheads alone overload a node: the plan says so instead of a bare 0."""
+    topo, cluster = tmp_path / "t.yaml", tmp_path / "c.yaml"
+    topo.write_text(yaml.safe_dump({"name": "t", "operators": [
+        {"id": "a", "kind": "source", "rate": 10, "cost_ms": 1, "overhead": 60},
+        {"id": "b", "kind": "sink", "cost_ms": 1, "overhead": 60}], "streams": [{"from": "a", "to": "b"}]}))
+    cluster.write_text(yaml.safe_dump({"name": "small", "nodes": [{"id": "n1", "cpu": 100, "memory_mb": 4096}]}))
+    code, text = invoke("plan", str(topo), str(cluster), "--engine", "ideal")
+    assert code == 0 and "MET) on n1 take 120 CPU points of the 100 it may use" in " ".join(text.split())

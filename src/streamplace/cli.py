@@ -84,7 +84,7 @@ TopoArg = Annotated[str, typer.Argument(help="topology spec (YAML/JSON, Storm Fl
 ClusterArg = Annotated[str, typer.Argument(help="cluster spec (YAML/JSON) or built-in name")]
 ProfileOpt = Annotated[Path | None, typer.Option("--profile", help="profile spec with measured costs")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="print JSON instead of tables")]
-CoresOpt = Annotated[int | None, typer.Option("--cores", help="local[N] (default: all cores)")]
+CoresOpt = Annotated[int | None, typer.Option("--cores", min=1, help="local[N] (default: all cores)")]
 TriggerOpt = Annotated[float, typer.Option("--trigger", min=0.1, help="micro-batch interval (s)")]
 RunTriggerOpt = Annotated[str, typer.Option("--trigger", help="micro-batch interval (s), or auto: the shortest whole "
                                             "seconds whose batches the engine model fits in 80 % of it")]
@@ -344,6 +344,8 @@ def evaluate_cmd(
         emit_json({"topology": t.name, "cluster": c.name, "plan": str(plan_file), "predicted": _clean(pred)})
     else:
         out.print(f"[bold]{plan_file}[/] ({pl.scheduler}) on {t.name} × {c.name}")
+        for line in ev.zero_reasons():
+            out.print(f"  [yellow]note:[/] {line}", highlight=False)
         print_prediction(pred)
 
 
@@ -509,7 +511,9 @@ def run_cmd(
     duration: Annotated[float, typer.Option("--duration", min=1, help="seconds measured after the warm-up")] = 60.0,
     warmup: Annotated[float, typer.Option("--warmup", min=0, help="seconds before measuring")] = 15.0,
     trigger: RunTriggerOpt = "auto",
-    out_dir: Annotated[Path, typer.Option("--out", help="sink output and checkpoint directory")] = Path("run-out"),
+    out_dir: Annotated[Path | None, typer.Option("--out", help="sink output and checkpoint directory; it resumes "
+                                                 "only the same pipeline (default: run-out/TOPOLOGY-DIGEST, one per "
+                                                 "topology, plan and sink)")] = None,
     sink: Annotated[str, typer.Option("--sink", help="parquet, noop or memory")] = "parquet",
     cores: CoresOpt = None,
     master: Annotated[str | None, typer.Option("--master", help="Spark master URL (default: local); a cluster "
@@ -529,6 +533,7 @@ def run_cmd(
     Example: streamplace run linear-cpu rstorm-12 --plan plan.json --duration 60
     """
     from streamplace.sim.series import write_series
+    from streamplace.spark.outdir import claim, default_dir, pipeline_key
     from streamplace.spark.pipeline import PipelineConfig
     from streamplace.spark.run import prediction, run_pipeline, steady_trigger
 
@@ -556,6 +561,8 @@ def run_cmd(
     predicted = prediction(t, target_cluster, target_plan, None, eng)
     for line in run_warnings(c, pl, predicted, here, None if state is not None else target_cluster):
         err.print(f"[yellow]warning:[/] {line}", highlight=False)
+    key = pipeline_key(t, pl, sink)
+    out_dir = claim(out_dir if out_dir is not None else default_dir(Path("run-out"), key), key)
     spark = spark_session(master, state, cores, out_dir / "spark.log")
     cfg = PipelineConfig(trigger_s=trigger_s, sink=sink, out_dir=out_dir, workers=workers,  # type: ignore[arg-type]
                          source_lead_s=eng.spark.lead_s)

@@ -146,10 +146,11 @@ class Topology:
 
     @cached_property
     def cycles(self) -> tuple[tuple[str, ...], ...]:
-        """Strongly connected components that form loops (empty for a DAG)."""
+        """Strongly connected components that form loops (empty for a DAG). O(operators + streams)."""
+        looped = {s.source for s in self.streams if s.source == s.target}
         out = []
         for comp in nx.strongly_connected_components(self.graph):
-            if len(comp) > 1 or any(s.source == s.target for s in self.streams if s.source in comp):
+            if len(comp) > 1 or not looped.isdisjoint(comp):
                 out.append(tuple(sorted(comp, key=self.index.__getitem__)))
         return tuple(out)
 
@@ -205,15 +206,13 @@ def _replace(op: Operator, **changes: object) -> Operator:
     return replace(op, **changes)
 
 
-def infer_kind(op_id: str, streams: list[Stream] | tuple[Stream, ...]) -> Kind:
-    """source when nothing flows in, sink when nothing flows out, else operator."""
-    has_in = any(s.target == op_id for s in streams)
-    has_out = any(s.source == op_id for s in streams)
-    if not has_in:
-        return "source"
-    if not has_out:
-        return "sink"
-    return "operator"
+def infer_kinds(op_ids: list[str], streams: list[Stream] | tuple[Stream, ...]) -> dict[str, Kind]:
+    """Each operator's kind from the streams: source when nothing flows in, sink when nothing flows out, else
+    operator. O(operators + streams)."""
+    has_in = {s.target for s in streams}
+    has_out = {s.source for s in streams}
+    return {op_id: "source" if op_id not in has_in else "sink" if op_id not in has_out else "operator"
+            for op_id in op_ids}
 
 
 def validate_topology(t: Topology) -> list[Problem]:
@@ -244,6 +243,7 @@ def validate_topology(t: Topology) -> list[Problem]:
         problems.extend(_validate_operator(op, p))
     ids = set(seen)
     incoming = {s.target for s in t.streams}
+    outgoing = {s.source for s in t.streams}
     for k, s in enumerate(t.streams):
         p = f"streams[{k}]"
         for end, value in (("from", s.source), ("to", s.target)):
@@ -278,12 +278,21 @@ def validate_topology(t: Topology) -> list[Problem]:
                     "make it kind: operator, or remove the stream into it",
                 )
             )
-        if op.is_sink and any(s.source == op.id for s in t.streams):
+        if op.is_sink and op.id in outgoing:
             problems.append(
                 Problem(
                     f"operators[{i}].kind",
                     f"sink {op.id!r} has an output stream",
                     "make it kind: operator, or remove the stream out of it",
+                )
+            )
+        if op.kind == "operator" and op.id not in outgoing:  # its output would reach no sink: throughput 0
+            problems.append(
+                Problem(
+                    f"operators[{i}].kind",
+                    f"operator {op.id!r} has no output stream, so nothing it emits reaches a sink (the "
+                    "topology's throughput would be 0)",
+                    "make it kind: sink (or leave kind out: it is inferred), or add a stream out of it",
                 )
             )
     if not any(op.is_source for op in t.operators):

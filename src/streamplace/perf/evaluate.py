@@ -70,6 +70,17 @@ class Evaluation:
         used = list(self.nodes_used)
         return float(self.cpu_utilization[used].mean()) if used else 0.0
 
+    def zero_reasons(self) -> list[str]:
+        """Why no rate is sustainable, when none is: the nodes whose replicas' fixed overheads (MET) alone take
+        more than the CPU the node may use. Empty when the plan sustains some rate (or no cell data)."""
+        if self.sustainable_scale > 0 or self.cells is None or self.cluster is None:
+            return []
+        fixed = np.bincount(self.cells.node, weights=self.cells.cpu_fixed, minlength=self.cells.n_nodes)
+        limit = self.cluster.cpu * self.cluster.utilization_limit
+        return [f"the replicas' fixed overheads (MET) on {self.cluster.ids[u]} take {fixed[u]:,.0f} CPU points of "
+                f"the {limit[u]:,.0f} it may use, so it sustains no rate at all (fix: fewer replicas there, "
+                f"lower overheads, or a larger node)" for u in np.flatnonzero(fixed > limit + 1e-9)]
+
     def utilization_by_node(self) -> dict[str, float]:
         ids = self.cluster.ids
         return {ids[u]: round(float(self.cpu_utilization[u]), 6) for u in self.nodes_used}

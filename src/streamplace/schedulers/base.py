@@ -187,7 +187,7 @@ class BaseScheduler:
         predicted = ev.predicted() | result.extra_predicted
         if engine is not None and engine.name != "ideal":
             predicted["engine_params"] = engine.describe()
-        return plan.evolve(predicted=predicted)
+        return plan.evolve(predicted=predicted, warnings=(*plan.warnings, *ev.zero_reasons()))
 
     def _infeasible(self, topology: Topology, cluster: Cluster, reasons: list[str], deadline: Deadline) -> Plan:
         return Plan(

@@ -32,6 +32,7 @@ from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
 from streamplace.perf.cells import cost_tables, replica_capacity
+from streamplace.perf.engines import EngineSettings
 from streamplace.perf.rates import operator_rates
 from streamplace.schedulers.base import BaseScheduler, Deadline, Placement, create, register
 
@@ -102,6 +103,21 @@ class DS2(BaseScheduler):
         result.source_rates = {op.id: float(op.rate or 0.0) * self.target_scale for op in topology.sources}
         result.warnings.append(f"ds2 parallelism {counts}, placed by {self.placer}")
         return result
+
+
+    def finish(self, topology: Topology, cluster: Cluster, profile: Profile | None, result: Placement,
+               deadline: Deadline, engine: EngineSettings | None = None) -> Plan:
+        """The plan, with a warning when the model says it falls short of DS2's target rate (a max_replicas cap
+        or the placer's packing kept a count below what DS2 asked for)."""
+        plan = super().finish(topology, cluster, profile, result, deadline, engine)
+        scale = plan.predicted.get("sustainable_scale")
+        if plan.status != "infeasible" and scale is not None and scale < 1 - 1e-9:
+            capped = [op.id for op in topology.operators if (op.max_replicas or self.max_replicas)
+                      and plan.parallelism(op.id) >= (op.max_replicas or self.max_replicas or 0)]
+            why = f"replicas capped by max_replicas for {', '.join(capped)}" if capped else "where the placer put them"
+            plan = plan.evolve(warnings=(*plan.warnings, f"ds2 sizes for {self.target_scale:g}× the offered rates, "
+                                         f"but this plan sustains {scale:.3g}× ({why})"))
+        return plan
 
 
 def _placers() -> list[str]:

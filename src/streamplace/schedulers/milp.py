@@ -8,7 +8,6 @@ the relative gap.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -135,8 +134,6 @@ class Milp:
         lp.integrality_ = [highspy.HighsVarType.kInteger if i else highspy.HighsVarType.kContinuous
                            for i in self.integer]
         h.passModel(lp)
-        if time_limit_s is not None:
-            _interrupt_at(h, time.perf_counter() + float(time_limit_s))
         if start is not None:
             sol = highspy.HighsSolution()
             sol.col_value = list(map(float, start))
@@ -165,14 +162,3 @@ class Milp:
             kind = "error"
         return MilpResult(kind, name, x, objective, bound, gap, seconds)
 
-
-def _interrupt_at(h: highspy.Highs, end: float) -> None:
-    """Stop HiGHS at the wall-clock ``end`` from its MIP and simplex callbacks: its own ``time_limit`` is checked
-    between nodes and overshot by 1–2 s when one node's LP runs long (measured on ODRP instances of 8 nodes)."""
-
-    def check(event: object) -> None:
-        if time.perf_counter() > end:
-            event.interrupt()  # type: ignore[attr-defined]
-
-    h.cbMipInterrupt.subscribe(check)
-    h.cbSimplexInterrupt.subscribe(check)

@@ -24,8 +24,9 @@ formulation (HiGHS):
   in streamplace).
 
 The time limit bounds the whole search, building included: the model is built
-under the deadline and up to ``max_nonzeros``; when either runs out, or HiGHS
-finds no deployment in time, the result is a greedy deployment (each
+under the deadline and up to ``max_nonzeros``, HiGHS gets 80 % of the time
+left (it overshoots its own limit by up to a presolve or cut round); when either
+runs out, or HiGHS finds no deployment in time, the result is a greedy deployment (each
 operator's fewest stable replicas on its fastest nodes with room) with status
 ``timeout`` and the reason — never "infeasible" for a time-out.
 
@@ -141,8 +142,9 @@ class Odrp(BaseScheduler):
         except BuildInterrupted as exc:
             return self._fallback(topology, cluster, inst, k, mask, w, b, exc.reason)
         remaining = None if self.time_limit_s is None else max(0.01, self.time_limit_s - deadline.elapsed_ms() / 1e3)
-        # HiGHS cannot be interrupted inside presolve or a root cut round (2.8 s and 2.7 s on an 8-node instance
-        # of benchmarks/fuzz_schedulers.py): it gets 80 % of what is left, the rest absorbs such a step
+        # HiGHS checks its time limit between steps and overshoots it by a step: presolve and a root cut round
+        # took 2.8 s and 2.7 s on an 8-node instance of benchmarks/fuzz_schedulers.py (an interrupt from its MIP
+        # and simplex callbacks did not stop either): it gets 80 % of what is left, the rest absorbs such a step
         result = milp.solve(None if remaining is None else HIGHS_SHARE * remaining, self.mip_rel_gap,
                             options=submip_options(self.submip_heuristics))
         if result.x is None:

@@ -16,7 +16,7 @@ from streamplace.errors import ModelError, Problem, SpecError
 from streamplace.model.cluster import Cluster, Links, Node
 from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile, ProfileEntry
-from streamplace.model.topology import Operator, Stream, Topology, infer_kind, parse_grouping
+from streamplace.model.topology import Operator, Stream, Topology, infer_kinds, parse_grouping
 from streamplace.spec.schema import ClusterSpec, ProfileSpec, TopologySpec
 
 Source = str | Path | Mapping[str, Any]
@@ -174,8 +174,9 @@ def topology_from_spec(spec: TopologySpec, source: str = "<spec>") -> Topology:
             grouping, key = "shuffle", None
         streams.append(Stream(s.from_, s.to, grouping, key, s.bytes_per_tuple))
     ops = []
+    inferred = infer_kinds([o.id for o in spec.operators], streams)
     for o in spec.operators:
-        kind = o.kind or infer_kind(o.id, streams)
+        kind = o.kind or inferred[o.id]
         logic = MappingProxyType(o.logic.model_dump()) if o.logic else MappingProxyType({})
         ops.append(
             Operator(
