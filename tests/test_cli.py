@@ -232,3 +232,36 @@ def test_version_and_verbose(monkeypatch) -> None:
     monkeypatch.setenv("STREAMPLACE_SPARK_LOG", "")  # restored after the test
     code, _, _ = run("-v", "bench", "list")
     assert code == 0 and os.environ["STREAMPLACE_SPARK_LOG"] == "console"  # Spark's log shown live
+
+
+def test_the_plan_records_its_profile_and_evaluate_warns_without_it(tmp_path: Path) -> None:
+    """evaluate without the plan's profile would silently disagree with plan (903 vs 616 t/s in the issue)."""
+    plan_file = tmp_path / "plan.json"
+    args = ("examples/topology.yaml", "examples/cluster.yaml")
+    code, _, _ = run("plan", *args, "--profile", "examples/profile.yaml", "--engine", "ideal", "-o", str(plan_file))
+    assert code == 0
+    record = json.loads(plan_file.read_text())["profile"]
+    assert record["path"] == "examples/profile.yaml" and len(record["sha256"]) == 64
+    code, _, err = run("evaluate", *args, str(plan_file), "--engine", "ideal")
+    assert code == 0 and "made with the profile examples/profile.yaml" in " ".join(err.split())
+    code, _, err = run("evaluate", *args, str(plan_file), "--engine", "ideal", "--profile", "examples/profile.yaml")
+    assert code == 0 and "warning" not in err
+
+
+def test_cluster_commands_need_no_name_when_one_cluster_is_up(tmp_path: Path, monkeypatch) -> None:
+    from streamplace.cli import _state_dir
+    from streamplace.errors import ModelError
+
+    monkeypatch.setenv("STREAMPLACE_HOME", str(tmp_path))
+    try:
+        _state_dir(None, None)
+        raise AssertionError("no cluster: expected an error")
+    except ModelError as exc:
+        assert "none was started" in str(exc)
+    (tmp_path / "clusters" / "hetero-3").mkdir(parents=True)
+    (tmp_path / "clusters" / "hetero-3" / "state.json").write_text("{}")
+    assert _state_dir(None, None) == tmp_path / "clusters" / "hetero-3"
+    (tmp_path / "clusters" / "hetero-12").mkdir()
+    (tmp_path / "clusters" / "hetero-12" / "state.json").write_text("{}")
+    code, _, err = run("cluster", "down")
+    assert code == 2 and "there are 2: hetero-12, hetero-3" in err

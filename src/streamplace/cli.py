@@ -208,6 +208,28 @@ def load_instance(topo: str, cluster: str, profile: Path | None) -> tuple[Topolo
     return t, c, p
 
 
+def profile_record(path: Path) -> dict[str, str]:
+    """What a plan records of the profile it was made with: its path and the SHA-256 of its bytes."""
+    import hashlib
+
+    return {"path": str(path), "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
+
+
+def profile_mismatch(pl: Plan, profile: Path | None) -> str | None:
+    """Why evaluating ``pl`` with ``profile`` would not reproduce the plan's own prediction, or None."""
+    made = pl.profile
+    if made is None:
+        return None if profile is None else (f"the plan was made without a profile; evaluating with {profile} "
+                                             "predicts other costs than the plan's own figures")
+    if profile is None:
+        return (f"the plan was made with the profile {made.get('path')}; without --profile the topology's own "
+                f"costs are used and the figures differ from the plan's (fix: --profile {made.get('path')})")
+    if profile_record(profile)["sha256"] != made.get("sha256"):
+        return (f"{profile} is not the profile the plan was made with ({made.get('path')}, whose contents "
+                "differ): the figures differ from the plan's")
+    return None
+
+
 def emit_json(data: Any) -> None:
     sys.stdout.write(json_text(data) + "\n")
 
@@ -295,6 +317,8 @@ def plan(
     engine_p, sched_p = split_engine_params(parse_params(param))
     eng = engine_settings(engine, calibration, engine_p, cluster=c)
     result = create(scheduler, sched_p).plan(t, c, p, engine=eng)
+    if profile is not None:
+        result = result.evolve(profile=profile_record(profile))
     text = result.to_json() if out_file is not None or as_json else ""
     if out_file is not None:
         out_file.parent.mkdir(parents=True, exist_ok=True)
@@ -338,6 +362,9 @@ def evaluate_cmd(
         raise ModelError([Problem("--param", f"evaluate takes engine parameters only, got {next(iter(rest))!r}",
                                   "write spark.KEY=VALUE or storm.KEY=VALUE")])
     eng = engine_settings(engine, calibration, engine_p, cluster=c)
+    mismatch = profile_mismatch(pl, profile)
+    if mismatch:
+        err.print(f"[yellow]warning:[/] {mismatch}", highlight=False)
     ev: Evaluation = evaluate(t, c, pl, p, engine=eng)
     pred = ev.predicted() | ({"engine_params": eng.describe()} if eng.name != "ideal" else {})
     if as_json:
@@ -365,7 +392,8 @@ def _clean(value: Any) -> Any:
 def compare_cmd(
     topo: TopoArg,
     cluster: ClusterArg,
-    scheduler: Annotated[list[str] | None, typer.Option("--scheduler", "-s", help="only these (repeatable)")] = None,
+    scheduler: Annotated[list[str] | None, typer.Option("--scheduler", "-s", help="only these (comma list, "
+                                                        "repeatable)")] = None,
     param: Annotated[list[str] | None, typer.Option("--param", "-p", help="SCHEDULER.key=value (repeatable)")]
     = None,
     profile: ProfileOpt = None,
@@ -386,7 +414,8 @@ def compare_cmd(
     t, c, p = load_instance(topo, cluster, profile)
     engine_p, _ = split_engine_params(parse_params(param))
     eng = engine_settings(engine, calibration, engine_p, cluster=c)
-    rows = run_comparison(t, c, p, scheduler, [x for x in param or [] if x.partition("=")[0] not in engine_p],
+    chosen = _axis(scheduler, "--scheduler") if scheduler else None
+    rows = run_comparison(t, c, p, chosen, [x for x in param or [] if x.partition("=")[0] not in engine_p],
                           quiet=as_json, time_limit=time_limit, engine=eng)
     if plot is not None:
         from streamplace.report.plots import plot_comparison
@@ -767,8 +796,10 @@ def live_cmd(
     out.print(obs)
 
 
-def _axis(text: str, option: str) -> list[str]:
-    items = [x.strip() for x in text.split(",") if x.strip()]
+def _axis(values: str | list[str] | None, option: str) -> list[str]:
+    """The items of a list option: repeatable, and each value may be a comma list (``-s a,b -s c``)."""
+    texts = [values] if isinstance(values, str) else values or []
+    items = [x.strip() for text in texts for x in text.split(",") if x.strip()]
     if not items:
         raise ModelError([Problem(option, "empty list", f"write e.g. {option} a,b")])
     return items
@@ -794,11 +825,13 @@ def _numbers(text: str, option: str, integer: bool) -> list[float]:
 @app.command("sweep")
 @friendly
 def sweep_cmd(
-    topologies: Annotated[str, typer.Option("--topologies", "-t", help="comma list of topology specs or built-ins")],
-    clusters: Annotated[str, typer.Option("--clusters", "-c", help="comma list of cluster specs, built-ins, "
-                                          "racks-RxN")],
-    schedulers: Annotated[str, typer.Option("--schedulers", "-s", help="comma list of schedulers")]
-    = "round-robin,r-storm,ffd,ds2,hetero",
+    topologies: Annotated[list[str], typer.Option("--topologies", "-t", help="topology specs or built-ins (comma "
+                                                  "list, repeatable)")],
+    clusters: Annotated[list[str], typer.Option("--clusters", "-c", help="cluster specs, built-ins, racks-RxN "
+                                                "(comma list, repeatable)")],
+    schedulers: Annotated[list[str] | None, typer.Option("--schedulers", "-s", help="schedulers (comma list, "
+                                                         "repeatable; default round-robin,r-storm,ffd,ds2,hetero)")]
+    = None,
     scales: Annotated[str, typer.Option("--scales", help="source-rate multipliers: comma list or START:STOP:COUNT")]
     = "1",
     seeds: Annotated[str, typer.Option("--seeds", help="seeds for randomized schedulers: comma list or "
@@ -823,7 +856,7 @@ def sweep_cmd(
     from streamplace.spark.sweep import run_sweep
 
     topo_names, cluster_names = _axis(topologies, "--topologies"), _axis(clusters, "--clusters")
-    sched_names = _axis(schedulers, "--schedulers")
+    sched_names = _axis(schedulers or ["round-robin,r-storm,ffd,ds2,hetero"], "--schedulers")
     unknown = [s for s in sched_names if s not in REGISTRY]
     if unknown:
         raise ModelError([Problem("--schedulers", f"unknown scheduler {unknown[0]!r}",
@@ -962,8 +995,13 @@ def _state_dir(cluster: str | None, state_dir: Path | None) -> Path:
 
     if state_dir is not None:
         return state_dir
-    if cluster is None:
-        raise ModelError([Problem("CLUSTER", "which cluster?", "name it, or pass --state-dir")])
+    if cluster is None:  # the one cluster `cluster up` left state for, when there is exactly one
+        known = sorted(p.parent.name for p in state_root().glob("*/state.json")) if state_root().is_dir() else []
+        if len(known) == 1:
+            return state_root() / known[0]
+        raise ModelError([Problem("CLUSTER", "which cluster? " + (f"there are {len(known)}: {', '.join(known)}"
+                                                                  if known else "none was started"),
+                                  "name it, or pass --state-dir")])
     if (state_root() / cluster / "state.json").is_file():  # the spec's name, as `cluster up` printed it
         return state_root() / cluster
     return state_root() / resolve_cluster(cluster).name
@@ -1130,7 +1168,7 @@ def simulate_cmd(
     topo: TopoArg,
     cluster: Annotated[str, typer.Argument(help="VM type to lease (cluster spec or built-in name; its first "
                                            "node is the type)")] = "visp-vm",
-    controller: Annotated[str, typer.Option("--controller", "-c", help="btu or threshold")] = "btu",
+    controller: Annotated[str, typer.Option("--controller", help="btu or threshold")] = "btu",
     pattern: Annotated[str, typer.Option("--pattern", help="arrival pattern (stepwise, two-level, random-walk-1, "
                                          "random-walk-2, constant, linear, pyramid) or a CSV trace")] = "stepwise",
     minutes: Annotated[int, typer.Option("--minutes", min=1, help="simulated minutes")] = 120,

@@ -43,6 +43,9 @@ class Plan:
     params: Mapping[str, Any] = field(default_factory=dict)
     gap: float | None = None
     warnings: tuple[str, ...] = ()
+    #: the profile file the plan was made with ({"path", "sha256"}), so `evaluate` can tell when it is given
+    #: another one or none (its predictions would then disagree with the plan's)
+    profile: Mapping[str, str] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "replicas", _freeze(self.replicas))
@@ -108,6 +111,8 @@ class Plan:
             out["params"] = _jsonable(dict(self.params))
         if self.warnings:
             out["warnings"] = list(self.warnings)
+        if self.profile is not None:
+            out["profile"] = dict(self.profile)
         return out
 
     def to_json(self) -> str:
@@ -129,6 +134,7 @@ class Plan:
             params=d.get("params") or {},
             gap=d.get("gap"),
             warnings=tuple(d.get("warnings") or ()),
+            profile=d.get("profile"),
         )
 
 
