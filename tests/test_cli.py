@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import yaml
 from typer.testing import CliRunner
@@ -265,3 +266,35 @@ def test_cluster_commands_need_no_name_when_one_cluster_is_up(tmp_path: Path, mo
     (tmp_path / "clusters" / "hetero-12" / "state.json").write_text("{}")
     code, _, err = run("cluster", "down")
     assert code == 2 and "there are 2: hetero-12, hetero-3" in err
+
+
+def test_a_spec_can_come_from_standard_input() -> None:
+    text = Path("examples/topology.yaml").read_text()
+    result = runner.invoke(app, ["plan", "--json", "-", "rstorm-12", "--engine", "ideal"], input=text)
+    assert result.exit_code == 0 and json.loads(result.stdout)["topology"] == "clicks"
+    result = runner.invoke(app, ["plan", "-", "rstorm-12"], input="name: [unclosed")
+    assert result.exit_code == 2 and "<stdin>" in result.stderr
+
+
+def test_every_command_takes_json() -> None:
+    import typer.main
+
+    def leaves(cmd: Any, path: str = "") -> list[tuple[str, Any]]:
+        if hasattr(cmd, "commands"):  # a group (typer's own click types)
+            return [leaf for name, sub in cmd.commands.items() for leaf in leaves(sub, f"{path} {name}".strip())]
+        return [(path, cmd)]
+
+    missing = [path for path, cmd in leaves(typer.main.get_command(app))
+               if not any("--json" in p.opts for p in cmd.params)]
+    assert missing == []
+
+
+def test_json_of_the_listing_commands(tmp_path: Path) -> None:
+    code, out, _ = run("schedulers", "--json")
+    names = [s["name"] for s in json.loads(out)]
+    assert code == 0 and "optimal" in names and json.loads(out)[0]["parameters"]
+    code, out, _ = run("import-flux", "examples/flux-wordcount.yaml", "--json")
+    assert code == 0 and json.loads(out)["operators"]
+    code, out, _ = run("demo", "--json", "--spark-seconds", "0", "--out", str(tmp_path / "demo"), "--time-limit", "2")
+    doc = json.loads(out)
+    assert code == 0 and Path(doc["report"]).exists() and doc["run"] is None and len(doc["rows"]) >= 10

@@ -30,7 +30,7 @@ from streamplace.perf.engines import ENGINE_NAMES, EngineSettings, SparkConstant
 from streamplace.perf.evaluate import Evaluation, evaluate
 from streamplace.report.compare import COLUMNS, ComparisonRow, cell, compare, fmt
 from streamplace.schedulers.base import REGISTRY, create, describe_parameters, scheduler_names
-from streamplace.spec.loader import dump_topology, load_plan, load_profile, read_document
+from streamplace.spec.loader import dump_topology, load_plan, load_profile, read_document, topology_to_doc
 
 app = typer.Typer(
     name="streamplace",
@@ -467,11 +467,17 @@ def print_comparison(rows: list[ComparisonRow], title: str) -> None:
 
 
 @app.command("schedulers")
-def schedulers_cmd() -> None:
+def schedulers_cmd(as_json: JsonOpt = False) -> None:
     """List the registered schedulers and their parameters.
 
     Example: streamplace schedulers
     """
+    if as_json:
+        emit_json([{"name": name, "summary": REGISTRY[name].summary,
+                    "chooses_parallelism": REGISTRY[name].chooses_parallelism,
+                    "parameters": {k: v for k, v in describe_parameters(REGISTRY[name])}}
+                   for name in scheduler_names()])
+        return
     table = Table(title="schedulers")
     table.add_column("name")
     table.add_column("what it does")
@@ -508,6 +514,7 @@ def import_flux(
     flux_file: Annotated[Path, typer.Argument(help="Storm Flux YAML topology")],
     out_file: Annotated[Path | None, typer.Option("--out", "-o", help="write the topology spec here")] = None,
     rate: Annotated[float, typer.Option(help="offered rate per spout (Flux has none), tuples/s")] = 1000.0,
+    as_json: JsonOpt = False,
 ) -> None:
     """Convert a Storm Flux YAML topology into a streamplace topology spec.
 
@@ -520,7 +527,7 @@ def import_flux(
     doc = read_document(flux_file)
     spec_doc = flux_to_topology_doc(doc, str(flux_file), default_rate=rate)
     topo = topology_from_spec(TopologySpec.model_validate(spec_doc), str(flux_file))
-    text = dump_topology(topo)
+    text = json_text(topology_to_doc(topo)) + "\n" if as_json else dump_topology(topo)
     if out_file is None:
         sys.stdout.write(text)
     else:
@@ -893,6 +900,7 @@ def sweep_cmd(
 def report_cmd(
     sweep: Annotated[Path, typer.Argument(help="a sweep's Parquet directory")],
     html_out: Annotated[Path, typer.Option("--out", "-o", help="HTML file to write")] = Path("sweep-report.html"),
+    as_json: JsonOpt = False,
 ) -> None:
     """Build an HTML summary (tables and a plot) of a sweep.
 
@@ -901,6 +909,9 @@ def report_cmd(
     from streamplace.report.sweep import write_sweep_report
 
     path = write_sweep_report(sweep, html_out)
+    if as_json:
+        emit_json({"html": str(path), "plot": str(path.with_suffix(".png"))})
+        return
     out.print(f"wrote {path} and {path.with_suffix('.png')}")
 
 
@@ -1013,6 +1024,7 @@ def cluster_down(
     cluster: Annotated[str | None, typer.Argument(help="the cluster's name (as `cluster up` printed it), spec or "
                                                    "built-in name")] = None,
     state_dir: StateOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Stop exactly the master and workers that `cluster up` started (from their pid files).
 
@@ -1021,6 +1033,9 @@ def cluster_down(
     from streamplace.spark.standalone import down
 
     stopped = down(_state_dir(cluster, state_dir))
+    if as_json:
+        emit_json({"stopped": stopped})
+        return
     out.print("stopped: " + (", ".join(stopped) if stopped else "nothing was running"))
 
 
@@ -1247,6 +1262,7 @@ def demo(
     cores: Annotated[int | None, typer.Option("--cores", help="local[N] for the Spark run (default: all)")] = None,
     engine: EngineOpt = "spark",
     calibration: CalibrationOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """The main job on the embedded default: compare every scheduler, then run the best plan on local Spark.
 
@@ -1264,19 +1280,25 @@ def demo(
     # ODRP/ODP need an objective and its normalization bounds; the demo minimizes response time
     odrp = ["weights.r=1", "bounds.r_min=0", "bounds.r_max=5000"]
     rows = run_comparison(t, c, p, None, [f"{s}.{kv}" for s in ("odrp", "odp") for kv in odrp],
-                          time_limit=time_limit, engine=eng)
+                          quiet=as_json, time_limit=time_limit, engine=eng)
     title = f"{t.name} on {c.name} ({eng.name} engine)"
-    print_comparison(rows, title)
+    if not as_json:
+        print_comparison(rows, title)
     png = plot_comparison(rows, out_dir / "compare.png", title)
     notes = [f"{c.name}: {len(c)} nodes of types {', '.join(c.types)}",
              f"{t.name}: {len(t.operators)} operators, {t.total_replicas()} replicas requested"]
     sections: tuple[Section, ...] = ()
     ok = [r for r in rows if r.has_values and r.plan is not None and r.plan.status == "ok"]
-    if spark_seconds > 0 and ok:
-        best = max(ok, key=lambda r: r.plan.predicted.get("throughput") or 0.0)  # type: ignore[union-attr]
+    best = max(ok, key=lambda r: r.plan.predicted.get("throughput") or 0.0) if ok else None  # type: ignore[union-attr]
+    if spark_seconds > 0 and best is not None:
         sections = (_demo_spark_run(t, best.plan, cores or os.cpu_count() or 2, spark_seconds,  # type: ignore[arg-type]
                                     out_dir / "spark-run", engine_settings("spark", calibration)),)
     report = write_report(rows, png, out_dir / "report.html", f"streamplace demo: {title}", notes, sections)
+    if as_json:
+        emit_json(_clean({"report": str(report), "plot": str(png), "topology": t.name, "cluster": c.name,
+                          "engine": eng.name, "run": best.scheduler if best is not None and spark_seconds > 0
+                          else None, "rows": [r.as_dict() for r in rows]}))
+        return
     out.print(f"report written to {report}")
 
 

@@ -13,7 +13,7 @@ from streamplace.spec.loader import load_cluster, load_topology
 
 
 def _looks_like_path(arg: str) -> bool:
-    return arg.endswith((".yaml", ".yml", ".json")) or "/" in arg or Path(arg).exists()
+    return arg == "-" or arg.endswith((".yaml", ".yml", ".json")) or "/" in arg or Path(arg).exists()
 
 
 def resolve_topology(arg: str) -> Topology:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
@@ -57,8 +58,16 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+#: the path that means standard input (``streamplace plan - CLUSTER < topology.yaml``)
+STDIN = "-"
+
+
 def read_document(path: str | Path) -> dict[str, Any]:
-    """Parse a YAML or JSON file into a mapping, with a clear error for each way it can fail."""
+    """Parse a YAML or JSON file (``-``: standard input, JSON when it starts with ``{``) into a mapping, with a
+    clear error for each way it can fail."""
+    if str(path) == STDIN:
+        text = sys.stdin.read()
+        return _parse(text, Path("<stdin>"), text.lstrip().startswith("{"))
     p = Path(path)
     if not p.exists():
         raise SpecError([Problem("", "file not found", "check the path, or use a built-in name "
@@ -74,9 +83,12 @@ def read_document(path: str | Path) -> dict[str, Any]:
     except OSError as exc:
         raise SpecError([Problem("", f"cannot be read: {exc.strerror}", "check the path and its permissions")],
                         str(p)) from None
+    return _parse(text, p, p.suffix.lower() == ".json")
+
+
+def _parse(text: str, p: Path, as_json: bool) -> dict[str, Any]:
     try:
-        doc = json.loads(text, object_pairs_hook=_unique_keys) if p.suffix.lower() == ".json" else \
-            yaml.load(text, Loader=SpecLoader)
+        doc = json.loads(text, object_pairs_hook=_unique_keys) if as_json else yaml.load(text, Loader=SpecLoader)
     except RecursionError:
         raise SpecError([Problem("", "nested too deeply to read", "a spec needs a few levels of nesting only")],
                         str(p)) from None
