@@ -1,4 +1,4 @@
-"""Paper 004 in the simulator: 4 patterns × {BTU10, BTU30, BTU60, threshold} × 3 seeds.
+"""Hochreiner et al. 2017 in the simulator: 4 patterns × {BTU10, BTU30, BTU60, threshold} × 3 seeds.
 
 Prints, per arrival pattern, a table in the shape of the paper's Tables 3–6
 (mean and standard deviation over the seeds) with the paper's own near-real-time
@@ -29,7 +29,7 @@ from streamplace.sim import simulate
 
 PATTERNS = ("stepwise", "two-level", "random-walk-1", "random-walk-2")
 BTUS = (10, 30, 60)
-#: paper 004 Tables 3–6: near-real-time compliance and resource cost, in the order
+#: Hochreiner et al. 2017 Tables 3–6: near-real-time compliance and resource cost, in the order
 #: BTU10, BTU30, BTU60 (BTU-aware), then threshold billed at BTU10, BTU30, BTU60
 PAPER = {
     "stepwise": ((0.85, 0.90, 0.93, 0.67, 0.67, 0.67), (72.33, 92.00, 98.00, 58.00, 79.00, 120.00)),

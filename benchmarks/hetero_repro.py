@@ -1,6 +1,6 @@
-"""Reproduce paper 000's experiments in the model: hetero vs Storm's default vs the optimum.
+"""Reproduce Nasiri et al.'s (2023) experiments in the model: hetero vs Storm's default vs the optimum.
 
-Instances: paper 000's Linear, Diamond and Star (lowCompute / midCompute /
+Instances: Nasiri et al.'s (2023) Linear, Diamond and Star (lowCompute / midCompute /
 highCompute components, 1 : 2 : 4 ms per tuple) and Storm-Benchmark's
 RollingCount and UniqueVisitor two-bolt topologies, on the 3-worker
 heterogeneous cluster (hetero-3) and on the Table 4 scenarios (nasiri-small,

@@ -1,7 +1,7 @@
 """Planning time of ``hetero`` on 100 operators × 200 nodes (target: under 1 s).
 
 The topology is a random layered DAG of 100 operators (seeded), the cluster
-200 nodes of paper 000's three machine types. Prints the time, the
+200 nodes of Nasiri et al.'s (2023) three machine types. Prints the time, the
 replicas chosen and the sustained rate.
 
 Run: .venv/bin/python benchmarks/hetero_speed.py [--repeat 3]

@@ -1,4 +1,4 @@
-"""Paper 002 in the model: hill climbing, ant system, hybrid, R-Storm and round robin on its instances.
+"""Ecker et al. 2025 in the model: hill climbing, ant system, hybrid, R-Storm and round robin on its instances.
 
 On continuum-11 (95 % utilization limit), for T-M1…T-M3 and the generated T-R1…T-R9: throughput factor
 over round robin (sustainable throughput of the performance model), latency-aware score and violations,
@@ -19,7 +19,7 @@ from streamplace.bench import resolve_cluster, resolve_topology
 from streamplace.schedulers import create
 
 SCHEDULERS = ["round-robin", "r-storm", "hill-climbing", "ant-system", "hybrid"]
-# paper 002, Table 4: mean ms per placement — hill climbing, ant system, hybrid, Resource Aware Scheduler
+# Ecker et al. 2025, Table 4: mean ms per placement — hill climbing, ant system, hybrid, Resource Aware Scheduler
 PAPER_MS = {"t-m1": (9, 75, 78, 16), "t-m2": (45, 99, 130, 21), "t-m3": (4, 35, 38, 16),
             "t-r1": (558, 450, 841, 25), "t-r2": (65, 131, 197, 20), "t-r3": (231, 285, 534, 23),
             "t-r4": (179, 447, 717, 24), "t-r5": (138, 306, 428, 22), "t-r6": (198, 274, 472, 21),
@@ -53,7 +53,7 @@ def main() -> None:
             cells.append(f"{p['throughput'] / base:5.2f} {ls['score']:6.3f} {int(ls['violations']):2d} "
                          f"{p['latency_ms']:5.1f} {p['nodes_used']:2d} {ms:6.1f}")
         print(f"{name:8s} {len(topo.operators):3d} {topo.total_replicas():4d} | " + " | ".join(cells))
-    print(f"\nTable 4 — mean planning ms over {args.repeats} seeds, ours (paper 002's Java)")
+    print(f"\nTable 4 — mean planning ms over {args.repeats} seeds, ours (Ecker et al.'s (2025) Java)")
     print(f"{'topology':8s} {'ops':>3s} | " + " | ".join(f"{s:>19s}" for s in TIMED))
     for name in names:
         topo = resolve_topology(name)

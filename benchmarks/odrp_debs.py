@@ -1,4 +1,4 @@
-"""Reproduce paper 003 on the built-in DEBS 2015 Query 1 instance: Table 3 and Figure 6, with solve times.
+"""Reproduce Cardellini et al. 2017 on the built-in DEBS 2015 Query 1 instance: Table 3 and Figure 6, with solve times.
 
 Table 3: replicas per operator chosen by S-ODP_R (placement only) and S-ODRP_R (replication and
 placement), minimizing response time, for source rates 20…120 tuples/s on debs-6 (6 workers ×

@@ -1,7 +1,7 @@
 """How ``optimal`` scales: time to a proven optimum (gap ≤ 0.1 %) as operators × nodes grow.
 
 Instances: chains of n operators (per-tuple costs cycling 1, 2, 4 ms, MET 2
-points) on clusters of m nodes of paper 000's three machine types, k = 10
+points) on clusters of m nodes of Nasiri et al.'s (2023) three machine types, k = 10
 replicas per operator, 60 s per instance. Also times every paper-000
 micro-benchmark instance on hetero-3 (target: under 5 s each). Prints
 time, status and gap per instance and the largest instance proven optimal
@@ -42,7 +42,7 @@ def main() -> None:
     parser.add_argument("--time-limit", type=float, default=60.0)
     parser.add_argument("--sizes", default="3x3,4x3,6x3,4x6,6x6,8x6,4x12,6x12,8x12,4x24,6x24")
     args = parser.parse_args()
-    print("paper 000 micro-benchmarks on hetero-3 (target < 5 s):")
+    print("Nasiri et al. 2023 micro-benchmarks on hetero-3 (target < 5 s):")
     cluster = resolve_cluster("hetero-3")
     for name in MICRO:
         seconds, status, gap, thr = run(resolve_topology(name), "hetero-3", cluster, args.time_limit)

@@ -1,4 +1,4 @@
-"""How well the model predicts a real pipeline once the profiler has measured its operators (paper 000: 92 %).
+"""How well the model predicts a real pipeline once the profiler has measured its operators (Nasiri et al. 2023: 92 %).
 
     python benchmarks/profile_accuracy.py [--cores 2] [--trigger 5] [--topologies nasiri-linear ...]
 

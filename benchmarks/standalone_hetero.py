@@ -1,4 +1,4 @@
-"""Paper 000 on a real Spark standalone cluster: hetero vs round-robin vs R-Storm plans, measured.
+"""Nasiri et al. 2023 on a real Spark standalone cluster: hetero vs round-robin vs R-Storm plans, measured.
 
 Starts ``streamplace cluster up`` for the 3-type cluster (hetero-3: pentium
 speed-up 1, core-i3 1.5, core-i5 2.2; one worker JVM per node on loopback) and

@@ -1,9 +1,9 @@
 """The papers' Storm results under the ``storm`` engine model: what serialization and flow control change.
 
-* Paper 001 (R-Storm), network-bound micro-benchmarks (Linear, Diamond, Star,
+* Peng et al. 2015 (R-Storm), network-bound micro-benchmarks (Linear, Diamond, Star,
   1,000-byte tuples, 12 single-core nodes in 2 racks, 100 Mbit/s NICs):
   R-Storm vs Storm's default (round robin). Paper: R-Storm +50 %, +30 %, +47 %.
-* Paper 002 (latency-aware placement), co-location on the 11-worker continuum:
+* Ecker et al. 2025 (latency-aware placement), co-location on the 11-worker continuum:
   hill climbing / hybrid / R-Storm vs the default. Paper: throughput factors
   1.5–8× (Table 2, averaged over CPU reservations).
 
@@ -45,14 +45,14 @@ def gain(topo: str, cluster: str, better: str, base: str, engine: EngineSettings
 
 
 def main() -> None:
-    print("Paper 001: R-Storm vs Storm's default on rstorm-12, network-bound (throughput t/s; gain)")
+    print("Peng et al. 2015: R-Storm vs Storm's default on rstorm-12, network-bound (throughput t/s; gain)")
     print(f"{'topology':12s} {'engine':18s} {'default':>10s} {'R-Storm':>10s} {'gain':>8s} {'paper':>7s}  "
           "R-Storm's bottleneck")
     for topo, paper in PAPER_001.items():
         for label, eng in engines():
             x, b, why = gain(topo, "rstorm-12", "r-storm", "round-robin", eng)
             print(f"{topo:12s} {label:18s} {b:10,.0f} {x:10,.0f} {x / b - 1:+8.0%} {paper:+7.0%}  {why}")
-    print("\nPaper 002: throughput factor over Storm's default on continuum-11 (paper: 1.5–8×)")
+    print("\nEcker et al. 2025: throughput factor over Storm's default on continuum-11 (paper: 1.5–8×)")
     names = ("t-m1", "t-m2", "t-m3", "t-r1", "t-r4", "t-r7")
     print(f"{'topology':9s} {'engine':18s} " + " ".join(f"{s:>14s}" for s in ("hill-climbing", "hybrid", "r-storm")))
     for topo in names:

@@ -1,4 +1,4 @@
-"""Built-in benchmarks and the paper 001 §6.3 claims, in the model."""
+"""Built-in benchmarks and the Peng et al. 2015 §6.3 claims, in the model."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def test_rstorm_cuts_inter_node_traffic_on_network_bound(topo: str) -> None:
 
 @pytest.mark.parametrize("topo,nodes", [("linear-cpu", 6), ("diamond-cpu", 7), ("star-cpu", 6)])
 def test_rstorm_uses_fewer_nodes_for_the_same_throughput(topo: str, nodes: int) -> None:
-    """Paper 001 §6.3.2: 6, 7 and 6 machines instead of 12 for the same throughput."""
+    """Peng et al. 2015 §6.3.2: 6, 7 and 6 machines instead of 12 for the same throughput."""
     t, c = resolve_topology(topo), resolve_cluster("rstorm-12")
     rs = create("r-storm").plan(t, c).predicted
     rr = create("round-robin").plan(t, c).predicted

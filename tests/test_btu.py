@@ -1,4 +1,4 @@
-"""Paper 004's BTU controller: Algorithms 1–3 and the BTU-end release on crafted situations."""
+"""Hochreiner et al.'s (2017) BTU controller: Algorithms 1–3 and the BTU-end release on crafted situations."""
 
 from __future__ import annotations
 

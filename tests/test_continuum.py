@@ -1,4 +1,4 @@
-"""Paper 002's evaluation instances: the 11-worker continuum and the §6.1.2 generator."""
+"""Ecker et al.'s (2025) evaluation instances: the 11-worker continuum and the §6.1.2 generator."""
 
 from __future__ import annotations
 

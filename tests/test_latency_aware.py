@@ -1,4 +1,4 @@
-"""Paper 002's heuristics: the batched scorer, hill climbing, ant system, hybrid."""
+"""Ecker et al.'s (2025) heuristics: the batched scorer, hill climbing, ant system, hybrid."""
 
 from __future__ import annotations
 

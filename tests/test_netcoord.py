@@ -1,4 +1,4 @@
-"""Network coordinates: spring relaxation (paper 002) and Vivaldi on synthetic latencies."""
+"""Network coordinates: spring relaxation (Ecker et al. 2025) and Vivaldi on synthetic latencies."""
 
 from __future__ import annotations
 

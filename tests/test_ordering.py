@@ -1,4 +1,4 @@
-"""Paper 002's Algorithm 3: topological order of cyclic graphs."""
+"""Ecker et al.'s (2025) Algorithm 3: topological order of cyclic graphs."""
 
 from __future__ import annotations
 

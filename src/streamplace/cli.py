@@ -26,7 +26,7 @@ from streamplace.model.cluster import Cluster, check_compatible
 from streamplace.model.plan import Plan, json_text, validate_plan_against
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
-from streamplace.perf.engines import ENGINE_NAMES, EngineSettings, SparkConstants, SparkSettings, split_engine_params
+from streamplace.perf.engines import ENGINE_NAMES, EngineSettings, split_engine_params
 from streamplace.perf.evaluate import Evaluation, evaluate
 from streamplace.report.compare import COLUMNS, ComparisonRow, cell, compare, fmt
 from streamplace.schedulers.base import REGISTRY, create, describe_parameters, scheduler_names
@@ -179,17 +179,13 @@ def engine_settings(name: str, calibration: Path | None, params: dict[str, str] 
                     trigger_s: float | None = None, cluster: Cluster | None = None) -> EngineSettings:
     """The engine a command predicts for: its name, Spark's constants (calibration file or defaults), the cluster
     spec's ``engine:`` block, then the ``spark.*`` / ``storm.*`` parameters of the command line."""
-    from streamplace.spark.calibration import constants_or_defaults
+    from streamplace import api
 
     if name not in ENGINE_NAMES:
         raise ModelError([Problem("--engine", f"unknown engine {name!r}", f"use one of {', '.join(ENGINE_NAMES)}")])
-    consts = constants_or_defaults(calibration) if name == "spark" else SparkConstants()
-    settings = EngineSettings(name, SparkSettings(constants=consts))  # type: ignore[arg-type]
-    if cluster is not None and cluster.engine_params:
-        settings = settings.with_params(cluster.engine_params, f"{cluster.name}: engine")
-    if trigger_s is not None:
-        settings = settings.with_params({"spark.trigger_s": trigger_s}, "--trigger")
-    return settings.with_params(params or {})
+    settings = api.engine_settings(name, calibration, params, cluster, trigger_s)
+    assert settings is not None
+    return settings
 
 
 def load_instance(topo: str, cluster: str, profile: Path | None) -> tuple[Topology, Cluster, Profile | None]:
@@ -705,8 +701,8 @@ def live_cmd(
     topo: TopoArg,
     cluster: ClusterArg,
     policy: Annotated[str, typer.Option("--policy", "-P", help="hold (keep the plan, recover from lost "
-                                        "workers), threshold, btu (paper 004's controllers) or s-odrp (paper "
-                                        "003's two-phase loop)")] = "threshold",
+                                        "workers), threshold, btu (Hochreiner et al. 2017's controllers) or s-odrp "
+                                        "(Cardellini et al. 2017's two-phase loop)")] = "threshold",
     plan_file: Annotated[Path | None, typer.Option("--plan", help="first plan for hold/threshold/btu (default: plan "
                                                    "with --scheduler)")] = None,
     scheduler: Annotated[str, typer.Option("--scheduler", "-s", help="scheduler of the first plan")] = "r-storm",

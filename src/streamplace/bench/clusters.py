@@ -1,18 +1,18 @@
 """Built-in clusters.
 
-* ``rstorm-12`` — R-Storm's testbed (paper 001 §6.1): 12 workers in 2 racks of
+* ``rstorm-12`` — R-Storm's testbed (Peng et al. 2015 §6.1): 12 workers in 2 racks of
   6, one 3 GHz core (100 points), 2 GB RAM, 100 Mbit/s NICs, 4 ms inter-rack
   round trip (2 ms one way); 0.1 ms within a rack (assumed).
 * ``rstorm-24`` — the multi-topology testbed (§6.5): 24 machines in two
   sub-clusters of 12.
-* ``hetero-3`` and ``hetero-12`` — paper 000's heterogeneous machine types.
+* ``hetero-3`` and ``hetero-12`` — Nasiri et al.'s (2023) heterogeneous machine types.
   Its Table 2 was lost; we assume (and say so): Pentium — 2 cores (200
   points), speed-up 1.0, 4 GB; Core i3 — 2 cores / 4 threads (400 points),
   speed-up 1.5, 4 GB; Core i5 — 4 cores (400 points), speed-up 2.2, 8 GB;
   1 Gbit/s switch. Speed-ups are single-thread ratios typical of those
   generations. ``hetero-3`` has one worker of each type (the paper's three
   workers); ``hetero-12`` four of each in two racks.
-* ``nasiri-small``, ``nasiri-medium``, ``nasiri-large`` — paper 000's Table 4
+* ``nasiri-small``, ``nasiri-medium``, ``nasiri-large`` — Nasiri et al.'s (2023) Table 4
   scenarios, whose sizes did not survive: we use 2, 4 and 8 machines of each
   type (6, 12 and 24 nodes).
 * ``racks-RxN`` — a generator: R racks of N identical nodes (4 cores,
@@ -56,7 +56,7 @@ def hetero(per_type: int = 1, racks: int = 1, name: str | None = None) -> Cluste
 
 
 def debs(availability_split: bool = False, seed: int = 2016) -> Cluster:
-    """Paper 003's testbed: 6 workers × 2 slots × 4 executors (8 replicas each), 8 cores, 16 GB.
+    """Cardellini et al.'s (2017) testbed: 6 workers × 2 slots × 4 executors (8 replicas each), 8 cores, 16 GB.
 
     WAN delays between nodes: a Gaussian mean drawn in [12, 32] ms per pair (seeded; the per-packet
     standard deviation of 1–3 ms does not change a mean). ``availability_split``: nodes w4–w6 are
@@ -86,16 +86,16 @@ def racks(n_racks: int, per_rack: int) -> Cluster:
 BUILTIN_CLUSTERS: dict[str, tuple[Callable[[], Cluster], str]] = {
     "rstorm-12": (lambda: rstorm(2, 6), "R-Storm testbed: 12 × (1 core, 2 GB, 100 Mbit/s) in 2 racks"),
     "rstorm-24": (lambda: rstorm(2, 12), "R-Storm multi-topology testbed: 24 nodes in 2 racks of 12"),
-    "hetero-3": (lambda: hetero(1, 1), "paper 000: one Pentium, one Core i3, one Core i5"),
-    "hetero-12": (lambda: hetero(4, 2), "paper 000 types, four of each, in 2 racks"),
-    "debs-6": (lambda: debs(False), "paper 003: 6 workers × 8 replicas, WAN delays 12–32 ms (seeded)"),
-    "debs-6-avail": (lambda: debs(True), "paper 003 Fig. 6: debs-6 with w4–w6 at 99 % availability"),
-    "visp-vm": (lambda: _visp_vm(), "paper 004: one VM of 4 vCPU / 7 GB (the simulator leases more)"),
-    "continuum-11": (lambda: _continuum11(), "paper 002: 11 workers (1.5 / 1 / 0.3 cores), switch tree, 95 % limit"),
-    # paper 000 Table 4 scenarios (its sizes were lost; ours: 2, 4 and 8 machines of each type)
-    "nasiri-small": (lambda: hetero(2, 1, "nasiri-small"), "paper 000 scenario 1: 2 machines of each type"),
-    "nasiri-medium": (lambda: hetero(4, 2, "nasiri-medium"), "paper 000 scenario 2: 4 machines of each type"),
-    "nasiri-large": (lambda: hetero(8, 4, "nasiri-large"), "paper 000 scenario 3: 8 machines of each type"),
+    "hetero-3": (lambda: hetero(1, 1), "Nasiri et al. 2023: one Pentium, one Core i3, one Core i5"),
+    "hetero-12": (lambda: hetero(4, 2), "Nasiri et al. 2023 types, four of each, in 2 racks"),
+    "debs-6": (lambda: debs(False), "Cardellini et al. 2017: 6 workers × 8 replicas, WAN delays 12–32 ms (seeded)"),
+    "debs-6-avail": (lambda: debs(True), "Cardellini et al. 2017 Fig. 6: debs-6 with w4–w6 at 99 % availability"),
+    "visp-vm": (lambda: _visp_vm(), "Hochreiner et al. 2017: one VM of 4 vCPU / 7 GB (the simulator leases more)"),
+    "continuum-11": (lambda: _continuum11(), "Ecker et al. 2025: 11 workers (1.5 / 1 / 0.3 cores), switch tree, 95 %"),
+    # Nasiri et al. 2023 Table 4 scenarios (its sizes were lost; ours: 2, 4 and 8 machines of each type)
+    "nasiri-small": (lambda: hetero(2, 1, "nasiri-small"), "Nasiri et al. 2023 scenario 1: 2 machines of each type"),
+    "nasiri-medium": (lambda: hetero(4, 2, "nasiri-medium"), "Nasiri et al. 2023 scenario 2: 4 machines of each type"),
+    "nasiri-large": (lambda: hetero(8, 4, "nasiri-large"), "Nasiri et al. 2023 scenario 3: 8 machines of each type"),
 }
 
 def _visp_vm() -> Cluster:

@@ -1,4 +1,4 @@
-"""Paper 002's evaluation instances: the 11-worker continuum and its test topologies (§6.1).
+"""Ecker et al.'s (2025) evaluation instances: the 11-worker continuum and its test topologies (§6.1).
 
 * ``continuum-11``: w1 1.5 cores / 2048 MB; w2, w6, w7 1 core / 1024 MB; w3–w5 and w8–w11 0.3 cores /
   768 MB; utilization limit 95 %. Fig. 2's link latencies were lost: we assume a switch tree

@@ -1,4 +1,4 @@
-"""Paper 004's manufacturing topology (CREMA, Fig. 1, Tables 1–2) and its VM type.
+"""Hochreiner et al.'s (2017) manufacturing topology (CREMA, Fig. 1, Tables 1–2) and its VM type.
 
 S1 availability sensor → O2 Filter Availability → O8 Inform User;
 S2 production data → O1 Parse & Distribute → O3 / O4 / O5 (performance, availability, quality)
@@ -50,7 +50,7 @@ def manufacturing(machines: float = 1.0) -> Topology:
 
 
 def visp_vm(count: int = 1) -> Cluster:
-    """``count`` VMs of paper 004's type (4 vCPU, 7 GB); the simulator leases more of the same."""
+    """``count`` VMs of Hochreiner et al.'s (2017) type (4 vCPU, 7 GB); the simulator leases more of the same."""
     nodes = tuple(Node(f"vm-{k + 1}", cpu=VM_CPU, memory_mb=VM_MEMORY, type="visp-4vcpu-7gb",
                        cost_per_hour=PRICE_PER_10_MIN * 6, slots=4) for k in range(count))
     return Cluster("visp-vm", nodes)

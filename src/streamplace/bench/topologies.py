@@ -1,4 +1,4 @@
-"""Built-in benchmark topologies (paper 001 micro-benchmarks and Yahoo topologies).
+"""Built-in benchmark topologies (Peng et al. 2015 micro-benchmarks and Yahoo topologies).
 
 Layouts, parallelism and CPU points follow ``reference-data.md``. Each comes
 in two variants, as in R-Storm's evaluation (§6.3):
@@ -154,8 +154,8 @@ for _name, _fn, _desc in (
 BUILTIN_TOPOLOGIES["storm-large"] = (storm_large, "Storm's large-cluster test shape: 5 spouts × 30, 40 bolts × 114")
 
 
-# ------------------------------------------------------- paper 000 (Nasiri et al.)
-#: Per-tuple cost on the reference machine (a Pentium, speed-up 1.0) of paper 000's three CPU-bound
+# ------------------------------------------------------- Nasiri et al. 2023
+#: Per-tuple cost on the reference machine (a Pentium, speed-up 1.0) of Nasiri et al.'s (2023) three CPU-bound
 #: component kinds; the authors' simulator uses slopes in ratio about 1 : 2 : 4 (reference-data.md).
 NASIRI_COST_MS = {"low": 1.0, "mid": 2.0, "high": 4.0}
 NASIRI_MET = 2.0  # fixed CPU points per instance (assumed; the paper measures MET per task and machine)
@@ -210,17 +210,17 @@ def unique_visitor() -> Topology:
 
 
 for _name, _fn, _desc in (
-    ("nasiri-linear", nasiri_linear, "paper 000 Linear: spout → low → mid → high (1 : 2 : 4 ms per tuple)"),
-    ("nasiri-diamond", nasiri_diamond, "paper 000 Diamond: spout → low, mid, high → join"),
-    ("nasiri-star", nasiri_star, "paper 000 Star: 2 spouts → high → low, mid"),
+    ("nasiri-linear", nasiri_linear, "Nasiri et al. 2023 Linear: spout → low → mid → high (1 : 2 : 4 ms per tuple)"),
+    ("nasiri-diamond", nasiri_diamond, "Nasiri et al. 2023 Diamond: spout → low, mid, high → join"),
+    ("nasiri-star", nasiri_star, "Nasiri et al. 2023 Star: 2 spouts → high → low, mid"),
     ("rollingcount", rolling_count, "Storm-Benchmark RollingCount: spout → split → count (two bolts)"),
     ("uniquevisitor", unique_visitor, "Storm-Benchmark UniqueVisitor: spout → view → unique (two bolts)"),
 ):
     BUILTIN_TOPOLOGIES[_name] = (_fn, _desc)
 
 
-# ------------------------------------------------------------ paper 003 (ODRP)
-#: Service rates on the reference node, tuples/s (paper 003 Table 2).
+# ------------------------------------------------------------ Cardellini et al. 2017 (ODRP)
+#: Service rates on the reference node, tuples/s (Cardellini et al. 2017 Table 2).
 DEBS_MU = {"source": 284, "parser": 233, "filterByCoordinates": 253, "computeRouteID": 253, "metronome": 190,
            "countByWindow": 335, "partialRank": 2371, "globalRank": 185}
 
@@ -232,7 +232,7 @@ DEBS_LOGIC = {"source": "debs-trips", "parser": "debs-parse", "filterByCoordinat
 
 
 def debs2015_q1(rate: float = 100.0, pinned_to: str = "w1") -> Topology:
-    """DEBS 2015 Grand Challenge Query 1 as deployed in paper 003 (Fig. 3).
+    """DEBS 2015 Grand Challenge Query 1 as deployed in Cardellini et al. 2017 (Fig. 3).
 
     source → parser → filterByCoordinates → computeRouteID → countByWindow → partialRank → globalRank,
     with the metronome (fed by the parser's event time) ticking every countByWindow replica. Service
@@ -266,18 +266,19 @@ def debs2015_q1(rate: float = 100.0, pinned_to: str = "w1") -> Topology:
     return Topology("debs2015-q1", ops, streams)
 
 
-BUILTIN_TOPOLOGIES["debs2015-q1"] = (debs2015_q1, "paper 003: DEBS 2015 Query 1 (top-10 routes), source 100 t/s")
+BUILTIN_TOPOLOGIES["debs2015-q1"] = (debs2015_q1, "Cardellini et al. 2017: DEBS 2015 Q1 (top-10 routes), 100 t/s")
 
 
 def _register_continuum() -> None:
     from streamplace.bench import continuum as c
 
-    BUILTIN_TOPOLOGIES["t-m1"] = (c.t_m1, "paper 002 T-M1: a sequence of 6 operations")
-    BUILTIN_TOPOLOGIES["t-m2"] = (c.t_m2, "paper 002 T-M2: one operation with 10 instances")
-    BUILTIN_TOPOLOGIES["t-m3"] = (c.t_m3, "paper 002 T-M3: source → one operation → sink")
+    BUILTIN_TOPOLOGIES["t-m1"] = (c.t_m1, "Ecker et al. 2025 T-M1: a sequence of 6 operations")
+    BUILTIN_TOPOLOGIES["t-m2"] = (c.t_m2, "Ecker et al. 2025 T-M2: one operation with 10 instances")
+    BUILTIN_TOPOLOGIES["t-m3"] = (c.t_m3, "Ecker et al. 2025 T-M3: source → one operation → sink")
     for k in range(1, 10):
         BUILTIN_TOPOLOGIES[f"t-r{k}"] = ((lambda k=k: c.t_r(k)),
-                                         f"paper 002 generator, seed {k}" + (" (with a cycle)" if k >= 8 else ""))
+                                         f"Ecker et al. 2025 generator, seed {k}"
+                                         + (" (with a cycle)" if k >= 8 else ""))
 
 
 _register_continuum()
@@ -286,7 +287,7 @@ _register_continuum()
 def _register_manufacturing() -> None:
     from streamplace.bench.manufacturing import manufacturing
 
-    BUILTIN_TOPOLOGIES["manufacturing"] = (manufacturing, "paper 004: CREMA manufacturing topology, per machine")
+    BUILTIN_TOPOLOGIES["manufacturing"] = (manufacturing, "Hochreiner et al. 2017: CREMA manufacturing, per machine")
 
 
 _register_manufacturing()

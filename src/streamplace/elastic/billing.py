@@ -1,4 +1,4 @@
-"""Billing per BTU (billing time unit): every started BTU of a lease is paid in full (paper 004)."""
+"""Billing per BTU (billing time unit): every started BTU of a lease is paid in full (Hochreiner et al. 2017)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The BTU-aware controller of paper 004 (Hochreiner et al.): scale up on demand, release only at BTU ends.
+"""The BTU-aware controller of Hochreiner et al. 2017: scale up on demand, release only at BTU ends.
 
 * Upscaling trigger (Algorithm 1): an operator type is a candidate when its current
   processing duration exceeds its SLO, or a least-squares line through its last N

@@ -25,7 +25,7 @@ class OperatorView:
     cpu: float  # CPU shares one instance needs
     memory: float  # MB one instance needs
     durations_ms: list[float] = field(default_factory=list)  # recent mean processing durations, oldest first
-    scalings: int = 0  # scaling operations so far (paper 004's o_s)
+    scalings: int = 0  # scaling operations so far (Hochreiner et al.'s (2017) o_s)
 
     @property
     def duration_ms(self) -> float:

@@ -1,4 +1,4 @@
-"""Arrival patterns: how many manufacturing machines (load units) emit data at each minute (paper 004).
+"""Arrival patterns: how many manufacturing machines (load units) emit data at each minute (Hochreiner et al. 2017).
 
 * ``stepwise``: levels 2 → 5 → 8 → 5 → 2 → …, a change every 4 minutes (roughly a sine, Fig. 7A);
 * ``two-level``: the lowest and highest of those (2 ↔ 8), a change every 8 minutes (Fig. 7B);
@@ -50,7 +50,7 @@ def two_level(minutes: int, seed: int = 0) -> np.ndarray:
 
 
 def random_walk(minutes: int, seed: int = 0) -> np.ndarray:
-    """Eq. 6 of paper 004, bounded to 1…8, starting at 4."""
+    """Eq. 6 of Hochreiner et al. 2017, bounded to 1…8, starting at 4."""
     rng = np.random.default_rng(seed)
     level = 4
     out = []

@@ -1,4 +1,4 @@
-"""The threshold baseline of paper 004.
+"""The threshold baseline of Hochreiner et al. 2017.
 
 Per operator type, every reasoning interval: a queue above 50 items adds one
 instance, above 250 two; a queue below one item removes one (never the last).

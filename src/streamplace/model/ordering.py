@@ -1,4 +1,4 @@
-"""A topological order for cyclic graphs: paper 002's Algorithm 3.
+"""A topological order for cyclic graphs: Ecker et al.'s (2025) Algorithm 3.
 
 The Eades–Lin–Smyth feedback-arc-set heuristic, modified as in the paper:
 sources are peeled off as a *set* per round (pushed on the left stack),

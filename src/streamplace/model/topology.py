@@ -167,14 +167,14 @@ class Topology:
 
     @cached_property
     def order_sets(self) -> tuple[frozenset, ...]:
-        """Operators in topological order as sets (paper 002's Algorithm 3 on cyclic graphs)."""
+        """Operators in topological order as sets (Ecker et al.'s (2025) Algorithm 3 on cyclic graphs)."""
         from streamplace.model.ordering import cyclic_topological_order
 
         return tuple(cyclic_topological_order(self.ids, ((s.source, s.target) for s in self.streams)))
 
     @cached_property
     def acyclic_order(self) -> tuple[str, ...]:
-        """A topological order; on cyclic graphs the Eades–Lin–Smyth order of paper 002 (Algorithm 3)."""
+        """A topological order; on cyclic graphs the Eades–Lin–Smyth order of Ecker et al. 2025 (Algorithm 3)."""
         if self.is_acyclic:
             return tuple(nx.lexicographical_topological_sort(self.graph, key=self.index.__getitem__))
         return tuple(v for group in self.order_sets for v in sorted(group, key=self.index.__getitem__))

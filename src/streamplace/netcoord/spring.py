@@ -1,4 +1,4 @@
-"""Spring relaxation of paper 002 (Ecker et al.), Algorithms 1 and 2.
+"""Spring relaxation of Ecker et al. 2025, Algorithms 1 and 2.
 
 Each node moves in a 3-D cost space, treating its peers' positions as
 fixed: every peer pulls (or pushes) it with force k·log(‖d‖/ℓ) along the

@@ -52,7 +52,7 @@ class Evaluation:
     elastic_energy: float  # ODRP EE, bytes/s · ms²
     memory_violations: tuple[int, ...]
     score: LatencyScore
-    weighted_utilization: float  # paper 000 Eq. 7 at the sustainable scale
+    weighted_utilization: float  # Nasiri et al. 2023 Eq. 7 at the sustainable scale
     engine: str = "ideal"  # the engine the throughput, latency and CPU figures are for
     engine_detail: dict[str, Any] = field(default_factory=dict)
     cluster: Cluster = field(repr=False, default=None)  # type: ignore[assignment]

@@ -1,4 +1,4 @@
-"""Per-stream network metrics of a plan (ODRP, paper 003, Eq. 4–7 and 17–20).
+"""Per-stream network metrics of a plan (ODRP, Cardellini et al. 2017, Eq. 4–7 and 17–20).
 
 For a stream (i, j) with tuple rate λ and b bytes per tuple, the share of
 its traffic between nodes u and v is p_i(u)·q_j(v): p_i(u) is the fraction of

@@ -1,4 +1,4 @@
-"""The QoS metrics of ODRP (Cardellini et al., paper 003, Eq. 1–21) for one deployment.
+"""The QoS metrics of ODRP (Cardellini et al. 2017, Eq. 1–21) for one deployment.
 
 A deployment gives every operator i a multiset U_i of nodes (here: replica
 counts per node). With λ_i the operator's input rate, μ_i its service rate on
@@ -92,7 +92,7 @@ class Bounds:
                 raise SchedulerParamError("ODRP availability bounds must lie in (0, 1] (e.g. a_min=0.95, a_max=1)")
 
 
-#: Paper 003 Table 2 (reference-data.md); Z is the inter-node traffic in tuples/s there.
+#: Cardellini et al. 2017 Table 2 (reference-data.md); Z is the inter-node traffic in tuples/s there.
 DEBS2015_BOUNDS = Bounds(r_min=5.0, r_max=450.0, a_min=0.95, a_max=1.0, c_min=8.0, c_max=18.0, z_min=0.0,
                          z_max=3400.0)
 

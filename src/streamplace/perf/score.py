@@ -1,4 +1,4 @@
-"""The latency-aware placement score of paper 002 (Ecker et al.), Eq. 1.
+"""The latency-aware placement score of Ecker et al. 2025, Eq. 1.
 
 s(x) = w1·s_lat + w2·s_sup + w3·s_co + w4·s_event, with w1 = 1e-6 and
 w2 = w3 = w4 = 1 by default (the paper's weights). s_lat is the largest link

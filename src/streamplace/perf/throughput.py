@@ -1,4 +1,4 @@
-"""The CPU-usage model of paper 000 on replica-count matrices, for schedulers that choose parallelism.
+"""The CPU-usage model of Nasiri et al. 2023 on replica-count matrices, for schedulers that choose parallelism.
 
 TCU_ij = e_ij · IR_i + MET_ij (Eq. 5) in CPU points with e in ms (so
 ``IR · e / 10``), rates through α (Eq. 6), even split over replicas (Storm's

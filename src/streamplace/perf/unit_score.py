@@ -1,4 +1,4 @@
-"""Paper 002's cost function on placements of individual replicas, batched.
+"""Ecker et al.'s (2025) cost function on placements of individual replicas, batched.
 
 A placement gives each replica ("unit") a node. The score is Eq. 1,
 s = w1·s_lat + w2·s_sup + w3·s_co + w4·s_event (see perf/score.py for the
@@ -173,6 +173,6 @@ class UnitScorer:
         return out
 
     def combined(self, placements: np.ndarray) -> np.ndarray:
-        """S = score + 10,000 · violations (paper 002, ant system)."""
+        """S = score + 10,000 · violations (Ecker et al. 2025, ant system)."""
         s, v = self.score_batch(placements)
         return s + VIOLATION_WEIGHT * v

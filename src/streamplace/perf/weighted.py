@@ -1,4 +1,4 @@
-"""Weighted cluster utilization of paper 000, Eq. 7–8.
+"""Weighted cluster utilization of Nasiri et al. 2023, Eq. 7–8.
 
 Machine type t gets the weight x_t = Σ_c (1/e_ct) / Σ_t' (1/e_ct') summed over
 the topology's components c (here: its operators); we divide by the number

@@ -1,4 +1,4 @@
-"""Elastic runs reported in the shape of paper 004: Tables 3–6 (mean ± std over seeds) and Fig. 8 plots.
+"""Elastic runs reported in the shape of Hochreiner et al. 2017: Tables 3–6 (mean ± std over seeds) and Fig. 8 plots.
 
 A *configuration* is a controller billed at one BTU length (``BTU10``, ``BTU30``,
 ``BTU60`` for the BTU-aware controller; ``threshold/BTU10`` … for the baseline,
@@ -74,7 +74,7 @@ def plot_timeline(series: dict[str, np.ndarray], ax, title: str) -> None:
 
 
 def plot_figure(panels: Sequence[tuple[str, dict[str, np.ndarray]]], path: str | Path, title: str) -> Path:
-    """Panels side by side (2 × 2 for four), as in paper 004's Figs. 8–11."""
+    """Panels side by side (2 × 2 for four), as in Hochreiner et al.'s (2017) Figs. 8–11."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     n = len(panels)

@@ -1,4 +1,4 @@
-"""``exhaustive``: paper 000's brute-force optimum over replica counts and placements, for small instances.
+"""``exhaustive``: Nasiri et al.'s (2023) brute-force optimum over replica counts and placements, for small instances.
 
 Every operator i ranges over all count vectors c_i ∈ ℕ^nodes on its allowed
 nodes with 1 ≤ Σ c_i ≤ k_i (and, if set, at most ``tasks_per_node``
@@ -67,7 +67,7 @@ class Exhaustive(BaseScheduler):
     """Brute force over every replica count and placement (small instances only)."""
 
     name = "exhaustive"
-    summary = "brute-force optimum over replica counts and placements (paper 000's baseline), size-guarded"
+    summary = "brute-force optimum over replica counts and placements (Nasiri et al.'s (2023) baseline), size-guarded"
     chooses_parallelism = True
 
     max_replicas: int = 4  # k_i where the operator sets no max_replicas

@@ -1,4 +1,4 @@
-"""``hetero``: the heterogeneity-aware throughput maximizer of paper 000 (Nasiri et al. 2023).
+"""``hetero``: the heterogeneity-aware throughput maximizer of Nasiri et al. 2023.
 
 * FirstAssignment (Algorithm 1): one instance per component, components in
   descending selectivity α; each goes to the machine where its predicted
@@ -43,7 +43,7 @@ from streamplace.schedulers.optimal import S_CAP, sustained_rates
 @register
 @dataclass(frozen=True)
 class Hetero(BaseScheduler):
-    """Paper 000's FirstAssignment + MaximizeThroughput."""
+    """Nasiri et al.'s (2023) FirstAssignment + MaximizeThroughput."""
 
     name = "hetero"
     summary = "heterogeneity-aware throughput maximizer (Nasiri et al. 2023): replica counts, placement, max rate"
@@ -200,7 +200,7 @@ def _best_machine(model: ThroughputModel, st: State, scale: float, i: int) -> in
     load = st.a * scale + st.b
     # load after adding: op i's existing instances slow down everywhere, the new one adds tcu_new at w
     new_load = load + st.counts[i] * (r_new - r_old) * model.rate_cost[i] + tcu_new
-    # "enough capacity to serve this new instance" is the machine's CPU budget (paper 000); a new instance
+    # "enough capacity to serve this new instance" is the machine's CPU budget (Nasiri et al. 2023); a new instance
     # above one thread is not refused here: it makes its machine over-utilized at the next check, whose
     # hottest task it then is, so the component gets yet another instance and the per-instance rate drops.
     room = model.allowed[i] & (new_load <= model.cap + EPS) & (st.mem + model.memory[i] <= model.node_memory + EPS)
@@ -245,7 +245,7 @@ POLISH_NODES = 24  # nodes with the most head-room considered as destinations pe
 
 def polish(model: ThroughputModel, counts: np.ndarray, k: np.ndarray, deadline: Deadline
            ) -> tuple[np.ndarray, float, int]:
-    """Hill climbing on the count matrix (an extension, not in paper 000): relieve the bottleneck node by
+    """Hill climbing on the count matrix (an extension, not in Nasiri et al. 2023): relieve the bottleneck node by
     adding an instance of one of its components elsewhere, moving one away, or removing one; take the best
     strictly improving step until none improves or time runs out. Every step keeps memory and k_i."""
     current = counts.copy()

@@ -1,4 +1,4 @@
-"""Paper 002's latency-aware placement heuristics: hill climbing, ant system, and their hybrid.
+"""Ecker et al.'s (2025) latency-aware placement heuristics: hill climbing, ant system, and their hybrid.
 
 All three place every replica ("operator instance") on a node to minimize
 Eq. 1 (perf/unit_score.py) under CPU (utilization limit 95 %) and memory
@@ -82,7 +82,7 @@ class LatencyAware(BaseScheduler):
         raise NotImplementedError
 
     def plan_many(self, topologies: list[Topology], cluster: Cluster, profile: Profile | None = None) -> list[Plan]:
-        """Place several topologies in turn with paper 002's rule that a supervisor hosts one topology only:
+        """Place several topologies in turn with Ecker et al.'s (2025) rule that a supervisor hosts one topology only:
         each topology may use only the nodes the earlier ones left untouched."""
         taken: set[str] = set()
         plans = []
@@ -143,7 +143,7 @@ def greedy_start(scorer: UnitScorer) -> np.ndarray:
 
 
 def hill_climb(scorer: UnitScorer, start: np.ndarray, rng: np.random.Generator, budget: Deadline) -> np.ndarray:
-    """First-improvement hill climbing over move / swap / move-all (paper 002 §4.3.1)."""
+    """First-improvement hill climbing over move / swap / move-all (Ecker et al. 2025 §4.3.1)."""
     x = start.copy()
     s, v = (float(a[0]) for a in scorer.score_batch(x[None]))
     while not budget.expired():
@@ -208,7 +208,7 @@ def neighbourhood(scorer: UnitScorer, x: np.ndarray, rng: np.random.Generator):
 @register
 @dataclass(frozen=True)
 class HillClimbing(LatencyAware):
-    """Paper 002's hill climbing."""
+    """Ecker et al.'s (2025) hill climbing."""
 
     name = "hill-climbing"
     summary = "latency-aware hill climbing (Ecker et al.): move / swap / move-all, never accepts a worse score"
@@ -306,7 +306,7 @@ def build_colony(scorer: UnitScorer, tau: np.ndarray, adjacent: np.ndarray, rng:
 @register
 @dataclass(frozen=True)
 class AntSystem(LatencyAware):
-    """Paper 002's ant system."""
+    """Ecker et al.'s (2025) ant system."""
 
     name = "ant-system"
     summary = "latency-aware ant system (Ecker et al.): pheromone + co-location heuristic, seedable"
@@ -328,7 +328,7 @@ class AntSystem(LatencyAware):
 @register
 @dataclass(frozen=True)
 class Hybrid(AntSystem):
-    """Ant system, then hill climbing, each with half the budget (paper 002 §4.3.3)."""
+    """Ant system, then hill climbing, each with half the budget (Ecker et al. 2025 §4.3.3)."""
 
     name = "hybrid"
     summary = "latency-aware hybrid (Ecker et al.): ant system then hill climbing, budgets halved"

@@ -1,4 +1,4 @@
-"""``odrp`` / ``odp``: optimal joint replication and placement (Cardellini et al., paper 003), solved exactly.
+"""``odrp`` / ``odp``: optimal joint replication and placement (Cardellini et al. 2017), solved exactly.
 
 The paper enumerates, per operator, every multiset of nodes (x_{i,U}) and, per
 stream, every pair of multisets (y) — 55.8 K variables for 6 nodes × 8
@@ -80,7 +80,7 @@ class Odrp(BaseScheduler):
     weights: dict[str, float] = field(default_factory=lambda: {"r": 0.25, "a": 0.25, "c": 0.25, "z": 0.25})
     metric: Literal["T", "N", "EE"] = "T"  # the network metric Z
     bounds: dict[str, float] = field(default_factory=_nan_bounds)
-    preset: Literal["", "debs2015"] = ""  # fill missing bounds with paper 003's Table 2
+    preset: Literal["", "debs2015"] = ""  # fill missing bounds with Cardellini et al.'s (2017) Table 2
     max_replicas: int = 3  # k_i where the operator sets no max_replicas
     capacity: Literal["slots", "cpu"] = "slots"  # Res_u: slots × executors_per_slot replicas, or CPU points
     executors_per_slot: int = 4
@@ -441,7 +441,7 @@ def build_odrp(inst: OdrpInstance, k: list[int], mask: np.ndarray, w: Weights, b
 
 def s_odrp(topology: Topology, cluster: Cluster, scheduler: Odrp, measured_rates: Mapping[str, float] | None = None,
            profile: Profile | None = None) -> Plan:
-    """Algorithm 1 of paper 003 as a function the runtime calls.
+    """Algorithm 1 of Cardellini et al. 2017 as a function the runtime calls.
 
     Without stream-rate data (the first deployment) it returns a cost-minimizing
     deployment (w_c = 1) so the application can start and be measured; called again

@@ -56,7 +56,7 @@ class Optimal(BaseScheduler):
     summary = "exact max sustainable throughput of the model over replica counts and placement (MILP, HiGHS)"
     chooses_parallelism = True
 
-    max_replicas: int = 10  # k_i where the operator sets no max_replicas (paper 000: k = 10)
+    max_replicas: int = 10  # k_i where the operator sets no max_replicas (Nasiri et al. 2023: k = 10)
     split: Literal["even", "capacity"] = "even"
     tasks_per_node: int | None = None  # optional cap on replicas per node (the paper's k_j)
     mip_rel_gap: float = 1e-3  # relative gap at which the optimum counts as proven

@@ -22,7 +22,7 @@ MILP (HiGHS), per operator i, node u and replica count n ≤ k_i:
 Two simplifications, both conservative and undone by the engine's evaluation
 of the plan afterwards: every stage pays the full-node share, and operators on
 parallel branches do not share a node's slots. Cost: (operators × nodes × k)
-integer columns; the DEBS and paper 000 instances solve in well under a second.
+integer columns; the DEBS and Nasiri et al. 2023 instances solve in well under a second.
 """
 
 from __future__ import annotations

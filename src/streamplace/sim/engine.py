@@ -1,4 +1,4 @@
-"""Discrete-time simulation of elastic stream processing (paper 004's setting).
+"""Discrete-time simulation of elastic stream processing (Hochreiner et al.'s (2017) setting).
 
 Every operator type has a FIFO queue of fluid item batches; each *ready* instance
 serves one item at a time, taking ``service_ratio`` × the expected duration of
@@ -14,7 +14,7 @@ reproduce), and Fig. 8 shows at most about 70 operator instances; 70 instances
 serving 380 items/s spend about 0.18 s per item, about 0.3 × the mean SLO. With
 the ratio at 1 the same load needs about 250 instances.
 
-Time to adapt (paper 004): for every operator type, a delay episode opens at the
+Time to adapt (Hochreiner et al. 2017): for every operator type, a delay episode opens at the
 first monitoring sample above the SLO and closes at the first one back within
 it; the metric is the mean episode length. Sources emit their per-machine
 rate × the machines of the arrival pattern. Outputs (× selectivity) join every
@@ -57,7 +57,7 @@ class SimConfig:
     start_cached_s: tuple[float, float] = (5.0, 10.0)
     start_uncached_s: tuple[float, float] = (30.0, 45.0)
     penalty_per_item: float = 0.0001
-    history: int = 10  # monitoring samples kept per operator (paper 004's N)
+    history: int = 10  # monitoring samples kept per operator (Hochreiner et al.'s (2017) N)
     initial_hosts: int = 1
     service_ratio: float = 0.3  # service time / expected duration (see the module docstring)
     seed: int = 0
@@ -298,7 +298,7 @@ class Simulator:
 
 
 def price_per_btu(cfg: SimConfig, vm: Cluster) -> float:
-    """The configured price, else the VM's hourly price pro rata (linear in the BTU, as in paper 004)."""
+    """The configured price, else the VM's hourly price pro rata (linear in the BTU, as in Hochreiner et al. 2017)."""
     if cfg.price_per_btu is not None:
         return cfg.price_per_btu
     hourly = vm.nodes[0].cost_per_hour

@@ -7,13 +7,13 @@ Four policies:
 
 * ``HoldPolicy`` keeps the plan it was given; only lost nodes change it.
 
-* ``ControllerPolicy`` runs paper 004's controllers (``threshold``, ``btu``)
+* ``ControllerPolicy`` runs Hochreiner et al.'s (2017) controllers (``threshold``, ``btu``)
   unchanged through the ``View``/``Backend`` interface they already use in the
   simulator. The cluster's nodes are the hosts: a node is "leased" while the
   plan uses it, "leasing" one takes the next unused node (cheapest per hour,
   then fastest), adding an instance adds a replica there (within the worker's
   replica slots).
-* ``SOdrpPolicy`` is paper 003's S-ODRP loop: deploy a cost-minimizing plan
+* ``SOdrpPolicy`` is Cardellini et al.'s (2017) S-ODRP loop: deploy a cost-minimizing plan
   without stream-rate data, then solve ODRP with the measured operator input
   rates, and again whenever they drift by more than ``drift``.
 * Every policy re-places the same replica counts on the surviving nodes when
@@ -177,13 +177,13 @@ class LiveBackend:
 
 @dataclass
 class ControllerPolicy:
-    """Paper 004's threshold or BTU controller deciding replica counts and nodes of a running pipeline."""
+    """Hochreiner et al.'s (2017) threshold or BTU controller deciding a running pipeline's replica counts and nodes."""
 
     topology: Topology
     controller: Controller
     slots: dict[str, int]
     initial_plan: Plan
-    slo: float = 2.0  # SLO = slo × the operator's declared cost per tuple (near real time, paper 004)
+    slo: float = 2.0  # SLO = slo × the operator's declared cost per tuple (near real time, Hochreiner et al. 2017)
     btu_s: float = 600.0
     history: int = 10
     name: str = "controller"
@@ -248,7 +248,7 @@ class ControllerPolicy:
 
 @dataclass
 class SOdrpPolicy:
-    """Paper 003's S-ODRP: a cost-minimizing first deployment, then ODRP with measured operator input rates."""
+    """Cardellini et al.'s (2017) S-ODRP: a cost-minimizing first deployment, then ODRP with measured input rates."""
 
     topology: Topology
     scheduler: Odrp

@@ -1,6 +1,6 @@
 """Profile operators on this machine: e (ms per tuple) and MET (points per replica) by least squares, and α.
 
-Paper 000 profiles each component alone at increasing input rates and fits the
+Nasiri et al. 2023 profiles each component alone at increasing input rates and fits the
 straight line TCU = e · IR + MET. On Spark the resource a micro-batch uses is
 not only CPU: every stage also costs a fixed scheduling time per batch during
 which the cores wait (stage barriers), and that, not CPU, is what bounds a

@@ -1,4 +1,4 @@
-"""Paper 004's manufacturing operators (overall equipment effectiveness) with synthetic machine sensors.
+"""Hochreiner et al.'s (2017) manufacturing operators (overall equipment effectiveness) with synthetic machine sensors.
 
 Sensors (``sensor`` source logic, one tuple id per reading, machine = key):
 
@@ -51,7 +51,7 @@ def readings(sensor: str, values: np.ndarray) -> pd.DataFrame:
     return pd.DataFrame({"kind": sensor, "x": x, "y": y, "z": z})
 
 
-@register("sensor", "source: synthetic machine sensor of paper 004; params: sensor (S1|S2|S3), machines (8)")
+@register("sensor", "source: machine sensor (Hochreiner et al. 2017); params: sensor (S1|S2|S3), machines (8)")
 def sensor(op: Operator, params: dict[str, Any], speedup: float) -> Logic:
     name, machines = str(params.get("sensor", "S2")), int(params.get("machines", 8))
     readings(name, np.zeros(1, np.int64))  # fail early on a bad sensor name
@@ -98,7 +98,7 @@ def _step(name: str, df: pd.DataFrame) -> pd.DataFrame:
     raise ValueError(f"unknown OEE operator {name!r}")
 
 
-@register("oee", "paper 004's operators; params: operator (Table 2 name), every (300, Generate Report)")
+@register("oee", "Hochreiner et al.'s (2017) operators; params: operator (Table 2 name), every (300, Generate Report)")
 def oee(op: Operator, params: dict[str, Any], speedup: float) -> Logic:
     name = str(params.get("operator", ""))
     cost = burner(op, params, speedup)

@@ -1,0 +1,170 @@
+"""The Python API: load an instance, plan it, predict, compare schedulers, run a plan on local Spark.
+
+Everything the command line does, with typed parameters instead of ``key=value`` text::
+
+    import streamplace as sp
+
+    topology, cluster = sp.load_topology("diamond-cpu"), sp.load_cluster("hetero-12")
+    plan = sp.plan(topology, cluster, "hetero", engine="spark")
+    print(plan.status, plan.source_rates, plan.predicted["throughput"])
+    best = max(sp.compare(topology, cluster, ["r-storm", "hetero", "optimal"], time_limit_s=10),
+               key=lambda p: p.predicted.get("throughput") or 0)
+    result = sp.run(topology, cluster, best, duration_s=30)   # starts local Spark
+    print(result.measured["throughput"], result.predicted["throughput"])
+
+Specs are a built-in name, a YAML/JSON path, ``"-"`` (standard input) or a mapping; errors are
+:class:`streamplace.errors.StreamplaceError` subclasses that name the file, the field and the fix.
+Predictions use the ``ideal`` model (the papers' own) unless an engine is named: ``"spark"`` (with the
+calibration file written by ``streamplace calibrate``, else built-in constants), ``"storm"``, or an
+:class:`~streamplace.perf.engines.EngineSettings`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from streamplace.bench import resolve_cluster, resolve_topology
+from streamplace.errors import Problem, SpecError
+from streamplace.model.cluster import Cluster, check_compatible
+from streamplace.model.plan import Plan
+from streamplace.model.profile import Profile
+from streamplace.model.topology import Topology
+from streamplace.perf.engines import ENGINE_NAMES, EngineSettings
+from streamplace.perf.engines.spark import SparkConstants, SparkSettings
+from streamplace.perf.evaluate import Evaluation
+from streamplace.perf.evaluate import evaluate as _evaluate
+from streamplace.schedulers import create
+from streamplace.spec.loader import load_cluster as _load_cluster
+from streamplace.spec.loader import load_profile as _load_profile
+from streamplace.spec.loader import load_topology as _load_topology
+
+if TYPE_CHECKING:
+    from streamplace.spark.run import RunResult
+
+Spec = str | Path | Mapping[str, Any]
+Engine = str | EngineSettings | None
+
+
+def load_topology(spec: Spec) -> Topology:
+    """A topology from a built-in name (``streamplace bench list``), a YAML/JSON path, ``"-"`` or a mapping."""
+    if isinstance(spec, Mapping | Path):
+        return _load_topology(spec)
+    return resolve_topology(spec)
+
+
+def load_cluster(spec: Spec) -> Cluster:
+    """A cluster from a built-in name, a YAML/JSON path, ``"-"`` or a mapping."""
+    if isinstance(spec, Mapping | Path):
+        return _load_cluster(spec)
+    return resolve_cluster(spec)
+
+
+def load_profile(spec: str | Path | Mapping[str, Any]) -> Profile:
+    """Measured costs per (operator, node type), as ``streamplace profile`` writes them."""
+    return _load_profile(spec)
+
+
+def engine_settings(engine: Engine = "spark", calibration: str | Path | None = None,
+                    params: Mapping[str, Any] | None = None, cluster: Cluster | None = None,
+                    trigger_s: float | None = None) -> EngineSettings | None:
+    """The engine predictions are for: ``None`` → the papers' ideal model (no settings); ``"ideal"``,
+    ``"spark"`` with the constants of ``calibration`` (default: ~/.streamplace/calibration.json, else built-in
+    ones), ``"storm"``. Then the cluster spec's ``engine:`` block, ``trigger_s``, then ``params``
+    (``{"spark.trigger_s": 2}``)."""
+    if isinstance(engine, EngineSettings):
+        return engine.with_params(dict(params)) if params else engine
+    if engine is None:
+        return None
+    if engine not in ENGINE_NAMES:
+        raise SpecError([Problem("engine", f"unknown engine {engine!r}", f"use one of {', '.join(ENGINE_NAMES)}")])
+    from streamplace.spark.calibration import constants_or_defaults
+
+    consts = constants_or_defaults(Path(calibration) if calibration else None) if engine == "spark" \
+        else SparkConstants()
+    settings = EngineSettings(engine, SparkSettings(constants=consts))  # type: ignore[arg-type]
+    if cluster is not None and cluster.engine_params:
+        settings = settings.with_params(cluster.engine_params, f"{cluster.name}: engine")
+    if trigger_s is not None:
+        settings = settings.with_params({"spark.trigger_s": trigger_s}, "--trigger")
+    return settings.with_params(dict(params or {}))
+
+
+def _instance(topology: Topology | Spec, cluster: Cluster | Spec) -> tuple[Topology, Cluster]:
+    t = topology if isinstance(topology, Topology) else load_topology(topology)
+    c = cluster if isinstance(cluster, Cluster) else load_cluster(cluster)
+    problems = check_compatible(t, c)
+    if problems:
+        raise SpecError(problems, t.name)
+    return t, c
+
+
+def _engine(engine: Engine, cluster: Cluster) -> EngineSettings | None:
+    return None if engine in (None, "ideal") else engine_settings(engine, cluster=cluster)
+
+
+def plan(topology: Topology | Spec, cluster: Cluster | Spec, scheduler: str = "r-storm", *,
+         params: Mapping[str, Any] | None = None, profile: Profile | None = None, engine: Engine = "ideal",
+         time_limit_s: float | None = None) -> Plan:
+    """Plan with one scheduler (``streamplace schedulers`` lists them and their parameters); ``params`` are
+    native values (``{"weights": {"memory": 2.0}}`` or ``{"weights.memory": 2.0}``). The plan's status is
+    ``ok``, ``timeout`` (best found) or ``infeasible`` with its explanation; it is never an exception."""
+    t, c = _instance(topology, cluster)
+    given = dict(params or {})
+    if time_limit_s is not None:
+        given["time_limit_s"] = time_limit_s
+    return create(scheduler, given).plan(t, c, profile, engine=_engine(engine, c))
+
+
+def evaluate(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan, *, profile: Profile | None = None,
+             engine: Engine = "ideal") -> Evaluation:
+    """Every predicted metric of a plan (``.predicted()`` gives them as a dict)."""
+    t, c = _instance(topology, cluster)
+    return _evaluate(t, c, plan, profile, engine=_engine(engine, c))
+
+
+def compare(topology: Topology | Spec, cluster: Cluster | Spec, schedulers: Sequence[str] | None = None, *,
+            params: Mapping[str, Mapping[str, Any]] | None = None, profile: Profile | None = None,
+            engine: Engine = "ideal", time_limit_s: float | None = 30.0) -> list[Plan]:
+    """One plan per scheduler (all registered ones by default), in that order. A scheduler that refuses the
+    instance outright (exhaustive on a large one) raises; use ``plan`` per scheduler to handle that yourself."""
+    t, c = _instance(topology, cluster)
+    eng = _engine(engine, c)
+    out = []
+    from streamplace.schedulers import scheduler_names
+
+    for name in schedulers or scheduler_names():
+        given = dict((params or {}).get(name, {}))
+        if time_limit_s is not None:
+            given.setdefault("time_limit_s", time_limit_s)
+        out.append(create(name, given).plan(t, c, profile, engine=eng))
+    return out
+
+
+def run(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan, *, duration_s: float = 60.0,
+        warmup_s: float = 15.0, trigger_s: float = 1.0, cores: int | None = None, out_dir: str | Path | None = None,
+        engine: Engine = "spark") -> RunResult:
+    """Run the plan's pipeline on local Spark (``cores`` of this machine) and measure it; ``result.measured``
+    beside ``result.predicted`` (the engine's model of this machine). The output and checkpoint go to
+    ``out_dir`` (default ``run-out/TOPOLOGY-DIGEST``), which resumes only the same pipeline."""
+    import os
+
+    from streamplace.spark.outdir import claim, default_dir, pipeline_key
+    from streamplace.spark.pipeline import PipelineConfig
+    from streamplace.spark.run import machine, on_one_node, run_pipeline
+    from streamplace.spark.session import local_session
+
+    t, c = _instance(topology, cluster)
+    if not plan.ok:
+        raise SpecError([Problem("plan", "the plan is infeasible: " + "; ".join(plan.explanation),
+                                 "plan with another scheduler or a larger cluster")])
+    n = cores or os.cpu_count() or 2
+    eng = _engine(engine, c)
+    if eng is not None:
+        eng = eng.with_params({"spark.trigger_s": trigger_s}, "trigger_s")
+    key = pipeline_key(t, plan, "parquet")
+    directory = claim(Path(out_dir) if out_dir is not None else default_dir(Path("run-out"), key), key, "out_dir")
+    cfg = PipelineConfig(trigger_s=trigger_s, out_dir=directory)
+    return run_pipeline(local_session(n), t, machine(n), on_one_node(t, plan), duration_s, warmup_s, cfg,
+                        engine=eng)

@@ -1,0 +1,33 @@
+"""The Python API (streamplace.api, re-exported by the package)."""
+
+from __future__ import annotations
+
+import pytest
+
+import streamplace as sp
+from streamplace.errors import StreamplaceError
+
+
+def test_plan_evaluate_compare_from_names_paths_and_mappings() -> None:
+    topology, cluster = sp.load_topology("diamond-cpu"), sp.load_cluster("examples/cluster.yaml")
+    assert topology.name == "diamond-cpu" and len(cluster) > 0
+    plan = sp.plan("linear", "rstorm-12", "r-storm", params={"weights.network": 2.0})
+    assert plan.status == "ok" and plan.params["weights"]["network"] == 2.0
+    ev = sp.evaluate("linear", "rstorm-12", plan)
+    assert ev.predicted()["throughput"] == pytest.approx(plan.predicted["throughput"])
+    spark = sp.plan("linear", "rstorm-12", "r-storm", engine="spark")
+    assert spark.predicted["engine"] == "spark" and plan.predicted.get("engine", "ideal") == "ideal"
+    plans = sp.compare("linear", "rstorm-12", ["ffd", "hetero"], time_limit_s=5)
+    assert [p.scheduler for p in plans] == ["ffd", "hetero"] and all(p.status == "ok" for p in plans)
+    mapping = {"name": "m", "operators": [{"id": "a", "kind": "source", "rate": 5}, {"id": "b"}],
+               "streams": [{"from": "a", "to": "b"}]}
+    assert sp.plan(mapping, "rstorm-12", "ffd").status == "ok"
+
+
+def test_bad_input_raises_a_streamplace_error_that_names_the_fix() -> None:
+    with pytest.raises(StreamplaceError, match="fix"):
+        sp.load_topology("no-such-topology")
+    with pytest.raises(StreamplaceError, match="unknown engine"):
+        sp.engine_settings("flink")
+    with pytest.raises(AttributeError):
+        sp.no_such_function  # noqa: B018
