@@ -31,3 +31,19 @@ def test_bad_input_raises_a_streamplace_error_that_names_the_fix() -> None:
         sp.engine_settings("flink")
     with pytest.raises(AttributeError):
         sp.no_such_function  # noqa: B018
+
+
+def test_the_comparison_plot_shows_every_scheduler_with_its_status() -> None:
+    import matplotlib.pyplot as plt
+
+    from streamplace.report.compare import ComparisonRow
+    from streamplace.report.plots import comparison_figure
+
+    ok = sp.plan("linear", "rstorm-12", "ffd")
+    infeasible = sp.plan("pageload-cpu", "hetero-3", "ffd")  # 19,000 MB on 16,384 MB
+    rows = [ComparisonRow("ffd", ok), ComparisonRow("tight", infeasible), ComparisonRow("exhaustive", None, "too big")]
+    fig = comparison_figure(rows, "t")
+    for ax in fig.axes:
+        assert [t.get_text() for t in ax.get_xticklabels()] == ["ffd", "tight", "exhaustive"]
+        assert sorted(t.get_text() for t in ax.texts) == ["infeasible", "refused"]
+    plt.close(fig)

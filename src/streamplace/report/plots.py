@@ -34,19 +34,32 @@ PANELS = [
 
 
 def plot_comparison(rows: list[ComparisonRow], path: str | Path, title: str) -> Path:
-    ok = [r for r in rows if r.plan is not None and r.plan.status != "infeasible"]
-    fig, axes = plt.subplots(1, len(PANELS), figsize=(4 * len(PANELS), 3.6))
-    names = [r.scheduler for r in ok]
-    for ax, (key, label) in zip(axes, PANELS, strict=True):
-        values = [float(r.value(key) or 0.0) for r in ok]
-        ax.bar(names, values, color="#4477aa")
-        ax.set_title(label, fontsize=9)
-        ax.tick_params(axis="x", labelrotation=30, labelsize=8)
-        ax.tick_params(axis="y", labelsize=8)
-    fig.suptitle(title, fontsize=11)
-    fig.tight_layout()
+    """Write the comparison chart (comparison_figure) to ``path``."""
+    fig = comparison_figure(rows, title)
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=110)
     plt.close(fig)
     return out
+
+
+def comparison_figure(rows: list[ComparisonRow], title: str) -> plt.Figure:
+    """One bar per scheduler and panel. Every scheduler appears: one without a usable plan (infeasible,
+    refused) gets no bar and its status written where the bar would be, and a time-out is labelled so."""
+    fig, axes = plt.subplots(1, len(PANELS), figsize=(4 * len(PANELS), 3.6))
+    names = [r.scheduler for r in rows]
+    usable = [r.plan is not None and r.plan.status != "infeasible" for r in rows]
+    for ax, (key, label) in zip(axes, PANELS, strict=True):
+        values = [float(r.value(key) or 0.0) if ok else 0.0 for r, ok in zip(rows, usable, strict=True)]
+        bars = ax.bar(names, values, color=["#4477aa" if ok else "#bbbbbb" for ok in usable])
+        for bar, r, ok in zip(bars, rows, usable, strict=True):
+            status = "refused" if r.plan is None else r.plan.status
+            if not ok or status == "timeout":
+                ax.annotate(status, (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center",
+                            va="bottom", rotation=90, fontsize=7, color="#aa3377")
+        ax.set_title(label, fontsize=9)
+        ax.tick_params(axis="x", labelrotation=30, labelsize=8)
+        ax.tick_params(axis="y", labelsize=8)
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout()
+    return fig
