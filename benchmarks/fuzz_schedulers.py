@@ -30,6 +30,7 @@ from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Topology
 from streamplace.schedulers import create, scheduler_names
+from streamplace.schedulers.base import offered_rates
 
 #: parameters a scheduler cannot run without (ODRP's normalization bounds: the paper's Table 2)
 EXTRA_PARAMS = {"odrp": {"preset": "debs2015"}, "odp": {"preset": "debs2015"}}
@@ -109,9 +110,8 @@ def main() -> None:
             if broken:
                 row["violations"] += 1
                 failures.append(f"{name} seed {seed}: {plan.status} but {'; '.join(broken[:3])}")
-            offered = {op.id: float(op.rate or 0.0) for op in topology.sources}
             scale = plan.predicted.get("sustainable_scale")
-            if dict(plan.source_rates) != offered and scale is not None and scale < 1 - 1e-6:
+            if dict(plan.source_rates) != offered_rates(topology) and scale is not None and scale < 1 - 1e-6:
                 row["overclaims"] += 1
                 failures.append(f"{name} seed {seed}: claims source rates its plan sustains {scale:.3f}× of")
     total = Counter()

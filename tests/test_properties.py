@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from streamplace.model.cluster import Cluster, Links, Node
 from streamplace.model.plan import validate_plan_against
-from streamplace.model.topology import Operator, Stream, Topology
+from streamplace.model.topology import Operator, Stream, Topology, infer_kinds
 from streamplace.perf import evaluate
 from streamplace.schedulers import create, scheduler_names
 
@@ -26,11 +26,10 @@ def topologies(draw: st.DrawFn, node_ids: list[str]) -> Topology:
     cyclic = draw(st.booleans()) and n >= 3
     if cyclic:  # a back edge between two non-source operators; selectivities < 1 keep rates finite
         edges.add((n - 1, 1))
-    has_in = {b for _, b in edges}
-    has_out = {a for a, _ in edges}
+    kinds = infer_kinds(ids, [Stream(ids[a], ids[b]) for a, b in edges])
     ops = []
-    for k, op_id in enumerate(ids):
-        kind = "source" if k not in has_in else ("sink" if k not in has_out else "operator")
+    for op_id in ids:
+        kind = kinds[op_id]
         pinned = None
         if kind != "sink" and draw(st.integers(0, 5)) == 0:
             pinned = tuple(draw(st.lists(st.sampled_from(node_ids), min_size=1, max_size=2, unique=True)))

@@ -68,17 +68,17 @@ def load_profile(spec: str | Path | Mapping[str, Any]) -> Profile:
 
 def engine_settings(engine: Engine = "spark", calibration: str | Path | None = None,
                     params: Mapping[str, Any] | None = None, cluster: Cluster | None = None,
-                    trigger_s: float | None = None) -> EngineSettings | None:
+                    trigger_s: float | None = None, option: str = "engine") -> EngineSettings | None:
     """The engine predictions are for: ``None`` → the papers' ideal model (no settings); ``"ideal"``,
     ``"spark"`` with the constants of ``calibration`` (default: ~/.streamplace/calibration.json, else built-in
     ones), ``"storm"``. Then the cluster spec's ``engine:`` block, ``trigger_s``, then ``params``
-    (``{"spark.trigger_s": 2}``)."""
+    (``{"spark.trigger_s": 2}``). An unknown name is an error on ``option``."""
     if isinstance(engine, EngineSettings):
         return engine.with_params(dict(params)) if params else engine
     if engine is None:
         return None
     if engine not in ENGINE_NAMES:
-        raise SpecError([Problem("engine", f"unknown engine {engine!r}", f"use one of {', '.join(ENGINE_NAMES)}")])
+        raise SpecError([Problem(option, f"unknown engine {engine!r}", f"use one of {', '.join(ENGINE_NAMES)}")])
     from streamplace.spark.calibration import constants_or_defaults
 
     consts = constants_or_defaults(Path(calibration) if calibration else None) if engine == "spark" \
@@ -150,7 +150,7 @@ def run(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan, *, durat
     ``out_dir`` (default ``run-out/TOPOLOGY-DIGEST``), which resumes only the same pipeline."""
     import os
 
-    from streamplace.spark.outdir import claim, default_dir, pipeline_key
+    from streamplace.spark.outdir import run_dir
     from streamplace.spark.pipeline import PipelineConfig
     from streamplace.spark.run import machine, on_one_node, run_pipeline
     from streamplace.spark.session import local_session
@@ -163,8 +163,7 @@ def run(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan, *, durat
     eng = _engine(engine, c)
     if eng is not None:
         eng = eng.with_params({"spark.trigger_s": trigger_s}, "trigger_s")
-    key = pipeline_key(t, plan, "parquet")
-    directory = claim(Path(out_dir) if out_dir is not None else default_dir(Path("run-out"), key), key, "out_dir")
+    directory = run_dir(t, plan, "parquet", Path(out_dir) if out_dir is not None else None, option="out_dir")
     cfg = PipelineConfig(trigger_s=trigger_s, out_dir=directory)
     return run_pipeline(local_session(n), t, machine(n), on_one_node(t, plan), duration_s, warmup_s, cfg,
                         engine=eng)

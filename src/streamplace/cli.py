@@ -26,7 +26,7 @@ from streamplace.model.cluster import Cluster, check_compatible
 from streamplace.model.plan import Plan, json_text, validate_plan_against
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
-from streamplace.perf.engines import ENGINE_NAMES, EngineSettings, split_engine_params
+from streamplace.perf.engines import EngineSettings, split_engine_params
 from streamplace.perf.evaluate import Evaluation, evaluate
 from streamplace.report.compare import COLUMNS, ComparisonRow, cell, compare, fmt
 from streamplace.schedulers.base import REGISTRY, create, describe_parameters, scheduler_names
@@ -181,10 +181,8 @@ def engine_settings(name: str, calibration: Path | None, params: dict[str, str] 
     spec's ``engine:`` block, then the ``spark.*`` / ``storm.*`` parameters of the command line."""
     from streamplace import api
 
-    if name not in ENGINE_NAMES:
-        raise ModelError([Problem("--engine", f"unknown engine {name!r}", f"use one of {', '.join(ENGINE_NAMES)}")])
-    settings = api.engine_settings(name, calibration, params, cluster, trigger_s)
-    assert settings is not None
+    settings = api.engine_settings(name, calibration, params, cluster, trigger_s, option="--engine")
+    assert settings is not None  # a name was given
     return settings
 
 
@@ -471,7 +469,7 @@ def schedulers_cmd(as_json: JsonOpt = False) -> None:
     if as_json:
         emit_json([{"name": name, "summary": REGISTRY[name].summary,
                     "chooses_parallelism": REGISTRY[name].chooses_parallelism,
-                    "parameters": {k: v for k, v in describe_parameters(REGISTRY[name])}}
+                    "parameters": dict(describe_parameters(REGISTRY[name]))}
                    for name in scheduler_names()])
         return
     table = Table(title="schedulers")
@@ -565,7 +563,7 @@ def run_cmd(
     Example: streamplace run linear-cpu rstorm-12 --plan plan.json --duration 60
     """
     from streamplace.sim.series import write_series
-    from streamplace.spark.outdir import claim, default_dir, pipeline_key
+    from streamplace.spark.outdir import run_dir
     from streamplace.spark.pipeline import PipelineConfig
     from streamplace.spark.run import prediction, run_pipeline, steady_trigger
 
@@ -593,8 +591,7 @@ def run_cmd(
     predicted = prediction(t, target_cluster, target_plan, None, eng)
     for line in run_warnings(c, pl, predicted, here, None if state is not None else target_cluster):
         err.print(f"[yellow]warning:[/] {line}", highlight=False)
-    key = pipeline_key(t, pl, sink)
-    out_dir = claim(out_dir if out_dir is not None else default_dir(Path("run-out"), key), key)
+    out_dir = run_dir(t, pl, sink, out_dir)
     spark = spark_session(master, state, cores, out_dir / "spark.log")
     cfg = PipelineConfig(trigger_s=trigger_s, sink=sink, out_dir=out_dir, workers=workers,  # type: ignore[arg-type]
                          source_lead_s=eng.spark.lead_s)

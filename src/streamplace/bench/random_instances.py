@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from streamplace.model.cluster import Cluster, Links, Node
-from streamplace.model.topology import Operator, Stream, Topology
+from streamplace.model.topology import Operator, Stream, Topology, infer_kinds
 
 GROUPINGS = ("shuffle", "key", "all")
 
@@ -36,11 +36,10 @@ def random_topology(rng: np.random.Generator, node_ids: list[str], max_operators
     for _ in range(int(rng.integers(0, n + 1))):
         a, b = sorted(int(x) for x in rng.choice(n, size=2, replace=False))
         edges.add((a, b))
-    has_in = {b for _, b in edges}
-    has_out = {a for a, _ in edges}
+    kinds = infer_kinds(ids, [Stream(ids[a], ids[b]) for a, b in edges])
     ops = []
-    for k, op_id in enumerate(ids):
-        kind = "source" if k not in has_in else ("sink" if k not in has_out else "operator")
+    for op_id in ids:
+        kind = kinds[op_id]
         pinned = None
         if kind != "sink" and rng.random() < 0.15:
             pinned = tuple(str(x) for x in rng.choice(node_ids, size=min(len(node_ids), int(rng.integers(1, 3))),

@@ -141,7 +141,7 @@ class BaseScheduler:
             return
         from streamplace.schedulers.fusion_align import align_for_fusion
 
-        rates = result.source_rates or {op.id: float(op.rate or 0.0) for op in topology.sources}
+        rates = result.source_rates or offered_rates(topology)
 
         def score(counts: np.ndarray) -> tuple[float, float]:
             plan = Plan(self.name, topology.name, cluster.name, counts_to_replicas(counts, topology, cluster), rates)
@@ -170,7 +170,7 @@ class BaseScheduler:
         if broken:  # never "ok": the placement is kept to look at, with what it breaks, and not predicted
             return Plan(
                 scheduler=self.name, topology=topology.name, cluster=cluster.name, replicas=replicas,
-                source_rates=result.source_rates or {op.id: float(op.rate or 0.0) for op in topology.sources},
+                source_rates=result.source_rates or offered_rates(topology),
                 status="infeasible", planning_ms=deadline.elapsed_ms(), params=self.params(),
                 explanation=(f"{self.name}'s best placement breaks hard constraints (shown, not to be run):",
                              *broken, *result.explanation),
@@ -178,7 +178,7 @@ class BaseScheduler:
         planning_ms = deadline.elapsed_ms()
         plan = Plan(
             scheduler=self.name, topology=topology.name, cluster=cluster.name, replicas=replicas,
-            source_rates=result.source_rates or {op.id: float(op.rate or 0.0) for op in topology.sources},
+            source_rates=result.source_rates or offered_rates(topology),
             status=result.status, planning_ms=planning_ms, explanation=tuple(result.explanation),
             split=result.split, params=self.params(), gap=result.gap,
             warnings=tuple(topology.cycle_warnings()) + tuple(result.warnings),
@@ -192,9 +192,14 @@ class BaseScheduler:
     def _infeasible(self, topology: Topology, cluster: Cluster, reasons: list[str], deadline: Deadline) -> Plan:
         return Plan(
             scheduler=self.name, topology=topology.name, cluster=cluster.name, replicas={},
-            source_rates={op.id: float(op.rate or 0.0) for op in topology.sources}, status="infeasible",
+            source_rates=offered_rates(topology), status="infeasible",
             planning_ms=deadline.elapsed_ms(), explanation=tuple(reasons), params=self.params(),
         )
+
+
+def offered_rates(topology: Topology) -> dict[str, float]:
+    """Each source's own rate (tuples/s): what a plan offers unless its scheduler chose the rates."""
+    return {op.id: float(op.rate or 0.0) for op in topology.sources}
 
 
 def counts_to_replicas(counts: np.ndarray, topology: Topology, cluster: Cluster) -> dict[str, dict[str, int]]:

@@ -112,8 +112,8 @@ class DS2(BaseScheduler):
         plan = super().finish(topology, cluster, profile, result, deadline, engine)
         scale = plan.predicted.get("sustainable_scale")
         if plan.status != "infeasible" and scale is not None and scale < 1 - 1e-9:
-            capped = [op.id for op in topology.operators if (op.max_replicas or self.max_replicas)
-                      and plan.parallelism(op.id) >= (op.max_replicas or self.max_replicas or 0)]
+            limits = {op.id: op.max_replicas or self.max_replicas for op in topology.operators}
+            capped = [op_id for op_id, limit in limits.items() if limit and plan.parallelism(op_id) >= limit]
             why = f"replicas capped by max_replicas for {', '.join(capped)}" if capped else "where the placer put them"
             plan = plan.evolve(warnings=(*plan.warnings, f"ds2 sizes for {self.target_scale:g}× the offered rates, "
                                          f"but this plan sustains {scale:.3g}× ({why})"))

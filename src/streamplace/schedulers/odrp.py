@@ -140,7 +140,7 @@ class Odrp(BaseScheduler):
             milp, layout, constant = build_odrp(inst, k, mask, w, b, self.z_unit == "tuples", deadline,
                                                 self.max_nonzeros)
         except BuildInterrupted as exc:
-            return self._fallback(topology, cluster, inst, k, mask, w, b, exc.reason)
+            return self._fallback(self._greedy(inst, k, mask, w, b), exc.reason)
         remaining = None if self.time_limit_s is None else max(0.01, self.time_limit_s - deadline.elapsed_ms() / 1e3)
         # HiGHS checks its time limit between steps and overshoots it by a step: presolve and a root cut round
         # took 2.8 s and 2.7 s on an 8-node instance of benchmarks/fuzz_schedulers.py (an interrupt from its MIP
@@ -153,17 +153,16 @@ class Odrp(BaseScheduler):
                     "no deployment satisfies node capacities "
                     f"({', '.join(f'{n.id}: {c:g}' for n, c in zip(cluster.nodes, inst.capacity, strict=True))}) "
                     "and memory with every operator's minimum stable replica count on its candidate nodes"])
-            return self._fallback(topology, cluster, inst, k, mask, w, b,
+            return self._fallback(self._greedy(inst, k, mask, w, b),
                                   f"HiGHS found no deployment within the time limit ({result.solver_status})")
         counts = layout.counts(result.x)
         qos = odrp_qos(inst, counts, self.z_unit == "tuples")
         utility = qos.utility(w, b)
         if result.status == "timeout":  # an early incumbent can be worse than the greedy deployment: keep the better
-            greedy = greedy_deployment(inst, k, mask)
-            if greedy is not None and odrp_qos(inst, greedy, self.z_unit == "tuples").utility(w, b) > utility:
-                return self._fallback(topology, cluster, inst, k, mask, w, b,
-                                      f"HiGHS's best deployment within the time limit has F = {utility:.6f} "
-                                      f"(relative gap {result.gap:.3g})")
+            greedy = self._greedy(inst, k, mask, w, b)
+            if greedy[1] > utility:
+                return self._fallback(greedy, f"HiGHS's best deployment within the time limit has F = {utility:.6f} "
+                                              f"(relative gap {result.gap:.3g})")
         placement = Placement(counts)
         if result.status == "timeout":
             placement.status = "timeout"
@@ -179,19 +178,28 @@ class Odrp(BaseScheduler):
                                   f"({milp.n_vars} variables, {milp.n_rows} constraints); F = {utility:.6f}")
         return placement
 
-
-    def _fallback(self, topology: Topology, cluster: Cluster, inst: OdrpInstance, k: list[int], mask: np.ndarray,
-                  w: Weights, b: Bounds, why: str) -> Placement:
-        """No solver answer within the limits: a greedy deployment, called ``timeout`` (a plan, not the optimum),
-        or infeasible when even that finds no fit."""
+    def _greedy(self, inst: OdrpInstance, k: list[int], mask: np.ndarray, w: Weights,
+                b: Bounds) -> tuple[np.ndarray | None, float]:
+        """The greedy deployment and its utility F (−inf when it finds no fit)."""
         counts = greedy_deployment(inst, k, mask)
+        return counts, -math.inf if counts is None else odrp_qos(inst, counts, self.z_unit == "tuples").utility(w, b)
+
+    @staticmethod
+    def _fallback(greedy: tuple[np.ndarray | None, float], why: str) -> Placement:
+        """No solver answer within the limits (or a worse one): the greedy deployment, called ``timeout`` (a plan,
+        not the optimum), or infeasible when even that finds no fit."""
+        counts, utility = greedy
         fix = "raise time_limit_s, or restrict operators to fewer candidate nodes (pinned)"
         if counts is None:
             return Placement(None, "infeasible", [f"{why}; a greedy deployment found no fit either ({fix})"])
-        utility = odrp_qos(inst, counts, self.z_unit == "tuples").utility(w, b)
         return Placement(counts, "timeout", [f"{why}: a greedy deployment instead (each operator's fewest stable "
                                              f"replicas on its fastest nodes with room), F = {utility:.6f}, not "
                                              f"ODRP's optimum ({fix})"])
+
+
+def stable_counts(inst: OdrpInstance, i: int, k_i: int) -> list[int]:
+    """The replica counts n ≤ k_i of operator i whose replicas are stable M/M/1 queues (λ_i/n < μ_i)."""
+    return [n for n in range(1, k_i + 1) if inst.lam[i] / n < inst.mu[i]]
 
 
 def greedy_deployment(inst: OdrpInstance, k: list[int], mask: np.ndarray) -> np.ndarray | None:
@@ -201,7 +209,7 @@ def greedy_deployment(inst: OdrpInstance, k: list[int], mask: np.ndarray) -> np.
     free_res, free_mem = inst.capacity.astype(float).copy(), inst.mem_cap.astype(float).copy()
     counts = np.zeros((n_ops, n_nodes), dtype=np.int64)
     for i in range(n_ops):
-        stable = [n for n in range(1, k[i] + 1) if inst.lam[i] / n < inst.mu[i]]
+        stable = stable_counts(inst, i, k[i])
         if not stable:
             return None
         for _ in range(stable[0]):
@@ -234,7 +242,7 @@ def explain_infeasible(topology: Topology, cluster: Cluster, inst: OdrpInstance,
     reasons = []
     need = np.zeros(len(topology.operators))
     for i, op in enumerate(topology.operators):
-        stable = [n for n in range(1, k[i] + 1) if inst.lam[i] / n < inst.mu[i]]
+        stable = stable_counts(inst, i, k[i])
         if not stable:
             reasons.append(f"{op.id} receives {inst.lam[i]:,.1f} tuples/s but one replica serves {inst.mu[i]:,.1f}: "
                            f"it needs more than k = {k[i]} replicas ({inst.lam[i] / inst.mu[i]:.2f}) "
@@ -304,7 +312,7 @@ def build_odrp(inst: OdrpInstance, k: list[int], mask: np.ndarray, w: Weights, b
     node_mem: list[list[tuple[int, float]]] = [[] for _ in range(n_nodes)]
     r_var: dict[int, int] = {}
     for i in range(n_ops):
-        ns = [n for n in range(1, k[i] + 1) if inst.lam[i] / n < inst.mu[i]]
+        ns = stable_counts(inst, i, k[i])
         ys = {n: milp.binary() for n in ns}
         milp.row([(y, 1.0) for y in ys.values()], lo=1.0, hi=1.0)
         nodes = [int(u) for u in np.flatnonzero(mask[i])]

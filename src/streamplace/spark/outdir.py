@@ -39,6 +39,14 @@ def default_dir(base: Path, key: dict[str, str]) -> Path:
     return base / f"{key['topology']}-{key['digest']}"
 
 
+def run_dir(topology: Topology, plan: Plan, sink: str, out_dir: Path | None, base: Path = Path("run-out"),
+            option: str = "--out") -> Path:
+    """The directory a run of this pipeline writes to and resumes from: ``out_dir``, else ``BASE/TOPOLOGY-DIGEST``,
+    claimed for it (claim)."""
+    key = pipeline_key(topology, plan, sink)
+    return claim(out_dir if out_dir is not None else default_dir(base, key), key, option)
+
+
 def claim(out_dir: Path, key: dict[str, str], option: str = "--out") -> Path:
     """Make ``out_dir`` this pipeline's (creating it), or raise SpecError when it holds another pipeline's run."""
     marker = out_dir / MARKER

@@ -227,8 +227,8 @@ class Pipeline:
         """The writer of the operator's Parquet files when its tasks write them, else None."""
         if not self._writes_own_files(op_id):
             return None
-        columns = self.tasks[op_id].logic.columns(self.inputs[op_id])  # what its mapInArrow stage declares
-        return ParquetParts(str(self.cfg.out_dir.resolve() / op_id), arrow_schema(columns), index_offset)
+        return ParquetParts(str(self.cfg.out_dir.resolve() / op_id), arrow_schema(self._output_columns(op_id)),
+                            index_offset)
 
     def _rate(self, src_id: str) -> float:
         src = self.topology.op(src_id)
@@ -266,9 +266,13 @@ class Pipeline:
                                      self._schema(self.streamed[-1]))
         return frame
 
+    def _output_columns(self, op_id: str) -> Columns:
+        """The columns of the operator's mapInArrow output (with the dead-letter reason where it has one)."""
+        return self.tasks[op_id].logic.columns(self.inputs[op_id])
+
     def _schema(self, op_id: str) -> str:
-        """The DDL schema of the operator's output (with the dead-letter reason where it has one)."""
-        return ddl(self.tasks[op_id].logic.columns(self.inputs[op_id]))
+        """The DDL schema of the operator's output."""
+        return ddl(self._output_columns(op_id))
 
     def run_batch(self, batch: DataFrame, batch_id: int) -> None:
         frames: dict[str, DataFrame] = {}

@@ -34,7 +34,12 @@ STAGING = "_staging"
 
 
 def staging_dir(out_dir: Path, sink: str, batch_id: int) -> Path:
-    return out_dir / sink / STAGING / f"batch_id={batch_id}"
+    return batch_staging(out_dir / sink, batch_id)
+
+
+def batch_staging(sink_dir: str | Path, batch_id: int) -> Path:
+    """Where a batch's files are written before the driver publishes them."""
+    return Path(sink_dir) / STAGING / f"batch_id={batch_id}"
 
 
 def batch_dir(out_dir: Path, sink: str, batch_id: int) -> Path:
@@ -80,8 +85,8 @@ class ParquetParts:
         if table.schema != self.schema:  # by name: a logic may emit its columns in another order
             table = table.select(self.schema.names).cast(self.schema)
         name = f"part-{self.index_offset + partition:05d}.parquet"
-        directory = os.path.join(self.root, STAGING, f"batch_id={batch_id}")
-        tmp = os.path.join(directory, f".{name}.{uuid.uuid4().hex}")
+        directory = batch_staging(self.root, batch_id)
+        tmp = directory / f".{name}.{uuid.uuid4().hex}"
         pq.write_table(table, tmp)
-        os.replace(tmp, os.path.join(directory, name))
+        os.replace(tmp, directory / name)
         return iter(())
