@@ -108,6 +108,14 @@ def test_import_flux(tmp_path: Path) -> None:
     assert doc["operators"][0]["rate"] == 250.0
     code, out, _ = run("plan", "--json", str(dst), "rstorm-12")
     assert code == 0 and json.loads(out)["status"] == "ok"
+    # `run` accepts what import-flux writes: each Storm class becomes an emulation the runtime knows
+    from streamplace.spark.logic import logic_of
+    from streamplace.spec.loader import load_topology
+
+    topo = load_topology(dst)
+    logics = {op.id: logic_of(op) for op in topo.operators}
+    assert {op.id for op in topo.operators if op.logic.get("name") == "flux"} == set(logics)
+    assert [logics[op.id].source for op in topo.operators if op.is_source] == ["rate"]
 
 
 def test_demo_writes_report(tmp_path: Path) -> None:

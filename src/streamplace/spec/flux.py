@@ -105,5 +105,19 @@ def flux_to_topology_doc(doc: dict[str, Any], source: str = "<flux>",
         streams.append({"from": s.get("from"), "to": s.get("to"), "grouping": g})
     if problems:
         raise SpecError(problems, source)
+    _emit_key_fields(operators, streams)
     name = doc.get("name") or "flux-topology"
     return {"name": str(name), "operators": operators, "streams": streams}
+
+
+def _emit_key_fields(operators: list[dict[str, Any]], streams: list[dict[str, Any]]) -> None:
+    """Tell each emulated Storm class which fields its FIELDS-grouped output streams are keyed by (``emits``),
+    so that ``run`` can route by them: the emulation copies the tuple's key into each such field."""
+    by_id = {op["id"]: op for op in operators}
+    for stream in streams:
+        field = stream["grouping"].partition(":")[2]
+        upstream = by_id.get(stream["from"])
+        if field and field != "key" and upstream is not None and "logic" in upstream:
+            emits = upstream["logic"].setdefault("emits", [])
+            if field not in emits:
+                emits.append(field)

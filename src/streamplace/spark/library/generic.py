@@ -47,6 +47,26 @@ def passthrough(op: Operator, params: dict[str, Any], speedup: float) -> Logic:
     return Logic(lambda batch: batch)
 
 
+@register("flux", "a Storm class imported from Flux, emulated: the rate source for a spout, else busy work of the "
+                  "operator's cost_ms; params: className (kept for the record), emits (key fields its FIELDS-grouped "
+                  "outputs need: copies of the tuple's key)")
+def flux(op: Operator, params: dict[str, Any], speedup: float) -> Logic:
+    emits = [str(f) for f in params.get("emits", [])]
+    params = {k: v for k, v in params.items() if k not in ("className", "emits")}
+    work = rate(op, params, speedup) if op.is_source else busy(op, params, speedup)
+    if not emits:
+        return work
+
+    def fn(batch: pa.RecordBatch) -> pa.RecordBatch:
+        batch = work.fn(batch)
+        keys = batch.column("key")
+        kept = [n for n in batch.schema.names if n not in emits]
+        return pa.RecordBatch.from_arrays([batch.column(n) for n in kept] + [keys] * len(emits),
+                                          names=kept + emits)
+
+    return Logic(fn, adds=tuple((f, "long") for f in emits), source=work.source)
+
+
 @register("filter", "keep tuples whose value is divisible by modulus (default 2); params: modulus")
 def divisible(op: Operator, params: dict[str, Any], speedup: float) -> Logic:
     modulus = int(params.get("modulus", 2))
