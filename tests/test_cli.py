@@ -306,3 +306,44 @@ def test_json_of_the_listing_commands(tmp_path: Path) -> None:
     code, out, _ = run("demo", "--json", "--spark-seconds", "0", "--out", str(tmp_path / "demo"), "--time-limit", "2")
     doc = json.loads(out)
     assert code == 0 and Path(doc["report"]).exists() and doc["run"] is None and len(doc["rows"]) >= 10
+
+
+def test_compare_one_operating_point_best_marked_and_100_columns() -> None:
+    """hetero and optimal plan for their own maximum rate; compare shows every plan's figures at the
+    topology's offered rate (max t/s apart), marks each column's best and fits 100 columns."""
+    code, out, _ = run("compare", "--json", "--engine", "ideal", "nasiri-linear", "hetero-3",
+                       "-s", "round-robin,hetero,optimal")
+    assert code == 0
+    rows = {r["scheduler"]: r for r in json.loads(out)["rows"]}
+    assert rows["hetero"]["source_rates"] != rows["round-robin"]["source_rates"]  # planned at its own rate
+    offered = rows["round-robin"]["source_rates"]["spout"]
+    for r in rows.values():
+        # delivered is at the common offered rate: never above it, and the plan's own max is at least that
+        assert r["delivered_throughput"] <= offered * (1 + 1e-6)
+        assert r["throughput"] >= r["delivered_throughput"] * (1 - 1e-6)
+    code, text, _ = run("compare", "--engine", "ideal", "nasiri-linear", "hetero-3", "-s", "round-robin,hetero,optimal")
+    assert code == 0
+    assert max(len(line) for line in text.splitlines()) <= 100
+    best_max = max(rows, key=lambda n: rows[n]["throughput"])
+    line = next(x for x in text.splitlines() if x.strip().startswith(best_max))
+    from streamplace.report.compare import fmt
+
+    assert fmt(rows[best_max]["throughput"]) + "*" in line
+    assert "at the offered" in text and "hill-climbing" not in text
+    code, wide, _ = run("compare", "--wide", "--engine", "ideal", "linear-cpu", "rstorm-12", "-s", "ffd,hill-climbing")
+    assert code == 0 and "planning ms" in wide and "hill-climbing " in wide
+
+
+def test_quiet_prints_results_only(tmp_path: Path) -> None:
+    plan_file = tmp_path / "plan.json"
+    args = ["examples/topology.yaml", "examples/cluster.yaml"]
+    code, out, _ = run("plan", "-s", "ffd", "--profile", "examples/profile.yaml", "--out", str(plan_file), *args)
+    assert code == 0 and "plan written to" in out
+    code, out, _ = run("-q", "plan", "-s", "ffd", "--profile", "examples/profile.yaml", "--out", str(plan_file), *args)
+    assert code == 0 and "plan written to" not in out and "ffd" in out
+    code, _, err = run("evaluate", *args, str(plan_file))  # no --profile: the plan's figures would differ
+    assert code == 0 and "warning:" in err
+    code, out, err = run("-q", "evaluate", *args, str(plan_file))
+    assert code == 0 and err == "" and out
+    code, _, err = run("-q", "-v", "schedulers")
+    assert code == 2 and "contradict" in err

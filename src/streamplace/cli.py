@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -28,7 +29,7 @@ from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
 from streamplace.perf.engines import EngineSettings, split_engine_params
 from streamplace.perf.evaluate import Evaluation, evaluate
-from streamplace.report.compare import COLUMNS, ComparisonRow, cell, compare, fmt
+from streamplace.report.compare import COLUMNS, WIDE_COLUMNS, ComparisonRow, best_values, cell, compare, fmt
 from streamplace.schedulers.base import REGISTRY, create, describe_parameters, scheduler_names
 from streamplace.spec.loader import dump_topology, load_plan, load_profile, read_document, topology_to_doc
 
@@ -54,10 +55,16 @@ def _root(
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="show Spark's log on the terminal too (INFO "
                                           "and above); it always goes to the log file whose path is printed")]
     = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="print only results and errors: no warnings, "
+                                        "progress bars or lines about files written")] = False,
     version: Annotated[bool, typer.Option("--version", help="print the version and exit", is_eager=True,
                                           callback=_print_version)] = False,
 ) -> None:
     """Replica counts and placement for stream-processing topologies on heterogeneous clusters."""
+    global _quiet
+    if verbose and quiet:
+        raise typer.BadParameter("-q and -v contradict each other: give one of them", param_hint="--quiet")
+    _quiet = quiet
     if verbose:
         os.environ["STREAMPLACE_SPARK_LOG"] = "console"
 
@@ -72,11 +79,25 @@ StateOpt = Annotated[Path | None, typer.Option("--state-dir", help="where the cl
 
 def _console(stderr: bool = False) -> Console:
     probe = Console(stderr=stderr)
-    return probe if probe.is_terminal else Console(stderr=stderr, width=160)
+    return probe if probe.is_terminal else Console(stderr=stderr, width=100)
 
 
 out = _console()
 err = _console(stderr=True)
+#: set by -q: only results and errors are printed (no warnings, notes on files written, progress bars)
+_quiet = False
+
+
+def warn(text: str) -> None:
+    """A warning on stderr, unless -q."""
+    if not _quiet:
+        err.print(f"[yellow]warning:[/] {text}", highlight=False)
+
+
+def info(text: str, stderr: bool = False) -> None:
+    """A line about what was done (a file written, a log's path), unless -q."""
+    if not _quiet:
+        (err if stderr else out).print(text, highlight=False)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -116,7 +137,7 @@ CalibrationOpt = Annotated[Path | None, typer.Option("--calibration", help="Spar
 def progress_bar(description: str, counter: str, disable: bool) -> Progress:
     """The progress bar of long commands, on stderr: description, bar, counter, elapsed time."""
     return Progress(TextColumn(description), BarColumn(), TextColumn(counter), TimeElapsedColumn(), console=err,
-                    transient=True, disable=disable)
+                    transient=True, disable=disable or _quiet)
 
 
 def friendly(fn: F) -> F:
@@ -198,7 +219,7 @@ def load_instance(topo: str, cluster: str, profile: Path | None) -> tuple[Topolo
         if extra:
             raise ModelError(extra, str(profile))
     for w in t.cycle_warnings():
-        err.print(f"[yellow]warning:[/] {w}", highlight=False)
+        warn(w)
     return t, c, p
 
 
@@ -322,7 +343,7 @@ def plan(
     else:
         print_plan(result)
         if out_file is not None:
-            out.print(f"plan written to {out_file}")
+            info(f"plan written to {out_file}")
     if result.status == "infeasible":
         raise typer.Exit(1)
 
@@ -358,7 +379,7 @@ def evaluate_cmd(
     eng = engine_settings(engine, calibration, engine_p, cluster=c)
     mismatch = profile_mismatch(pl, profile)
     if mismatch:
-        err.print(f"[yellow]warning:[/] {mismatch}", highlight=False)
+        warn(mismatch)
     ev: Evaluation = evaluate(t, c, pl, p, engine=eng)
     pred = ev.predicted() | ({"engine_params": eng.describe()} if eng.name != "ideal" else {})
     if as_json:
@@ -396,6 +417,8 @@ def compare_cmd(
     as_json: JsonOpt = False,
     engine: EngineOpt = "spark",
     calibration: CalibrationOpt = None,
+    wide: Annotated[bool, typer.Option("--wide", help="also mean utilization, cost per hour and planning time "
+                                       "(wider than 100 columns)")] = False,
 ) -> None:
     """Run every registered scheduler on one instance and compare the predictions.
 
@@ -419,9 +442,9 @@ def compare_cmd(
         emit_json(_clean({"topology": t.name, "cluster": c.name, "engine": eng.name, "engine_params": eng.describe(),
                           "rows": [r.as_dict() for r in rows]}))
         return
-    print_comparison(rows, f"{t.name} on {c.name} ({eng.name} engine)")
+    print_comparison(rows, f"{t.name} on {c.name} ({eng.name} engine)", wide=wide)
     if plot is not None:
-        out.print(f"plot written to {plot}")
+        info(f"plot written to {plot}")
 
 
 def run_comparison(t: Topology, c: Cluster, p: Profile | None, only: list[str] | None, param: list[str] | None,
@@ -448,16 +471,30 @@ def run_comparison(t: Topology, c: Cluster, p: Profile | None, only: list[str] |
                        on_done=lambda n: progress.update(task, advance=1, description=f"planned {n}"), engine=engine)
 
 
-def print_comparison(rows: list[ComparisonRow], title: str) -> None:
-    table = Table(title=title)
-    for _, label in COLUMNS:
-        table.add_column(label, justify="left" if label in ("scheduler", "status") else "right")
+def print_comparison(rows: list[ComparisonRow], title: str, wide: bool = False) -> None:
+    """The comparison table (100 columns wide; ``wide`` adds mean utilization, cost and planning time), the
+    operating point of its figures, then each scheduler's notes."""
+    columns = COLUMNS + (WIDE_COLUMNS if wide else [])
+    best = best_values(rows, [k for k, _ in columns])
+    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    for key, label in columns:
+        table.add_column(label, justify="left" if key in ("scheduler", "status") else "right",
+                         no_wrap=key in ("scheduler", "status"))
     for r in rows:
-        table.add_row(*(cell(r, k) for k, _ in COLUMNS))
-    out.print(table)
+        table.add_row(*(cell(r, k, best) for k, _ in columns))
+    (Console(width=max(out.width, 160)) if wide else out).print(table)
+    out.print(comparison_legend(rows), highlight=False)
     for r in rows:
         for line in r.notes:
             out.print(f"  {r.scheduler}: {line}", highlight=False)
+
+
+def comparison_legend(rows: list[ComparisonRow]) -> str:
+    """What the comparison's figures mean: its operating points and the best-value mark."""
+    offered = next((r.at_offered.get("offered_throughput") for r in rows if r.at_offered), None)
+    at = f"the offered {fmt(offered)} t/s into sinks" if offered is not None else "the offered source rates"
+    return (f"max t/s: each plan's own limit; the other figures at {at}; * marks the best value of a column; "
+            "latency ∞: the plan cannot keep up with the offered rate")
 
 
 @app.command("schedulers")
@@ -526,8 +563,8 @@ def import_flux(
         sys.stdout.write(text)
     else:
         out_file.write_text(text, encoding="utf-8")
-        out.print(f"topology {topo.name!r} ({len(topo.operators)} operators, {topo.total_replicas()} replicas) "
-                  f"written to {out_file}")
+        info(f"topology {topo.name!r} ({len(topo.operators)} operators, {topo.total_replicas()} replicas) "
+             f"written to {out_file}")
 
 
 @app.command("run")
@@ -590,7 +627,7 @@ def run_cmd(
         eng = eng.with_params({"spark.trigger_s": trigger_s}, "--trigger auto")
     predicted = prediction(t, target_cluster, target_plan, None, eng)
     for line in run_warnings(c, pl, predicted, here, None if state is not None else target_cluster):
-        err.print(f"[yellow]warning:[/] {line}", highlight=False)
+        warn(line)
     out_dir = run_dir(t, pl, sink, out_dir)
     spark = spark_session(master, state, cores, out_dir / "spark.log")
     cfg = PipelineConfig(trigger_s=trigger_s, sink=sink, out_dir=out_dir, workers=workers,  # type: ignore[arg-type]
@@ -617,9 +654,8 @@ def run_cmd(
                   "source rates", highlight=False)
         raise typer.Exit(1)
     if not result.measured.get("throughput"):
-        err.print(f"[yellow]warning:[/] no tuple reached a sink in the {duration:g} s measured (only during the "
-                  f"{warmup:g} s warm-up): the figures above are not the pipeline's; measure longer (--duration) "
-                  "or after a longer --warmup", highlight=False)
+        warn(f"no tuple reached a sink in the {duration:g} s measured (only during the {warmup:g} s warm-up): the "
+             "figures above are not the pipeline's; measure longer (--duration) or after a longer --warmup")
 
 
 def run_target(t: Topology, c: Cluster, pl: Plan, state: Any, master: str | None,
@@ -960,7 +996,7 @@ def spark_session(master: str | None, state: Any, cores: int | None, log_to: Pat
         spark = local_session(master=master, conf=app_conf(state), log_to=log_to, console_level=level)
     else:
         spark = local_session(cores, master=master, log_to=log_to, console_level=level)
-    err.print(f"[dim]Spark's log: {log_file()}[/]", highlight=False)
+    info(f"[dim]Spark's log: {log_file()}[/]", stderr=True)
     return spark
 
 
@@ -990,7 +1026,7 @@ def cluster_up(
         emit_json({"master_url": state.master_url, "state_dir": state.state_dir,
                    "workers": [w.node for w in state.workers]})
         return
-    err.print(f"cluster {c.name}: {len(state.workers)} workers, state in {state.state_dir}")
+    info(f"cluster {c.name}: {len(state.workers)} workers, state in {state.state_dir}", stderr=True)
     print(state.master_url)
 
 
@@ -1286,13 +1322,14 @@ def demo(
     if spark_seconds > 0 and best is not None:
         sections = (_demo_spark_run(t, best.plan, cores or os.cpu_count() or 2, spark_seconds,  # type: ignore[arg-type]
                                     out_dir / "spark-run", engine_settings("spark", calibration)),)
-    report = write_report(rows, png, out_dir / "report.html", f"streamplace demo: {title}", notes, sections)
+    report = write_report(rows, png, out_dir / "report.html", f"streamplace demo: {title}", notes, sections,
+                          legend=comparison_legend(rows))
     if as_json:
         emit_json(_clean({"report": str(report), "plot": str(png), "topology": t.name, "cluster": c.name,
                           "engine": eng.name, "run": best.scheduler if best is not None and spark_seconds > 0
                           else None, "rows": [r.as_dict() for r in rows]}))
         return
-    out.print(f"report written to {report}")
+    info(f"report written to {report}")
 
 
 def _demo_spark_run(t: Topology, plan: Plan, cores: int, seconds: float, out_dir: Path, engine: EngineSettings):

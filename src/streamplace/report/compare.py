@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -12,30 +13,45 @@ from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
 from streamplace.perf.engines import EngineSettings
-from streamplace.schedulers.base import create, scheduler_names
+from streamplace.perf.evaluate import evaluate
+from streamplace.schedulers.base import create, offered_rates, scheduler_names
 
+#: (key, label): the table's columns. ``throughput`` is each plan's own maximum (the sink input rate at the largest
+#: sustainable scale of its source rates); every other figure is at the common offered rate (the topology's source
+#: rates), whatever rates a scheduler planned for.
 COLUMNS = [
     ("scheduler", "scheduler"),
     ("status", "status"),
-    ("throughput", "throughput (t/s)"),
-    ("delivered_throughput", "delivered (t/s)"),
-    ("latency_ms", "latency (ms)"),
+    ("throughput", "max t/s"),
+    ("delivered_throughput", "delivered t/s"),
+    ("latency_ms", "latency ms"),
     ("nodes_used", "nodes"),
     ("replicas", "replicas"),
     ("max_utilization", "max util"),
-    ("mean_utilization", "mean util"),
-    ("inter_node_traffic", "inter-node (B/s)"),
-    ("planning_ms", "planning (ms)"),
+    ("inter_node_traffic", "inter-node B/s"),
 ]
+#: shown on request (``--wide``) and always in JSON
+WIDE_COLUMNS = [
+    ("mean_utilization", "mean util"),
+    ("cost_per_hour", "cost $/h"),
+    ("planning_ms", "planning ms"),
+]
+#: the columns whose best value is marked, and whether more is better
+BEST = {"throughput": True, "delivered_throughput": True, "latency_ms": False, "nodes_used": False,
+        "inter_node_traffic": False, "cost_per_hour": False}
+#: keys read from the evaluation at the plan's own rates; the rest come from the common offered rate
+OWN_RATE_KEYS = ("throughput", "sustainable_scale", "bottleneck")
 
 
 @dataclass(frozen=True)
 class ComparisonRow:
-    """One scheduler's result: a plan, or the reason it refused the instance (``error``)."""
+    """One scheduler's result: a plan, or the reason it refused the instance (``error``). ``at_offered`` is the
+    plan's ``predicted`` block at the topology's offered source rates (the plan's own when it planned for them)."""
 
     scheduler: str
     plan: Plan | None
     error: str | None = None
+    at_offered: Mapping[str, Any] | None = None
 
     @property
     def status(self) -> str:
@@ -63,13 +79,16 @@ class ComparisonRow:
             return self.plan.planning_ms
         if key == "replicas":
             return self.plan.total_replicas() if self.plan.replicas else None
-        return self.plan.predicted.get(key)
+        if key in OWN_RATE_KEYS or self.at_offered is None:
+            return self.plan.predicted.get(key)
+        return self.at_offered.get(key)
 
     def as_dict(self) -> dict[str, Any]:
-        out = {key: self.value(key) for key, _ in COLUMNS} | {"explanation": self.notes}
+        out = {key: self.value(key) for key, _ in COLUMNS + WIDE_COLUMNS} | {"explanation": self.notes}
         if self.plan is not None:
             out["parallelism"] = self.plan.counts()
             out["gap"] = self.plan.gap
+            out["source_rates"] = dict(self.plan.source_rates)
         return out
 
 
@@ -82,12 +101,17 @@ def compare(
     on_done: Callable[[str], None] | None = None,
     engine: EngineSettings | None = None,
 ) -> list[ComparisonRow]:
-    """Plan the instance with each scheduler (all registered ones by default); predictions are ``engine``'s."""
+    """Plan the instance with each scheduler (all registered ones by default); predictions are ``engine``'s.
+
+    A plan made for other source rates than the topology's (hetero and optimal plan for their own maximum) is
+    evaluated again at the topology's, so that every row's figures but ``throughput`` share one operating point."""
+    offered = offered_rates(topology)
     rows = []
     for name in schedulers or scheduler_names():
         try:
             plan = create(name, (params or {}).get(name)).plan(topology, cluster, profile, engine=engine)
-            rows.append(ComparisonRow(name, plan))
+            rows.append(ComparisonRow(name, plan, at_offered=_at_rates(topology, cluster, plan, profile, engine,
+                                                                       offered)))
         except StreamplaceError as exc:  # e.g. exhaustive refusing a large instance
             rows.append(ComparisonRow(name, None, str(exc)))
         if on_done:
@@ -95,10 +119,40 @@ def compare(
     return rows
 
 
-def cell(row: ComparisonRow, key: str) -> str:
-    """The table text of one column of a row: '—' where the scheduler produced no plan."""
+def _at_rates(topology: Topology, cluster: Cluster, plan: Plan, profile: Profile | None,
+              engine: EngineSettings | None, rates: Mapping[str, float]) -> Mapping[str, Any] | None:
+    """The plan's predictions at ``rates``: its own block when it was made for them, None without a usable plan."""
+    if plan.status == "infeasible" or not plan.predicted:
+        return None
+    own = plan.source_rates or rates
+    if all(abs(own.get(k, v) - v) <= 1e-9 * max(1.0, abs(v)) for k, v in rates.items()):
+        return plan.predicted
+    return evaluate(topology, cluster, plan, profile, source_rates=rates, split=plan.split,
+                    engine=engine).predicted()
+
+
+def best_values(rows: Sequence[ComparisonRow], keys: Sequence[str]) -> dict[str, set[str]]:
+    """Per column of ``BEST`` among ``keys``: the schedulers whose usable plan has the best finite value
+    (ties share it). A column where every usable plan has the same value marks none: nothing to choose."""
+    marked: dict[str, set[str]] = {}
+    for key in keys:
+        if key not in BEST:
+            continue
+        values = {r.scheduler: float(v) for r in rows if r.has_values
+                  and isinstance(v := r.value(key), int | float) and math.isfinite(v)}
+        if len(set(values.values())) < 2:
+            continue
+        top = (max if BEST[key] else min)(values.values())
+        marked[key] = {n for n, v in values.items() if abs(v - top) <= 1e-9 * max(1.0, abs(top))}
+    return marked
+
+
+def cell(row: ComparisonRow, key: str, best: Mapping[str, set[str]] | None = None) -> str:
+    """The table text of one column of a row: '—' where the scheduler produced no plan; a trailing '*' marks
+    the column's best value (``best`` from best_values)."""
     if key in ("scheduler", "status") or row.has_values:
-        return fmt(row.value(key))
+        text = fmt(row.value(key))
+        return text + "*" if best and row.scheduler in best.get(key, ()) else text
     return "—"
 
 

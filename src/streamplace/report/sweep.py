@@ -13,7 +13,6 @@ distribution per scheduler and planning time. Cost: O(rows log rows) (pandas).
 from __future__ import annotations
 
 import base64
-import html
 import json
 from pathlib import Path
 from typing import Any
@@ -131,7 +130,7 @@ def write_sweep_report(path: Path, out: Path) -> Path:
         Section("Best scheduler per topology × cluster", _table(win, "topology × cluster"),
                 ["wins: instances (rate scales × seeds) where it was best within 1 %"]),
     ]
-    notes = [f"{len(rows):,} rows from {html.escape(str(path))}"]
+    notes = [f"{len(rows):,} rows from {path}"]
     if meta:
         notes.append(f"swept in {meta['seconds']:.1f} s on {meta.get('master')} ({meta.get('cores')} cores): "
                      f"{meta['per_second']:.0f} instances/s in {meta['tasks']} Spark tasks")
