@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: setup demo test lint bench clean
+.PHONY: setup demo test lint bench docs clean
 
 setup: $(STAMP)
 
@@ -25,6 +25,10 @@ test: setup
 	@$(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; exit 0; fi; exit $$rc
 
+# the user guide, API reference (from the docstrings) and architecture, into site/
+docs: setup
+	$(BIN)/mkdocs build --strict
+
 lint: setup
 	$(BIN)/ruff check src tests benchmarks
 
@@ -33,4 +37,4 @@ bench: setup
 	$(BIN)/python benchmarks/evaluate_speed.py
 
 clean:
-	rm -rf $(VENV) demo-report .pytest_cache
+	rm -rf $(VENV) demo-report site .pytest_cache

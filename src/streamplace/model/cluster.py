@@ -1,4 +1,4 @@
-"""Clusters: nodes and the logical links between them (DESIGN.md, "Vocabulary").
+"""Clusters: nodes and the logical links between them (docs/architecture.md, "Vocabulary").
 
 Link attributes (latency, availability, transfer cost) default by topology of
 the racks and zones: same node, same rack, cross rack. Explicit pairs override

@@ -1,4 +1,4 @@
-"""Plans: replicas per operator per node, with what the model predicts (DESIGN.md, "Plan JSON")."""
+"""Plans: replicas per operator per node, with what the model predicts (docs/architecture.md, "Plan JSON")."""
 
 from __future__ import annotations
 

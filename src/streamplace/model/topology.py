@@ -1,4 +1,4 @@
-"""Topologies: operators joined by streams (DESIGN.md, "Vocabulary").
+"""Topologies: operators joined by streams (docs/architecture.md, "Vocabulary").
 
 A topology is a directed graph. Sources have no inputs and an offered rate;
 sinks have no outputs. Cycles are allowed (feedback loops) but reported by

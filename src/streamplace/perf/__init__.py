@@ -1,6 +1,6 @@
 """The performance model: one place that predicts what any plan will do.
 
-Units and semantics follow DESIGN.md ("Units and semantics of the
+Units and semantics follow docs/architecture.md ("Units and semantics of the
 performance model"). Every function here is pure; evaluation of a plan is
 vectorized over replica *cells* (operator, node, count), so its cost grows
 with the number of distinct (operator, node) pairs, not with replica counts.

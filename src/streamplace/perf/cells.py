@@ -24,7 +24,7 @@ def cost_tables(topology: Topology, cluster: Cluster, profile: Profile | None) -
     """(e, MET) for every (operator, node) pair, shape (n_ops, n_nodes).
 
     e comes from the profile entry for (operator, type of node) when there is
-    one, else ``cost_ms / speedup`` of the node (DESIGN.md).
+    one, else ``cost_ms / speedup`` of the node (docs/architecture.md).
     """
     cost = np.array([op.cost_ms for op in topology.operators], dtype=float)
     met = np.array([op.overhead for op in topology.operators], dtype=float)

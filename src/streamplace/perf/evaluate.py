@@ -35,7 +35,7 @@ class Evaluation:
 
     sustainable_scale: float
     bottleneck: str
-    throughput: float  # sink input rate at the sustainable scale (DESIGN.md)
+    throughput: float  # sink input rate at the sustainable scale (docs/architecture.md)
     offered_throughput: float  # sink input rate at the plan's source rates
     delivered_throughput: float  # sink input rate at min(1, sustainable scale)
     latency_ms: float  # worst path, worst replica and worst node pair (ODRP), at the source rates

@@ -1,4 +1,4 @@
-"""End-to-end latency: M/M/1 per replica plus link latency (DESIGN.md; ODRP Eq. 1, 8–11).
+"""End-to-end latency: M/M/1 per replica plus link latency (docs/architecture.md; ODRP Eq. 1, 8–11).
 
 Each replica of i on u is an M/M/1 queue with service rate μ = 1000/e_iu
 tuples/s and arrival rate r, so its response time is 1/(μ − r) (infinite when

@@ -1,4 +1,4 @@
-"""Rate propagation through the topology (DESIGN.md: fan-out duplicates, output = α·input).
+"""Rate propagation through the topology (docs/architecture.md: fan-out duplicates, output = α·input).
 
 On a DAG one pass in topological order suffices (O(V + E)). With cycles the
 rates solve ``(I − G) λ = s`` where ``G[j, i]`` sums α_i over streams i → j;

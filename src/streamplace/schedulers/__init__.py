@@ -1,4 +1,4 @@
-"""Schedulers behind one interface (DESIGN.md, "Scheduler interface") and their registry."""
+"""Schedulers behind one interface (docs/architecture.md, "Scheduler interface") and their registry."""
 
 from streamplace.schedulers import ds2, exhaustive, ffd, hetero, latency_aware, odrp, optimal, round_robin, rstorm
 from streamplace.schedulers.base import REGISTRY, BaseScheduler, Scheduler, create, scheduler_names

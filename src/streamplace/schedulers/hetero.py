@@ -16,7 +16,7 @@
   (2048 in the authors' simulator).
 
 Over-utilized means above L·cpu of the node or, for a single task, above one
-thread (DESIGN.md's cap). Rates split evenly over a component's instances
+thread (docs/architecture.md's cap). Rates split evenly over a component's instances
 (Storm's shuffle grouping), as in the paper. The result carries the replica
 counts, the placement and the highest source rate sustained.
 

@@ -1,5 +1,5 @@
 """The Spark runtime: topologies and plans become PySpark Structured Streaming pipelines.
 
-Only this package imports PySpark (DESIGN.md): planning works without a JVM. Import
+Only this package imports PySpark (docs/architecture.md): planning works without a JVM. Import
 the submodules you need (``streamplace.spark.session``, ``.pipeline``, ``.operators``).
 """

@@ -202,7 +202,7 @@ def profile_topology(spark: Any, topology: Topology, cores: int, trigger_s: floa
 
 
 def profile_document(profile: Profile, fits: list[OperatorFit], cores: int, trigger_s: float) -> dict[str, Any]:
-    """The profile spec (DESIGN.md's format) plus how it was measured."""
+    """The profile spec (docs/architecture.md's format) plus how it was measured."""
     return {
         "profiles": [{"operator": e.operator, "node_type": e.node_type, "cost_ms": e.cost_ms, "overhead": e.overhead}
                      for e in profile.entries],

@@ -1,4 +1,4 @@
-"""pydantic schemas of the spec files (DESIGN.md, "Spec files").
+"""pydantic schemas of the spec files (docs/architecture.md, "Spec files").
 
 Unknown keys are rejected (``extra='forbid'``) so a typo such as ``cpu_ms``
 is reported rather than silently ignored; numbers must be finite numbers (not

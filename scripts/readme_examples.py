@@ -1,0 +1,222 @@
+"""The README's shown outputs, checked against what the commands print, and its commands against the CLI.
+
+An example in README.md is an HTML comment naming a command, right before the fenced block that shows
+its output::
+
+    <!-- output: streamplace compare --engine ideal linear-cpu rstorm-12 -s ffd -->
+    ```
+    ...what it prints...
+    ```
+
+The block must equal the output line by line (trailing blanks ignored, durations such as ``ok in 0.7 ms``
+masked); a line holding only ``…`` stands for any number of output lines. Commands run in-process
+through typer's runner, in a scratch directory holding the repository's ``examples/`` (so files they
+write stay there), with ``STREAMPLACE_HOME`` empty: the spark engine uses its built-in constants, not
+this machine's calibration.
+
+Every other ``streamplace …`` command in the README's ``bash`` blocks is parsed by the CLI without
+running it, so an option or argument that no longer fits is caught; inline mentions (the CLI reference's
+synopses, ``[--opt X]``, and fragments in the prose) must name only options their command has.
+
+    python scripts/readme_examples.py            # check; exit 1 naming each mismatch
+    python scripts/readme_examples.py --update   # rewrite the blocks without … from the commands
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import typer
+from typer.testing import CliRunner
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+EXAMPLE = re.compile(r"<!-- output: (streamplace [^>]*?) -->\n```[a-z]*\n(.*?)```", re.S)
+#: what varies from run to run: planning and solver times
+MASKS = [(re.compile(r"\b(ok|timeout|infeasible) in [0-9.,]+ (ms|s)\b"), r"\1 in … \2"),
+         (re.compile(r"in [0-9.]+ s on the"), "in … s on the")]
+ANY = "…"
+#: placeholders the README uses in commands, and what stands in for them when parsing
+PLACEHOLDERS = {"TOPO": "linear", "CLUSTER": "rstorm-12", "PORT": "7077", "spark://…": "spark://127.0.0.1:7077",
+                "COMMAND": "schedulers"}
+
+
+@dataclass(frozen=True)
+class Example:
+    command: str
+    shown: str  # the block's text
+    start: int  # offsets of the block's text in the README
+    end: int
+
+
+def examples(text: str) -> list[Example]:
+    return [Example(m.group(1), m.group(2), m.start(2), m.end(2)) for m in EXAMPLE.finditer(text)]
+
+
+def normalize(line: str) -> str:
+    line = line.rstrip()
+    for pattern, repl in MASKS:
+        line = pattern.sub(repl, line)
+    return line
+
+
+def matches(shown: str, printed: str) -> bool:
+    """Whether the shown lines are the printed ones, a line of ``…`` standing for any run of lines."""
+    want = [normalize(x) for x in shown.rstrip("\n").splitlines()]
+    got = [normalize(x) for x in printed.rstrip("\n").splitlines()]
+
+    def match(i: int, j: int) -> bool:
+        if i == len(want):
+            return j == len(got)
+        if want[i] == ANY:
+            return any(match(i + 1, k) for k in range(j, len(got) + 1))
+        return j < len(got) and want[i] == got[j] and match(i + 1, j + 1)
+
+    return match(0, 0)
+
+
+@contextmanager
+def scratch() -> Iterator[Path]:
+    """A scratch working directory with the repository's examples and an empty STREAMPLACE_HOME."""
+    old_cwd, old_home = Path.cwd(), os.environ.get("STREAMPLACE_HOME")
+    with tempfile.TemporaryDirectory(prefix="readme-") as tmp:
+        work = Path(tmp)
+        shutil.copytree(ROOT / "examples", work / "examples")
+        (work / "home").mkdir()
+        os.environ["STREAMPLACE_HOME"] = str(work / "home")
+        os.chdir(work)
+        try:
+            yield work
+        finally:
+            os.chdir(old_cwd)
+            if old_home is None:
+                os.environ.pop("STREAMPLACE_HOME", None)
+            else:
+                os.environ["STREAMPLACE_HOME"] = old_home
+
+
+def run(command: str) -> tuple[int, str]:
+    """Exit code and stdout (then stderr) of a ``streamplace …`` command, run in-process."""
+    from streamplace.cli import app
+
+    result = CliRunner().invoke(app, shlex.split(command)[1:])
+    return result.exit_code, result.stdout + result.stderr
+
+
+def shown_commands(text: str) -> list[str]:
+    """Every ``streamplace …`` command line in the README's bash blocks (run as shown, or parsed)."""
+    found = []
+    for block in re.finditer(r"```bash\n(.*?)```", text, re.S):
+        for line in block.group(1).replace("\\\n", " ").splitlines():
+            line = line.split(" #")[0].strip()
+            if line.startswith("streamplace "):
+                found.append(line)
+    return found
+
+
+def mentions(text: str) -> list[str]:
+    """Every ``streamplace …`` in inline code: synopses of the CLI reference and commands in the prose."""
+    return [s.group(1).replace("\\|", "|") for s in re.finditer(r"`(streamplace [^`]+)`", text)]
+
+
+def _resolve(words: list[str]) -> tuple[Any, list[str], str]:
+    """The click command a command line names, the words left for it, and its path."""
+    from streamplace.cli import app
+
+    cmd: Any = typer.main.get_command(app)  # typer's own (vendored) click objects
+    path = "streamplace"
+    words = list(words)
+    while words and words[0].startswith("-") and words[0] in ("-v", "-q", "--verbose", "--quiet"):
+        words.pop(0)
+    while hasattr(cmd, "commands") and words and words[0] in cmd.commands:
+        path += " " + words[0]
+        cmd = cmd.commands[words.pop(0)]
+    return cmd, words, path
+
+
+def parse_problem(command: str) -> str | None:
+    """Why the CLI would refuse to parse ``command`` (no run), or None."""
+    for key, value in PLACEHOLDERS.items():
+        command = command.replace(key, value)
+    words = [w for w in shlex.split(command)[1:] if w != "…"]
+    if words in (["--version"], ["--help"]):
+        return None
+    cmd, rest, path = _resolve(words)
+    if hasattr(cmd, "commands"):
+        return f"{command!r}: {path} needs a subcommand"
+    try:
+        with cmd.make_context(path, rest, resilient_parsing=False):
+            pass
+    except Exception as exc:  # click's UsageError / BadParameter (typer vendors click: no stable import)
+        if not hasattr(exc, "format_message"):
+            raise
+        return f"{command!r}: {exc.format_message()}"
+    return None
+
+
+def option_problem(mention: str) -> str | None:
+    """Options an inline mention (a synopsis ``[--opt X]`` or a fragment) names that its command lacks."""
+    words = [w.strip("[]") for w in mention.split()[1:]]
+    words = [x for w in words for x in w.split("|") if x]
+    cmd, rest, path = _resolve([w for w in words if not w.startswith("-")])
+    if hasattr(cmd, "commands") and rest:  # e.g. "cluster up|down|status": the first one's options
+        path += " " + rest[0]
+        cmd = cmd.commands.get(rest[0], cmd)
+    if hasattr(cmd, "commands"):
+        return None
+    names = {opt for p in cmd.params for opt in (*p.opts, *p.secondary_opts)} | {"--help"}
+    named = {w.split("=")[0] for w in words if re.fullmatch(r"-{1,2}[A-Za-z][\w-]*(=.*)?", w)}
+    missing = sorted(named - names)
+    return f"{mention!r}: {path} has no {', '.join(missing)}" if missing else None
+
+
+def check(text: str) -> list[str]:
+    problems = [p for c in shown_commands(text) if (p := parse_problem(c))]
+    problems += [p for m in mentions(text) if (p := option_problem(m))]
+    with scratch():
+        for ex in examples(text):
+            code, printed = run(ex.command)
+            if not matches(ex.shown, printed):
+                problems.append(f"{ex.command!r} (exit {code}) printed:\n{printed}\nthe README shows:\n{ex.shown}")
+    return problems
+
+
+def update(text: str) -> str:
+    """The README with every example block (without …) replaced by what its command prints now."""
+    out, last = [], 0
+    with scratch():
+        for ex in examples(text):
+            if ANY in [x.strip() for x in ex.shown.splitlines()]:
+                continue
+            _, printed = run(ex.command)
+            out += [text[last:ex.start], "\n".join(x.rstrip() for x in printed.rstrip("\n").splitlines()) + "\n"]
+            last = ex.end
+    return "".join(out) + text[last:]
+
+
+def main() -> int:
+    text = README.read_text(encoding="utf-8")
+    if "--update" in sys.argv[1:]:
+        README.write_text(update(text), encoding="utf-8")
+        text = README.read_text(encoding="utf-8")
+    problems = check(text)
+    for p in problems:
+        print(p, end="\n\n")
+    print(f"{len(examples(text))} outputs, {len(shown_commands(text))} commands and {len(mentions(text))} mentions "
+          "checked; "
+          f"{len(problems)} problem(s)")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
