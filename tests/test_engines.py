@@ -226,6 +226,13 @@ def test_calibration_fit_recovers_the_constants_of_the_model() -> None:
     assert r2 == pytest.approx(1.0)
     assert [consts.batch_s, consts.stage_s, consts.task_s, consts.hop_us, consts.source_us] == \
         pytest.approx(list(truth))
+    # noisy times of a model whose stage cost is zero: an unconstrained fit goes negative, NNLS stays at 0
+    noisy = np.asarray(rows) @ np.array([0.3, 0.0, 0.08, 0.6, 0.9])
+    noisy = noisy * (1 + 0.05 * np.random.default_rng(0).standard_normal(len(noisy)))
+    free, *_ = np.linalg.lstsq(np.asarray(rows), noisy, rcond=None)
+    consts, fitted, r2 = fit_constants(rows, list(noisy))
+    assert min(free) < 0 <= min(consts.batch_s, consts.stage_s, consts.task_s, consts.hop_us, consts.source_us)
+    assert 0.9 < r2 < 1.0 and fitted.shape == noisy.shape
     # jvm_cores solves the model's time of the busy probe: 2 cores at (2 − 0.4) / 2 of their speed
     rows_ = 24_000
     fixed = consts.batch_s + 2 * consts.stage_s + 2 * consts.task_s

@@ -842,16 +842,20 @@ def _axis(values: str | list[str] | None, option: str) -> list[str]:
 
 
 def _numbers(text: str, option: str, integer: bool) -> list[float]:
-    """A comma list, or START:STOP:COUNT (evenly spaced, both ends included)."""
+    """A comma list, or START:STOP:COUNT (numpy's linspace: evenly spaced, both ends included); finite numbers."""
+    import numpy as np
+
     try:
         if ":" in text:
             a, b, n = text.split(":")
             count = int(n)
             if count < 1:
                 raise ValueError
-            values = [float(a) + (float(b) - float(a)) * k / max(count - 1, 1) for k in range(count)]
+            values = [float(v) for v in np.linspace(float(a), float(b), count)]
         else:
             values = [float(x) for x in _axis(text, option)]
+        if not np.isfinite(values).all():
+            raise ValueError
     except ValueError:
         raise ModelError([Problem(option, f"cannot read {text!r}", "write a comma list (0.5,1,2) or "
                                   "START:STOP:COUNT (0.5:4:8)")]) from None

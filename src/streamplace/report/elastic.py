@@ -9,12 +9,12 @@ time to adapt, VMs leased and scaling counts.
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Sequence
 from pathlib import Path
 
 import matplotlib
 import numpy as np
+import pandas as pd
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
@@ -45,13 +45,11 @@ def table_rows(runs: dict[str, list[dict]]) -> list[tuple[str, list[str]]]:
 
 
 def write_table_csv(runs: dict[str, list[dict]], path: str | Path) -> Path:
+    """The comparison table (metric per row, one column per run) as CSV."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(["metric", *runs])
-        for label, cells in table_rows(runs):
-            w.writerow([label, *cells])
+    frame = pd.DataFrame([[label, *cells] for label, cells in table_rows(runs)], columns=["metric", *runs])
+    frame.to_csv(path, index=False)
     return path
 
 

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from scipy.optimize import nnls
 
 from streamplace.errors import Problem, SpecError
 from streamplace.model.plan import Plan
@@ -139,19 +140,11 @@ def design_row(probe: Probe, cores: int) -> list[float]:
 
 
 def fit_constants(rows: list[list[float]], seconds: list[float]) -> tuple[SparkConstants, np.ndarray, float]:
-    """Non-negative least squares of the batch times on the design rows (HiGHS-free: drop negative
-    columns and refit until none is negative); returns (constants, fitted seconds, R²)."""
+    """Non-negative least squares (scipy's NNLS, Lawson–Hanson) of the batch times on the design rows: every
+    constant is a cost, so none may come out negative. Returns (constants, fitted seconds, R²)."""
     a = np.asarray(rows, dtype=float)
     y = np.asarray(seconds, dtype=float)
-    active = list(range(a.shape[1]))
-    coef = np.zeros(a.shape[1])
-    while active:
-        sol, *_ = np.linalg.lstsq(a[:, active], y, rcond=None)
-        if (sol >= 0).all():
-            coef[:] = 0.0
-            coef[active] = sol
-            break
-        active.pop(int(np.argmin(sol)))
+    coef, _ = nnls(a, y)
     fitted = a @ coef
     total = float(((y - y.mean()) ** 2).sum())
     r2 = 1.0 - float(((y - fitted) ** 2).sum()) / total if total > 0 else 1.0

@@ -5,7 +5,7 @@ spent in the operator's logic, and at sinks the end-to-end latency (now − the
 event time carried from the source). The driver reads the sums at any time;
 rates are differences between two readings. A ``StreamingQueryListener``
 records every micro-batch's input and processed rows per second and durations.
-Machine CPU comes from /proc/stat (Linux), as the share of all cores busy.
+Machine CPU comes from psutil, as the share of all cores busy.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+import psutil
 from pyspark.accumulators import AccumulatorParam
 from pyspark.sql.streaming import StreamingQueryListener
 
@@ -69,16 +70,13 @@ class ProgressListener(StreamingQueryListener):
         pass
 
 
-def cpu_times() -> tuple[float, float] | None:
-    """(busy, total) jiffies of the whole machine, or None where /proc/stat is missing."""
-    try:
-        with open("/proc/stat") as fh:
-            fields = [float(x) for x in fh.readline().split()[1:]]
-    except OSError:
-        return None
-    idle = fields[3] + (fields[4] if len(fields) > 4 else 0.0)
-    total = sum(fields[:8])
-    return total - idle, total
+def cpu_times() -> tuple[float, float]:
+    """(busy, total) CPU seconds of the whole machine since boot, all cores (psutil; idle and I/O wait are not
+    busy)."""
+    t = psutil.cpu_times()
+    # guest time is already counted in user and nice (as in /proc/stat)
+    total = float(sum(t)) - getattr(t, "guest", 0.0) - getattr(t, "guest_nice", 0.0)
+    return total - t.idle - getattr(t, "iowait", 0.0), total
 
 
 def cpu_share(before: tuple[float, float] | None, after: tuple[float, float] | None) -> float | None:

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from scipy.stats import linregress
 
 from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile, ProfileEntry
@@ -114,12 +115,11 @@ def time_batches(spark: Any, topology: Topology, plan: Plan, batch_rows: float, 
 
 
 def _fit(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
-    """Least-squares line y = a + b·x; returns (a, b, R²)."""
-    design = np.column_stack([np.ones_like(x), x])
-    (a, b), *_ = np.linalg.lstsq(design, y, rcond=None)
-    resid = y - (a + b * x)
-    total = float(((y - y.mean()) ** 2).sum())
-    return float(a), float(b), 1.0 - float((resid ** 2).sum()) / total if total > 0 else 1.0
+    """Least-squares line y = a + b·x (scipy's linregress); returns (a, b, R²) — R² is 1 where y does not vary."""
+    if np.ptp(y) == 0:
+        return float(y[0]), 0.0, 1.0
+    fit = linregress(x, y)
+    return float(fit.intercept), float(fit.slope), float(fit.rvalue) ** 2
 
 
 def probes(topology: Topology, op: Operator) -> tuple[Topology, Topology | None, set[str]]:

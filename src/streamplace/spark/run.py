@@ -3,7 +3,7 @@
 Measured figures cover the window after the warm-up (executors and Python
 workers start, the first micro-batches are slow): throughput is the sinks' input
 rate (docs/architecture.md's definition), latency the mean time from a tuple's event time at
-the source to its sink, CPU the machine's busy share of all cores (/proc/stat)
+the source to its sink, CPU the machine's busy share of all cores (psutil)
 and, per operator, the cores its logic kept busy. The series holds one row per
 micro-batch from the progress listener.
 """

@@ -21,7 +21,6 @@ import contextlib
 import json
 import os
 import secrets
-import signal
 import socket
 import subprocess
 import time
@@ -29,6 +28,8 @@ import urllib.request
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+
+import psutil
 
 from streamplace.errors import StreamplaceError
 from streamplace.model.cluster import Cluster
@@ -239,31 +240,45 @@ def alive_nodes(state: ClusterState) -> set[str] | None:
     return {w.node for w in state.workers if resource_name(w.node) in names}
 
 
-def _alive(pid: int) -> bool:
+def _process(pid: int) -> psutil.Process | None:
+    """The running process ``pid`` (a zombie, exited but not yet reaped, is not running), or None."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    with contextlib.suppress(OSError):  # a zombie (exited, not yet reaped) is not alive
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        return stat.rsplit(")", 1)[1].split()[0] != "Z"
-    return True
+        proc = psutil.Process(pid)
+        return None if proc.status() == psutil.STATUS_ZOMBIE else proc
+    except psutil.NoSuchProcess:
+        return None
+    except psutil.AccessDenied:  # someone else's process: it runs, but is not ours to stop
+        return psutil.Process(pid)
+
+
+def _alive(pid: int) -> bool:
+    return _process(pid) is not None
+
+
+def _tree(pid: int) -> list[psutil.Process]:
+    """The process and everything it started (a daemon's shell, its JVM, a worker's executors)."""
+    proc = _process(pid)
+    if proc is None:
+        return []
+    with contextlib.suppress(psutil.Error):
+        return [proc, *proc.children(recursive=True)]
+    return [proc]
 
 
 def stop_process(pid: int, grace_s: float = 10.0) -> bool:
-    """Stop a process group started by _spawn (SIGTERM, then SIGKILL); True when something was running."""
-    if not _alive(pid):
+    """Stop a process started by _spawn and its descendants (SIGTERM, then SIGKILL after ``grace_s``); True when
+    something was running."""
+    procs = _tree(pid)
+    if not procs:
         return False
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(pid, signal.SIGTERM)
-    deadline = time.monotonic() + grace_s
-    while _alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    if _alive(pid):
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(pid, signal.SIGKILL)
+    for proc in procs:
+        with contextlib.suppress(psutil.Error):
+            proc.terminate()
+    _, left = psutil.wait_procs(procs, timeout=grace_s)
+    for proc in left:
+        with contextlib.suppress(psutil.Error):
+            proc.kill()
+    psutil.wait_procs(left, timeout=5.0)
     return True
 
 
@@ -271,8 +286,9 @@ def kill_worker(state: ClusterState, node: str) -> None:
     """Kill one node's worker at once (SIGKILL), as a machine failure would (its executors die with it)."""
     for w in state.workers:
         if w.node == node:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(w.pid, signal.SIGKILL)
+            for proc in _tree(w.pid):
+                with contextlib.suppress(psutil.Error):
+                    proc.kill()
             return
     raise ClusterLaunchError(f"no worker for node {node!r} (nodes: {', '.join(w.node for w in state.workers)})")
 
