@@ -212,8 +212,8 @@ def test_run_picks_a_steady_trigger_and_runs_with_it(tmp_path: Path, monkeypatch
     monkeypatch.setenv("STREAMPLACE_HOME", str(tmp_path))
     monkeypatch.setattr(spark_run, "run_pipeline", fake_run)
     monkeypatch.setattr(cli, "spark_session", lambda *a: None)
-    spec = tmp_path / "busy.yaml"  # 250 t/s through two 1 ms operators: a 1 s batch would not fit 80 % of 1 s
-    spec.write_text("name: busy\noperators:\n  - {id: s, kind: source, rate: 250}\n"
+    spec = tmp_path / "busy.yaml"  # 300 t/s through two 1 ms operators: a 1 s batch would not fit 80 % of 1 s
+    spec.write_text("name: busy\noperators:\n  - {id: s, kind: source, rate: 300}\n"
                     "  - {id: a, cost_ms: 1}\n  - {id: k, kind: sink, cost_ms: 1}\n"
                     "streams:\n  - {from: s, to: a}\n  - {from: a, to: k}\n")
     code, out, err = run("run", str(spec), "rstorm-12", "--cores", "2", "--duration", "1", "--out",

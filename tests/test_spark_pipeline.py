@@ -217,4 +217,5 @@ def test_demo_runs_the_best_plan_on_spark_and_reports_it(spark, tmp_path: Path) 
     assert res.exit_code == 0, res.output
     page = (tmp_path / "report.html").read_text()
     assert "as a real pipeline on local Spark" in page and "measured (Spark)" in page
+    assert "why this plan" in page and "measured / predicted: throughput" in page
     assert any((tmp_path / "spark-run").rglob("*.parquet"))  # the pipeline wrote its sink

@@ -63,8 +63,11 @@ def check_plan(spark: Any, topology: Topology, plan: Plan, cores: int, duration_
         trigger_s = steady_trigger(topology, machine(cores), run_as, None, eng)
     eng = eng.with_params({"spark.trigger_s": trigger_s}, "trigger")
     run_as, scale = at_load(topology, here, cores, eng, load)
-    cfg = PipelineConfig(trigger_s=trigger_s, sink="parquet", out_dir=out_dir, source_lead_s=eng.spark.lead_s)
     duration_s, warmup_s = max(duration_s, 3 * trigger_s), max(warmup_s, trigger_s)
+    # the sources ramp up over the first half of the warm-up: at full rate from the first batch, Spark's first
+    # (slow: Python workers start, code is compiled) batches build a backlog whose catch-up would be measured
+    cfg = PipelineConfig(trigger_s=trigger_s, sink="parquet", out_dir=out_dir, source_lead_s=eng.spark.lead_s,
+                         ramp_up_s=warmup_s / 2)
     result = run_pipeline(spark, topology, machine(cores), run_as, duration_s, warmup_s, cfg, progress, engine=eng)
     return LocalCheck(run_as, scale, trigger_s, eng, result)
 

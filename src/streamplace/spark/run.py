@@ -88,7 +88,8 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
                  warmup_s: float = 15.0, cfg: PipelineConfig | None = None,
                  progress: Callable[[float], None] | None = None, profile: Profile | None = None,
                  engine: EngineSettings | None = None) -> RunResult:
-    """Start the pipeline, wait ``warmup_s``, measure for ``duration_s``, stop; predicted comes from ``engine``'s
+    """Start the pipeline, wait ``warmup_s``, measure for ``duration_s`` (from the end of a batch to the end of one;
+    ``RunResult.duration_s`` is the window measured), stop; predicted comes from ``engine``'s
     model of ``cluster`` (give the machine it really runs on: ``machine(cores)`` and ``on_one_node(plan)`` for a
     local run)."""
     listener = ProgressListener()
@@ -97,10 +98,15 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
     pipeline.start()  # a pinned run starts its executors first (Pipeline.start_executors): not part of the warm-up
     started = time.perf_counter()
     wait_s = 30.0  # for the running batch to end, so the checkpoint is left between batches
+    # the window opens and closes as a micro-batch ends (at most a trigger and a batch later than asked), so
+    # that it holds whole batches: a window cut mid-batch counts one batch more or less, 1/k of k batches
+    longest_wait_s = 2.0 * (cfg.trigger_s if cfg is not None else 1.0) + 10.0
     try:
         _sleep(warmup_s, started, progress)
+        _batch_end(listener, longest_wait_s)
         before = Snapshot.take(pipeline.stats)
-        _sleep(warmup_s + duration_s, started, progress)
+        _sleep(before.at - started + duration_s, started, progress)
+        _batch_end(listener, longest_wait_s)
         after = Snapshot.take(pipeline.stats)
         exc = pipeline.query.exception() if pipeline.query is not None else None
         if exc is not None:
@@ -118,13 +124,16 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
         measured["executors_ready"] = pipeline.executors_ready
     predicted = prediction(topology, cluster, plan, profile, engine)
     series = [vars(b) for b in listener.batches]
-    return RunResult(duration_s, measured, predicted, operators, series, placed_tuples(after))
+    return RunResult(after.at - before.at, measured, predicted, operators, series, placed_tuples(after))
 
 
 def prediction(topology: Topology, cluster: Cluster, plan: Plan, profile: Profile | None,
                engine: EngineSettings | None) -> dict[str, Any]:
-    """The engine's prediction of a run, with the engine's parameters recorded."""
+    """The engine's prediction of a run, with the engine's parameters recorded and ``source_rate``: the tuples per
+    second the sources emit (the plan's source rates; Spark's rate source keeps its rate even when the pipeline
+    falls behind)."""
     pred = evaluate(topology, cluster, plan, profile, engine=engine).predicted()
+    pred["source_rate"] = sum(float(plan.source_rates.get(s.id, s.rate or 0.0)) for s in topology.sources)
     return pred | ({"engine_params": engine.describe()} if engine is not None and engine.name != "ideal" else {})
 
 
@@ -167,10 +176,11 @@ def comparison(predicted: dict[str, Any], measured: dict[str, Any]) -> list[tupl
     """(quantity, predicted, measured) for the figures both sides have, in the same units."""
     busy = predicted.get("utilization") or {}
     return [
-        ("source rate (tuples/s)", predicted.get("offered_throughput"), measured.get("source_rate")),
+        ("source rate (tuples/s)", predicted.get("source_rate"), measured.get("source_rate")),
         ("throughput into sinks (tuples/s)", predicted.get("delivered_throughput"), measured.get("throughput")),
         ("latency, mean event time → sink (ms)", predicted.get("latency_mean_ms"), measured.get("latency_ms")),
-        ("CPU busy, share of the machine", busy.get("local") if len(busy) == 1 else None, measured.get("cpu")),
+        ("CPU busy, share of the machine (model: tasks only)", busy.get("local") if len(busy) == 1 else None,
+         measured.get("cpu")),
     ]
 
 
@@ -192,6 +202,14 @@ def placed_tuples(snapshot: Snapshot) -> dict[str, dict[str, dict[str, float]]]:
             cost = 1000 * row[CPU_S] / row[ROWS_IN] if row[ROWS_IN] else 0.0
             out.setdefault(op, {})[node] = {"tuples": row[ROWS_IN], "cost_ms": cost}
     return out
+
+
+def _batch_end(listener: ProgressListener, longest_s: float) -> None:
+    """Wait until the next micro-batch ends (its progress event arrives), at most ``longest_s``."""
+    seen = len(listener.batches)
+    deadline = time.perf_counter() + longest_s
+    while len(listener.batches) == seen and time.perf_counter() < deadline:
+        time.sleep(0.02)
 
 
 def _sleep(until_s: float, started: float, progress: Callable[[float], None] | None) -> None:

@@ -74,13 +74,14 @@ from streamplace.perf.rates import OperatorRates
 class SparkConstants:
     """Spark's own costs on a machine (``streamplace calibrate`` measures them; seconds and µs)."""
 
-    # defaults: `streamplace calibrate --cores 2` on a 2-core machine of streamplace's CI kind, idle (README)
-    batch_s: float = 0.28  # per micro-batch: offsets, planning, WAL, commit (driver)
-    stage_s: float = 0.05  # per stage: scheduling and the shuffle barrier
-    task_s: float = 0.046  # per wave of tasks: launch, Python worker round trip, Arrow framing
-    hop_us: float = 0.99  # per tuple read behind a shuffle (write + read + Arrow to and from Python)
-    source_us: float = 0.08  # per tuple the rate source generates
-    sink_us: float = 0.08  # per tuple an output writes
+    # defaults: `streamplace calibrate --cores 2` on a 2-core machine of streamplace's CI kind, idle (README), with
+    # the 8-wave probe (R² 0.986; before it, 1–2 waves only: batch 0.28, stage 0.05, task 0.046, source/sink 0.08)
+    batch_s: float = 0.14  # per micro-batch: offsets, planning, WAL, commit (driver)
+    stage_s: float = 0.034  # per stage: scheduling and the shuffle barrier
+    task_s: float = 0.078  # per wave of tasks: launch, Python worker round trip, Arrow framing
+    hop_us: float = 0.97  # per tuple read behind a shuffle (write + read + Arrow to and from Python)
+    source_us: float = 0.48  # per tuple the rate source generates
+    sink_us: float = 0.48  # per tuple an output writes
     jvm_cores: float = 0.0  # cores Spark's own threads (JIT, driver, Arrow I/O) take from tasks that fill a node
     origin: str = "built-in defaults"  # where these figures come from (a calibration file, or the defaults)
 
