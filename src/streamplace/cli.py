@@ -1115,7 +1115,7 @@ def calibrate_cmd(
     batches: Annotated[int, typer.Option("--batches", min=1, help="measured batches per probe")] = 3,
     as_json: JsonOpt = False,
 ) -> None:
-    """Measure the Spark engine model's constants on this machine (or a standalone cluster) in under 2 minutes.
+    """Measure the Spark engine model's constants on this machine (or a standalone cluster) in about 2 minutes.
 
     Fixed time per micro-batch, per stage and per task, and the per-tuple cost of the rate source, of a shuffle
     hop and of a sink, fitted by least squares on back-to-back micro-batches of pass-through chains.

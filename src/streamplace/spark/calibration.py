@@ -180,7 +180,7 @@ def jvm_cores_from(measured_s: float, consts: SparkConstants, cores: int, rows: 
 
 def calibrate(spark: Any, cores: int, batches: int = 3, large_rows: int = 300_000,
               progress: Callable[[str], None] | None = None) -> Calibration:
-    """Time every probe on back-to-back micro-batches and fit the constants (under 2 minutes on 2 cores)."""
+    """Time every probe on back-to-back micro-batches and fit the constants (about 2 minutes on 2 cores: 128 s here)."""
     from streamplace.spark.profiler import time_batches
 
     started = time.perf_counter()
