@@ -14,9 +14,11 @@ through typer's runner, in a scratch directory holding the repository's ``exampl
 write stay there), with ``STREAMPLACE_HOME`` empty: the spark engine uses its built-in constants, not
 this machine's calibration.
 
-Every other ``streamplace …`` command in the README's ``bash`` blocks is parsed by the CLI without
-running it, so an option or argument that no longer fits is caught; inline mentions (the CLI reference's
-synopses, ``[--opt X]``, and fragments in the prose) must name only options their command has.
+A Python block right after ``<!-- example: python -->`` is run (all such blocks in order, in one
+namespace) and must not raise. Every other ``streamplace …`` command in the README's ``bash`` blocks is
+parsed by the CLI without running it, so an option or argument that no longer fits is caught; inline
+mentions (the CLI reference's synopses, ``[--opt X]``, and fragments in the prose) must name only options
+their command has.
 
     python scripts/readme_examples.py            # check; exit 1 naming each mismatch
     python scripts/readme_examples.py --update   # rewrite the blocks without … from the commands
@@ -42,6 +44,7 @@ from typer.testing import CliRunner
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 EXAMPLE = re.compile(r"<!-- output: (streamplace [^>]*?) -->\n```[a-z]*\n(.*?)```", re.S)
+PYTHON = re.compile(r"<!-- example: python -->\n```python\n(.*?)```", re.S)
 #: what varies from run to run: planning and solver times
 MASKS = [(re.compile(r"\b(ok|timeout|infeasible) in [0-9.,]+ (ms|s)\b"), r"\1 in … \2"),
          (re.compile(r"in [0-9.]+ s on the"), "in … s on the")]
@@ -180,6 +183,24 @@ def option_problem(mention: str) -> str | None:
     return f"{mention!r}: {path} has no {', '.join(missing)}" if missing else None
 
 
+def python_problems(text: str) -> list[str]:
+    """Run the README's marked Python examples in order, in one namespace (a later one may use an earlier one's
+    names), printing to nowhere; what each raised, if anything."""
+    import contextlib
+    import io
+    import traceback
+
+    namespace: dict[str, Any] = {"__name__": "readme"}
+    problems = []
+    for k, block in enumerate(PYTHON.findall(text)):
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                exec(compile(block, f"README.md python example {k + 1}", "exec"), namespace)
+        except Exception:  # what the example raised is the finding
+            problems.append(f"python example {k + 1} raised:\n{traceback.format_exc(limit=3)}\n{block}")
+    return problems
+
+
 def check(text: str) -> list[str]:
     problems = [p for c in shown_commands(text) if (p := parse_problem(c))]
     problems += [p for m in mentions(text) if (p := option_problem(m))]
@@ -188,6 +209,7 @@ def check(text: str) -> list[str]:
             code, printed = run(ex.command)
             if not matches(ex.shown, printed):
                 problems.append(f"{ex.command!r} (exit {code}) printed:\n{printed}\nthe README shows:\n{ex.shown}")
+        problems += python_problems(text)
     return problems
 
 
@@ -212,8 +234,8 @@ def main() -> int:
     problems = check(text)
     for p in problems:
         print(p, end="\n\n")
-    print(f"{len(examples(text))} outputs, {len(shown_commands(text))} commands and {len(mentions(text))} mentions "
-          "checked; "
+    print(f"{len(examples(text))} outputs, {len(PYTHON.findall(text))} Python examples, {len(shown_commands(text))} "
+          f"commands and {len(mentions(text))} mentions checked; "
           f"{len(problems)} problem(s)")
     return 1 if problems else 0
 

@@ -17,8 +17,14 @@ def test_plan_evaluate_compare_from_names_paths_and_mappings() -> None:
     assert ev.predicted()["throughput"] == pytest.approx(plan.predicted["throughput"])
     spark = sp.plan("linear", "rstorm-12", "r-storm", engine="spark")
     assert spark.predicted["engine"] == "spark" and plan.predicted.get("engine", "ideal") == "ideal"
-    plans = sp.compare("linear", "rstorm-12", ["ffd", "hetero"], time_limit_s=5)
-    assert [p.scheduler for p in plans] == ["ffd", "hetero"] and all(p.status == "ok" for p in plans)
+    rows = sp.compare("linear", "rstorm-12", ["ffd", "hetero", "exhaustive"], time_limit_s=5)
+    assert [r.scheduler for r in rows] == ["ffd", "hetero", "exhaustive"]
+    assert [r.status for r in rows] == ["ok", "ok", "refused"] and "max_candidates" in (rows[2].error or "")
+    # hetero plans for its own maximum rate; its row's figures but throughput are at the offered rate
+    assert rows[1].plan.source_rates != rows[0].plan.source_rates
+    assert rows[1].value("delivered_throughput") == pytest.approx(rows[0].value("delivered_throughput"))
+    with pytest.raises(StreamplaceError, match="unknown scheduler"):
+        sp.compare("linear", "rstorm-12", ["ffd", "no-such"])
     mapping = {"name": "m", "operators": [{"id": "a", "kind": "source", "rate": 5}, {"id": "b"}],
                "streams": [{"from": "a", "to": "b"}]}
     assert sp.plan(mapping, "rstorm-12", "ffd").status == "ok"

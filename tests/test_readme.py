@@ -29,7 +29,7 @@ def _checker() -> ModuleType:
 def test_readme_outputs_and_commands_are_current() -> None:
     rx = _checker()
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert len(rx.examples(text)) >= 5 and len(rx.shown_commands(text)) >= 15
+    assert len(rx.examples(text)) >= 5 and len(rx.shown_commands(text)) >= 15 and len(rx.PYTHON.findall(text)) >= 2
     problems = rx.check(text)
     assert not problems, "\n\n".join(problems) + "\n\n(python scripts/readme_examples.py --update rewrites outputs)"
 
@@ -45,6 +45,8 @@ def test_checker_catches_stale_output_options_and_commands() -> None:
     assert rx.check("```bash\nstreamplace plan linear rstorm-12 --scheduler\n```\n")  # option without its value
     assert rx.check("```bash\nstreamplace planx linear rstorm-12\n```\n")
     assert rx.matches("a\n…\nd\n", "a\nb\nc\nd\n") and not rx.matches("a\nd\n", "a\nb\nd\n")
+    two = "<!-- example: python -->\n```python\nx = 1\n```\n<!-- example: python -->\n```python\nassert x == {}\n```\n"
+    assert rx.check(two.format(1)) == [] and "AssertionError" in rx.check(two.format(2))[0]
 
 
 def test_docs_build_strict(tmp_path: Path) -> None:

@@ -7,9 +7,9 @@ Everything the command line does, with typed parameters instead of ``key=value``
     topology, cluster = sp.load_topology("diamond-cpu"), sp.load_cluster("hetero-12")
     plan = sp.plan(topology, cluster, "hetero", engine="spark")
     print(plan.status, plan.source_rates, plan.predicted["throughput"])
-    best = max(sp.compare(topology, cluster, ["r-storm", "hetero", "optimal"], time_limit_s=10),
-               key=lambda p: p.predicted.get("throughput") or 0)
-    result = sp.run(topology, cluster, best, duration_s=30)   # starts local Spark
+    rows = sp.compare(topology, cluster, ["r-storm", "hetero", "optimal"], time_limit_s=10)
+    best = max((r for r in rows if r.has_values), key=lambda r: r.value("throughput"))
+    result = sp.run(topology, cluster, best.plan, duration_s=30)   # starts local Spark
     print(result.measured["throughput"], result.predicted["throughput"])
 
 Specs are a built-in name, a YAML/JSON path, ``"-"`` (standard input) or a mapping; errors are
@@ -21,7 +21,7 @@ calibration file written by ``streamplace calibrate``, else built-in constants),
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,6 +41,7 @@ from streamplace.spec.loader import load_profile as _load_profile
 from streamplace.spec.loader import load_topology as _load_topology
 
 if TYPE_CHECKING:
+    from streamplace.report.compare import ComparisonRow
     from streamplace.spark.run import RunResult
 
 Spec = str | Path | Mapping[str, Any]
@@ -126,20 +127,27 @@ def evaluate(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan, *, 
 
 def compare(topology: Topology | Spec, cluster: Cluster | Spec, schedulers: Sequence[str] | None = None, *,
             params: Mapping[str, Mapping[str, Any]] | None = None, profile: Profile | None = None,
-            engine: Engine = "ideal", time_limit_s: float | None = 30.0) -> list[Plan]:
-    """One plan per scheduler (all registered ones by default), in that order. A scheduler that refuses the
-    instance outright (exhaustive on a large one) raises; use ``plan`` per scheduler to handle that yourself."""
-    t, c = _instance(topology, cluster)
-    eng = _engine(engine, c)
-    out = []
-    from streamplace.schedulers import scheduler_names
+            engine: Engine = "ideal", time_limit_s: float | None = 30.0,
+            on_done: Callable[[str], None] | None = None) -> list[ComparisonRow]:
+    """One row per scheduler (all registered ones by default), in that order: ``row.plan`` (None where the
+    scheduler refused the instance, with ``row.error`` saying why), ``row.value(key)`` for a figure and
+    ``row.as_dict()``. Every figure but ``throughput`` (each plan's own maximum) is at the topology's offered
+    rate, the same for every plan; ``report.compare.best_values(rows, keys)`` names each column's best.
+    ``params`` maps a scheduler to its parameters; ``on_done(name)`` is called as each one finishes."""
+    from streamplace.report.compare import compare as _compare
+    from streamplace.schedulers import REGISTRY, scheduler_names
 
-    for name in schedulers or scheduler_names():
-        given = dict((params or {}).get(name, {}))
-        if time_limit_s is not None:
-            given.setdefault("time_limit_s", time_limit_s)
-        out.append(create(name, given).plan(t, c, profile, engine=eng))
-    return out
+    t, c = _instance(topology, cluster)
+    names = list(schedulers or scheduler_names())
+    unknown = [n for n in list(names) + list(params or {}) if n not in REGISTRY]
+    if unknown:
+        raise SpecError([Problem("schedulers", f"unknown scheduler {unknown[0]!r}",
+                                 f"use one of {', '.join(REGISTRY)}")])
+    given = {name: dict((params or {}).get(name, {})) for name in names}
+    if time_limit_s is not None:
+        for p in given.values():
+            p.setdefault("time_limit_s", time_limit_s)
+    return _compare(t, c, profile, names, given, on_done=on_done, engine=_engine(engine, c))
 
 
 def run(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan, *, duration_s: float = 60.0,
@@ -152,18 +160,18 @@ def run(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan, *, durat
 
     from streamplace.spark.outdir import run_dir
     from streamplace.spark.pipeline import PipelineConfig
-    from streamplace.spark.run import machine, on_one_node, run_pipeline
+    from streamplace.spark.run import run_pipeline, run_target
     from streamplace.spark.session import local_session
 
     t, c = _instance(topology, cluster)
     if not plan.ok:
         raise SpecError([Problem("plan", "the plan is infeasible: " + "; ".join(plan.explanation),
                                  "plan with another scheduler or a larger cluster")])
-    n = cores or os.cpu_count() or 2
     eng = _engine(engine, c)
     if eng is not None:
         eng = eng.with_params({"spark.trigger_s": trigger_s}, "trigger_s")
+    n = cores or os.cpu_count() or 2
+    target_cluster, target_plan, _ = run_target(t, c, plan, None, None, n)  # this machine, as `run` predicts it
     directory = run_dir(t, plan, "parquet", Path(out_dir) if out_dir is not None else None, option="out_dir")
     cfg = PipelineConfig(trigger_s=trigger_s, out_dir=directory)
-    return run_pipeline(local_session(n), t, machine(n), on_one_node(t, plan), duration_s, warmup_s, cfg,
-                        engine=eng)
+    return run_pipeline(local_session(n), t, target_cluster, target_plan, duration_s, warmup_s, cfg, engine=eng)

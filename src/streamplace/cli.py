@@ -21,6 +21,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from streamplace import api
 from streamplace.bench import list_builtins, resolve_cluster, resolve_topology
 from streamplace.errors import ModelError, Problem, StreamplaceError
 from streamplace.model.cluster import Cluster, check_compatible
@@ -29,7 +30,7 @@ from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
 from streamplace.perf.engines import EngineSettings, split_engine_params
 from streamplace.perf.evaluate import Evaluation, evaluate
-from streamplace.report.compare import COLUMNS, WIDE_COLUMNS, ComparisonRow, best_values, cell, compare, fmt
+from streamplace.report.compare import COLUMNS, WIDE_COLUMNS, ComparisonRow, best_values, cell, fmt
 from streamplace.schedulers.base import REGISTRY, create, describe_parameters, scheduler_names
 from streamplace.spec.loader import dump_topology, load_plan, load_profile, read_document, topology_to_doc
 
@@ -200,8 +201,6 @@ def engine_settings(name: str, calibration: Path | None, params: dict[str, str] 
                     trigger_s: float | None = None, cluster: Cluster | None = None) -> EngineSettings:
     """The engine a command predicts for: its name, Spark's constants (calibration file or defaults), the cluster
     spec's ``engine:`` block, then the ``spark.*`` / ``storm.*`` parameters of the command line."""
-    from streamplace import api
-
     settings = api.engine_settings(name, calibration, params, cluster, trigger_s, option="--engine")
     assert settings is not None  # a name was given
     return settings
@@ -462,13 +461,10 @@ def run_comparison(t: Topology, c: Cluster, p: Profile | None, only: list[str] |
             raise ModelError([Problem("--param", f"{key!r} does not start with a scheduler name",
                                       "write SCHEDULER.key=value, e.g. r-storm.cpu=hard")])
         per.setdefault(name, {})[rest] = value
-    if time_limit is not None:
-        for name in names:
-            per.setdefault(name, {}).setdefault("time_limit_s", str(time_limit))
     with progress_bar("{task.description}", "{task.completed}/{task.total}", disable=quiet) as progress:
         task = progress.add_task("planning", total=len(names))
-        return compare(t, c, p, names, per,
-                       on_done=lambda n: progress.update(task, advance=1, description=f"planned {n}"), engine=engine)
+        return api.compare(t, c, names, params=per, profile=p, engine=engine, time_limit_s=time_limit,
+                           on_done=lambda n: progress.update(task, advance=1, description=f"planned {n}"))
 
 
 def print_comparison(rows: list[ComparisonRow], title: str, wide: bool = False) -> None:
@@ -602,13 +598,14 @@ def run_cmd(
     from streamplace.sim.series import write_series
     from streamplace.spark.outdir import run_dir
     from streamplace.spark.pipeline import PipelineConfig
-    from streamplace.spark.run import prediction, run_pipeline, steady_trigger
+    from streamplace.spark.run import prediction, run_pipeline, run_target, run_warnings, steady_trigger
+    from streamplace.spark.standalone import state_at
 
     t, c = spark_instance(topo, cluster)
     pl = plan_to_run(plan_file, scheduler, t, c)
     if sink not in ("parquet", "noop", "memory"):
         raise ModelError([Problem("--sink", f"unknown sink {sink!r}", "use parquet, noop or memory")])
-    state = standalone_state(master, state_dir)
+    state = state_at(master, state_dir)
     workers = None
     if state is not None:
         from streamplace.spark.layout import check_enactable
@@ -656,40 +653,6 @@ def run_cmd(
     if not result.measured.get("throughput"):
         warn(f"no tuple reached a sink in the {duration:g} s measured (only during the {warmup:g} s warm-up): the "
              "figures above are not the pipeline's; measure longer (--duration) or after a longer --warmup")
-
-
-def run_target(t: Topology, c: Cluster, pl: Plan, state: Any, master: str | None,
-               cores: int | None) -> tuple[Cluster, Plan, str]:
-    """What the model predicts a run for: the cluster itself when the replicas are pinned on a standalone cluster,
-    else this machine (one node, the plan's parallelism). The third item names it."""
-    import os
-
-    from streamplace.spark.run import machine, on_one_node
-
-    if state is not None:
-        return c, pl, f"the standalone cluster {c.name} at {master}"
-    n = cores
-    if n is None and master and master.startswith("local[") and master[6:-1].isdigit():
-        n = int(master[6:-1])
-    n = n or os.cpu_count() or 2
-    return machine(n), on_one_node(t, pl), f"this machine (local[{n}])"
-
-
-def run_warnings(c: Cluster, pl: Plan, predicted: dict[str, Any], here: str, local: Cluster | None) -> list[str]:
-    """Before starting: where the plan will not hold here (``local``: this machine as one node, for local runs)."""
-    lines = []
-    if local is not None:
-        cores = float(local.cpu.sum()) / 100.0
-        needed = sum(c.node(n).cpu for n in pl.nodes_used()) / 100.0
-        if needed > cores + 1e-9:
-            lines.append(f"the plan was made for {needed:g} cores on {len(pl.nodes_used())} nodes of {c.name}; "
-                         f"{here} has {cores:g}: the prediction below is for {here}")
-    offered, delivered = predicted.get("offered_throughput") or 0.0, predicted.get("delivered_throughput") or 0.0
-    if offered > 0 and delivered < offered * (1 - 1e-6):
-        lines.append(f"the {predicted.get('engine')} model predicts {here} sustains {fmt(delivered)} of the "
-                     f"{fmt(offered)} tuples/s the sinks are offered (bottleneck: {predicted.get('bottleneck')}): "
-                     "expect the pipeline to fall behind")
-    return lines
 
 
 def print_run(result: Any, t: Topology, pl: Plan, master: str | None, duration: float, here: str) -> None:
@@ -765,11 +728,12 @@ def live_cmd(
     from streamplace.spark.live import LiveRun
     from streamplace.spark.pipeline import PipelineConfig
     from streamplace.spark.policies import fits_slots, make_policy, place_counts
+    from streamplace.spark.standalone import state_at
 
     t, c = spark_instance(topo, cluster)
     if sink not in ("parquet", "noop"):
         raise ModelError([Problem("--sink", f"unknown sink {sink!r}", "use parquet or noop")])
-    state = standalone_state(master, state_dir)
+    state = state_at(master, state_dir)
     workers = state.layout() if state is not None else None
     slots = {w.node: w.replica_slots for w in (workers or worker_layout(c))}
     faults = []
@@ -910,7 +874,9 @@ def sweep_cmd(
     clus = {name: resolve_cluster(name) for name in cluster_names}
     instances = grid(topo_names, cluster_names, sched_names, _numbers(scales, "--scales", False),
                      [int(v) for v in _numbers(seeds, "--seeds", True)])
-    state = standalone_state(master, state_dir)
+    from streamplace.spark.standalone import state_at
+
+    state = state_at(master, state_dir)
     spark = spark_session(master, state, None)
     with progress_bar("sweep {task.description}", "{task.completed}/{task.total} tasks",
                       disable=as_json or not err.is_terminal) as bar:
@@ -974,32 +940,14 @@ def plan_to_run(plan_file: Path | None, scheduler: str, t: Topology, c: Cluster)
     return pl
 
 
-def standalone_state(master: str | None, state_dir: Path | None) -> Any:
-    """The cluster `cluster up` started at a spark:// master URL (None for local masters); a clear error when
-    nothing started here answers there."""
-    if master is None or not master.startswith("spark://"):
-        return None
-    from streamplace.spark.standalone import ClusterState, find_state
-
-    state = ClusterState.load(state_dir) if state_dir is not None else find_state(master)
-    if state is None or state.master_url != master:
-        raise ModelError([Problem("--master", f"no cluster started here answers at {master}",
-                                  "start it with `streamplace cluster up CLUSTER` (or pass its --state-dir)")])
-    return state
-
-
 def spark_session(master: str | None, state: Any, cores: int | None, log_to: Path | None = None) -> Any:
-    """The process's SparkSession; Spark's log goes to ``log_to`` (default: ~/.streamplace/logs/…), whose path
-    is printed — on the terminal, only what streamplace itself says."""
-    from streamplace.spark.session import local_session, log_file
+    """The process's SparkSession (spark.session.session_for); Spark's log goes to ``log_to`` (default:
+    ~/.streamplace/logs/…), whose path is printed — on the terminal, only what streamplace itself says (-v: Spark's
+    INFO too)."""
+    from streamplace.spark.session import log_file, session_for
 
     level = "info" if os.environ.get("STREAMPLACE_SPARK_LOG") == "console" else None
-    if state is not None:
-        from streamplace.spark.standalone import app_conf
-
-        spark = local_session(master=master, conf=app_conf(state), log_to=log_to, console_level=level)
-    else:
-        spark = local_session(cores, master=master, log_to=log_to, console_level=level)
+    spark = session_for(master, state, cores, log_to, level)
     info(f"[dim]Spark's log: {log_file()}[/]", stderr=True)
     return spark
 
@@ -1124,8 +1072,9 @@ def calibrate_cmd(
     import os
 
     from streamplace.spark.calibration import calibrate, default_path, measured_block, write_calibration
+    from streamplace.spark.standalone import state_at
 
-    state = standalone_state(master, state_dir)
+    state = state_at(master, state_dir)
     n = cores or os.cpu_count() or 2
     spark = spark_session(master, state, cores)
     with progress_bar("calibrating: {task.description}", "", disable=as_json or not err.is_terminal) as bar:
@@ -1305,97 +1254,65 @@ def demo(
     """
     import os
 
-    from streamplace.report.html import Section, write_report
+    from streamplace import demo as demo_lib
+    from streamplace.report.html import write_report
     from streamplace.report.plots import plot_comparison
 
     t, c, p = load_instance(topo, cluster, None)
     eng = engine_settings(engine, calibration, cluster=c)
-    # ODRP/ODP need an objective and its normalization bounds; the demo minimizes response time
-    odrp = ["weights.r=1", "bounds.r_min=0", "bounds.r_max=5000"]
-    rows = run_comparison(t, c, p, None, [f"{s}.{kv}" for s in ("odrp", "odp") for kv in odrp],
-                          quiet=as_json, time_limit=time_limit, engine=eng)
+    with progress_bar("{task.description}", "{task.completed}/{task.total}", disable=as_json) as progress:
+        task = progress.add_task("planning", total=len(REGISTRY))
+        rows = demo_lib.compare_all(t, c, p, eng, time_limit,
+                                    on_done=lambda n: progress.update(task, advance=1, description=f"planned {n}"))
     title = f"{t.name} on {c.name} ({eng.name} engine)"
     if not as_json:
         print_comparison(rows, title)
     png = plot_comparison(rows, out_dir / "compare.png", title)
-    notes = [f"{c.name}: {len(c)} nodes of types {', '.join(c.types)}",
-             f"{t.name}: {len(t.operators)} operators, {t.total_replicas()} replicas requested"]
-    sections: tuple[Section, ...] = ()
-    ok = [r for r in rows if r.has_values and r.plan is not None and r.plan.status == "ok"]
-    best = max(ok, key=lambda r: r.plan.predicted.get("throughput") or 0.0) if ok else None  # type: ignore[union-attr]
-    if spark_seconds > 0 and best is not None:
-        sections = (_demo_spark_run(t, best.plan, cores or os.cpu_count() or 2, spark_seconds,  # type: ignore[arg-type]
-                                    out_dir / "spark-run", engine_settings("spark", calibration)),)
-    report = write_report(rows, png, out_dir / "report.html", f"streamplace demo: {title}", notes, sections,
+    best = demo_lib.best_row(rows)
+    run = None
+    if spark_seconds > 0 and best is not None and best.plan is not None:
+        run = _demo_spark_run(t, best.plan, cores or os.cpu_count() or 2, spark_seconds, out_dir / "spark-run",
+                              engine_settings("spark", calibration), as_json)
+    report = write_report(rows, png, out_dir / "report.html", f"streamplace demo: {title}",
+                          demo_lib.instance_notes(t, c), (run.section,) if run is not None else (),
                           legend=comparison_legend(rows))
     if as_json:
         emit_json(_clean({"report": str(report), "plot": str(png), "topology": t.name, "cluster": c.name,
-                          "engine": eng.name, "run": best.scheduler if best is not None and spark_seconds > 0
-                          else None, "rows": [r.as_dict() for r in rows]}))
+                          "engine": eng.name, "run": best.scheduler if run is not None and best is not None else None,
+                          "spark_run": None if run is None else
+                          {"rows": [dict(zip(("quantity", "predicted", "measured", "ratio"), r, strict=True))
+                                    for r in run.rows], "agrees": run.agrees, "verdict": run.verdict},
+                          "rows": [r.as_dict() for r in rows]}))
         return
     info(f"report written to {report}")
 
 
-def _demo_spark_run(t: Topology, plan: Plan, cores: int, seconds: float, out_dir: Path, engine: EngineSettings):
-    """Run the chosen plan's pipeline on local Spark with a progress bar; the report section with the numbers."""
-    import shutil
+def _demo_spark_run(t: Topology, plan: Plan, cores: int, seconds: float, out_dir: Path, engine: EngineSettings,
+                    as_json: bool) -> Any:
+    """The demo's Spark run (demo.run_best) with a progress bar and Spark's log in ``out_dir``; prints its table."""
+    from streamplace import demo as demo_lib
 
-    from streamplace.report.html import Section
-    from streamplace.spark.check import check_plan, comparison_rows
-
-    shutil.rmtree(out_dir, ignore_errors=True)  # a fresh checkpoint: this run, not a resumed one
-    warmup = 20.0  # the sources ramp up over its first half (check_plan)
     with progress_bar("{task.description}", "{task.completed:.0f}/{task.total:.0f} s",
-                      disable=not err.is_terminal) as bar:
-        task = bar.add_task("starting Spark", total=warmup + seconds)
+                      disable=as_json or not err.is_terminal) as bar:
+        task = bar.add_task("starting Spark", total=demo_lib.WARMUP_S + seconds)
         spark = spark_session(None, None, cores, out_dir / "spark.log")
         bar.update(task, description=f"running the {plan.scheduler} plan on local[{cores}]")
-        def advance(done: float) -> None:  # the run may be longer than asked: 3 triggers at least
+
+        def advance(done: float) -> None:  # the run may be longer than asked: whole batches, 3 triggers at least
             bar.update(task, completed=done, total=max(done, bar.tasks[0].total or 0))
 
-        check = check_plan(spark, t, plan, cores, seconds, warmup, out_dir, progress=advance, engine=engine)
-    rows = comparison_rows(check)
-    seconds, warmup = check.result.duration_s, max(warmup, check.trigger_s)
-    table = Table(title=f"{plan.scheduler} plan on local Spark ({cores} cores), {seconds:.0f} s measured")
+        run = demo_lib.run_best(spark, t, plan, cores, seconds, out_dir, engine, progress=advance)
+    if as_json:
+        return run
+    table = Table(title=f"{plan.scheduler} plan on local Spark ({cores} cores), "
+                        f"{run.check.result.duration_s:.0f} s measured")
     for col in ("quantity", "predicted (spark engine)", "measured", "measured / predicted"):
         table.add_column(col, justify="left" if col == "quantity" else "right")
-    for r in rows:
+    for r in run.rows:
         table.add_row(*r)
     out.print(table)
-    verdict = demo_verdict(check)
-    info(verdict)
-    par = ", ".join(f"{op}×{check.plan.parallelism(op)}" for op in [o.id for o in t.operators])
-    detail = check.result.predicted.get("engine_detail") or {}
-    return Section(
-        f"The {plan.scheduler} plan as a real pipeline on local Spark",
-        [("quantity", "predicted (spark engine, this machine)", "measured (Spark)", "measured / predicted"), *rows],
-        [f"why this plan: it has the highest predicted throughput of the comparison; a plan for {plan.cluster} "
-         f"cannot run as placed on this machine, so it runs with its replica counts on local[{cores}], which the "
-         "model sees as one node, at half the rate the spark engine predicts the plan sustains here — a load at "
-         "which the model's micro-batches keep their trigger, as the measured run should",
-         verdict,
-         f"every operator ran its planned number of tasks ({par}), {seconds:.0f} s measured (whole micro-batches) "
-         f"after {warmup:g} s of warm-up with the sources ramping up over its first half",
-         f"the spark engine model: {detail.get('stages', '?')} stages per micro-batch, fixed time per batch "
-         f"{detail.get('batch_fixed_s', float('nan')):.2f} s, trigger {check.trigger_s:g} s; Spark's constants: "
-         f"{detail.get('constants', '?')}",
-         f"source rates scaled to {100 * check.scale:.2g} % of the spec's so the model expects batches half busy",
-         "latency: event time at the source to the sink's processing, including the wait for the second's rows "
-         "(Spark's rate source), the wait for the trigger and the batch itself",
-         f"sink output (Parquet) and checkpoint: {out_dir}"])
-
-
-def demo_verdict(check: Any) -> str:
-    """Whether the demo's run agreed with its prediction: throughput and latency within 20 %, and CPU's caveat."""
-    from streamplace.spark.run import comparison, ratio
-
-    got = {name: ratio(p, m) for name, p, m in comparison(check.result.predicted, check.result.measured)}
-    key = [(n, r) for n, r in got.items() if n.startswith(("throughput", "latency"))]
-    close = all(r is not None and abs(r - 1.0) <= 0.2 for _, r in key)
-    shown = ", ".join(f"{n.split(',')[0].split(' (')[0]} {r:.2f}×" for n, r in key if r is not None)
-    return (f"measured / predicted: {shown} — " + ("within 20 %" if close else "NOT within 20 %") +
-            "; CPU: the model counts the stages' task time, the machine's share adds Spark's driver and JVM "
-            "threads, so it reads higher")
+    info(run.verdict)
+    return run
 
 
 def main() -> None:

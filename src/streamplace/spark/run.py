@@ -137,6 +137,38 @@ def prediction(topology: Topology, cluster: Cluster, plan: Plan, profile: Profil
     return pred | ({"engine_params": engine.describe()} if engine is not None and engine.name != "ideal" else {})
 
 
+def run_target(t: Topology, c: Cluster, pl: Plan, state: Any, master: str | None,
+               cores: int | None) -> tuple[Cluster, Plan, str]:
+    """What the model predicts a run for: the cluster itself when the replicas are pinned on a standalone cluster,
+    else this machine (one node, the plan's parallelism). The third item names it."""
+    import os
+
+    if state is not None:
+        return c, pl, f"the standalone cluster {c.name} at {master}"
+    n = cores
+    if n is None and master and master.startswith("local[") and master[6:-1].isdigit():
+        n = int(master[6:-1])
+    n = n or os.cpu_count() or 2
+    return machine(n), on_one_node(t, pl), f"this machine (local[{n}])"
+
+
+def run_warnings(c: Cluster, pl: Plan, predicted: dict[str, Any], here: str, local: Cluster | None) -> list[str]:
+    """Before starting: where the plan will not hold here (``local``: this machine as one node, for local runs)."""
+    lines = []
+    if local is not None:
+        cores = float(local.cpu.sum()) / 100.0
+        needed = sum(c.node(n).cpu for n in pl.nodes_used()) / 100.0
+        if needed > cores + 1e-9:
+            lines.append(f"the plan was made for {needed:g} cores on {len(pl.nodes_used())} nodes of {c.name}; "
+                         f"{here} has {cores:g}: the prediction below is for {here}")
+    offered, delivered = predicted.get("offered_throughput") or 0.0, predicted.get("delivered_throughput") or 0.0
+    if offered > 0 and delivered < offered * (1 - 1e-6):
+        lines.append(f"the {predicted.get('engine')} model predicts {here} sustains {delivered:,.1f} of the "
+                     f"{offered:,.1f} tuples/s the sinks are offered (bottleneck: {predicted.get('bottleneck')}): "
+                     "expect the pipeline to fall behind")
+    return lines
+
+
 #: share of the trigger interval a batch may leave unused for the trigger to count as steady: measured batch
 #: times vary by about ±10 % from one batch to the next, and a batch that overruns its interval puts the run
 #: off its phase, where it may stay for tens of seconds (batches back to back, each reading the seconds that

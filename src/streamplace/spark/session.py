@@ -16,7 +16,7 @@ import time
 from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -114,3 +114,14 @@ def local_session(cores: int | None = None, conf: dict[str, str] | None = None,
     logging.getLogger("py4j").setLevel(logging.CRITICAL)  # its shutdown chatter (connection closed) is no news
     spark.sparkContext.setLogLevel("WARN")  # to the file; the terminal gets what console_level lets through
     return spark
+
+
+def session_for(master: str | None, state: Any, cores: int | None, log_to: Path | None = None,
+                console_level: str | None = None) -> SparkSession:
+    """The session a command runs on: a standalone cluster that ``cluster up`` started (``state``: its
+    authentication and pinning configuration), else ``master`` or ``local[cores]``."""
+    if state is not None:
+        from streamplace.spark.standalone import app_conf
+
+        return local_session(master=master, conf=app_conf(state), log_to=log_to, console_level=console_level)
+    return local_session(cores, master=master, log_to=log_to, console_level=console_level)

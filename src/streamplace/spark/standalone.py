@@ -31,7 +31,7 @@ from typing import Any
 
 import psutil
 
-from streamplace.errors import StreamplaceError
+from streamplace.errors import ModelError, Problem, StreamplaceError
 from streamplace.model.cluster import Cluster
 from streamplace.spark.layout import SPARE, SPARE_MEMORY_MB, WorkerLayout, resource_name, worker_layout
 
@@ -348,3 +348,15 @@ def app_conf(state: ClusterState, secret: str | None = None) -> dict[str, str]:
         "spark.executor.cores": "1", "spark.executor.memory": f"{SPARE_MEMORY_MB}m",
         f"spark.executor.resource.{SPARE}.amount": "1", f"spark.task.resource.{SPARE}.amount": "1",
     }
+
+
+def state_at(master: str | None, state_dir: Path | None) -> ClusterState | None:
+    """The cluster `cluster up` started at a spark:// master URL (None for local masters); a clear error when
+    nothing started here answers there."""
+    if master is None or not master.startswith("spark://"):
+        return None
+    state = ClusterState.load(state_dir) if state_dir is not None else find_state(master)
+    if state is None or state.master_url != master:
+        raise ModelError([Problem("--master", f"no cluster started here answers at {master}",
+                                  "start it with `streamplace cluster up CLUSTER` (or pass its --state-dir)")])
+    return state

@@ -1,0 +1,115 @@
+"""The demo: every scheduler on a built-in heterogeneous instance, then the best plan as a real pipeline on local
+Spark beside the spark engine's prediction of it, in one HTML report.
+
+This module decides and measures; the command line (``streamplace demo``) only prints. Why the run is set up as
+it is: a plan for a 12-node cluster cannot run as placed on one machine, so it runs with its replica counts on
+local Spark (one node to the model), at half the rate the model predicts it sustains there, after a warm-up in
+which the sources ramp up, over whole micro-batches (spark/check.py) — the regime in which the model's
+micro-batches keep their trigger, and so one in which predicted and measured can be compared.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from streamplace.model.cluster import Cluster
+from streamplace.model.plan import Plan
+from streamplace.model.profile import Profile
+from streamplace.model.topology import Topology
+from streamplace.perf.engines import EngineSettings
+from streamplace.report.compare import ComparisonRow, compare
+from streamplace.report.html import Section
+
+#: ODRP and ODP need an objective and the bounds that normalize it; the demo minimizes response time
+ODRP_OBJECTIVE: dict[str, Any] = {"weights": {"r": 1.0}, "bounds": {"r_min": 0.0, "r_max": 5000.0}}
+#: seconds of warm-up before measuring; the sources ramp up over its first half
+WARMUP_S = 20.0
+#: how close predicted and measured throughput and latency must be for the demo to call them in agreement
+AGREEMENT = 0.2
+
+
+@dataclass(frozen=True)
+class SparkRun:
+    """The chosen plan's run: the check (spark/check.py), its table rows and what they say."""
+
+    check: Any  # spark.check.LocalCheck (imported lazily: planning needs no PySpark)
+    rows: list[tuple[str, str, str, str]]
+    verdict: str
+    agrees: bool
+    section: Section
+
+
+def compare_all(topology: Topology, cluster: Cluster, profile: Profile | None, engine: EngineSettings | None,
+                time_limit_s: float, on_done: Callable[[str], None] | None = None) -> list[ComparisonRow]:
+    """Every registered scheduler on the instance, each within ``time_limit_s`` (ODRP/ODP minimizing response
+    time)."""
+    from streamplace.schedulers import scheduler_names
+
+    params = {name: {"time_limit_s": time_limit_s} | (ODRP_OBJECTIVE if name in ("odrp", "odp") else {})
+              for name in scheduler_names()}
+    return compare(topology, cluster, profile, None, params, on_done=on_done, engine=engine)
+
+
+def best_row(rows: list[ComparisonRow]) -> ComparisonRow | None:
+    """The ``ok`` plan with the highest predicted throughput (its own maximum), None when no plan is ``ok``."""
+    ok = [r for r in rows if r.has_values and r.plan is not None and r.plan.status == "ok"]
+    return max(ok, key=lambda r: r.value("throughput") or 0.0) if ok else None
+
+
+def run_best(spark: Any, topology: Topology, plan: Plan, cores: int, seconds: float, out_dir: Path,
+             engine: EngineSettings, progress: Callable[[float], None] | None = None) -> SparkRun:
+    """Run ``plan``'s pipeline on local Spark (a fresh checkpoint in ``out_dir``) and compare with the model."""
+    from streamplace.spark.check import check_plan, comparison_rows
+
+    shutil.rmtree(out_dir, ignore_errors=True)  # this run, not a resumed one
+    check = check_plan(spark, topology, plan, cores, seconds, WARMUP_S, out_dir, progress=progress, engine=engine)
+    text, agrees = verdict(check)
+    rows = comparison_rows(check)
+    return SparkRun(check, rows, text, agrees, _section(topology, plan, check, cores, rows, text, out_dir))
+
+
+def verdict(check: Any) -> tuple[str, bool]:
+    """Whether throughput and latency agree within ``AGREEMENT``, in words, and CPU's caveat."""
+    from streamplace.spark.run import comparison, ratio
+
+    got = [(name, ratio(p, m)) for name, p, m in comparison(check.result.predicted, check.result.measured)
+           if name.startswith(("throughput", "latency"))]
+    agrees = all(r is not None and abs(r - 1.0) <= AGREEMENT for _, r in got)
+    shown = ", ".join(f"{name.split(',')[0].split(' (')[0]} {r:.2f}×" for name, r in got if r is not None)
+    text = (f"measured / predicted: {shown} — " + ("within" if agrees else "NOT within") +
+            f" {AGREEMENT:.0%}; CPU: the model counts the stages' task time, the machine's share adds Spark's "
+            "driver and JVM threads, so it reads higher")
+    return text, agrees
+
+
+def _section(topology: Topology, plan: Plan, check: Any, cores: int, rows: list[tuple[str, str, str, str]],
+             text: str, out_dir: Path) -> Section:
+    seconds, warmup = check.result.duration_s, max(WARMUP_S, check.trigger_s)
+    par = ", ".join(f"{op.id}×{check.plan.parallelism(op.id)}" for op in topology.operators)
+    detail = check.result.predicted.get("engine_detail") or {}
+    return Section(
+        f"The {plan.scheduler} plan as a real pipeline on local Spark",
+        [("quantity", "predicted (spark engine, this machine)", "measured (Spark)", "measured / predicted"), *rows],
+        [f"why this plan: it has the highest predicted throughput of the comparison; a plan for {plan.cluster} "
+         f"cannot run as placed on this machine, so it runs with its replica counts on local[{cores}], which the "
+         "model sees as one node, at half the rate the spark engine predicts the plan sustains here — a load at "
+         "which the model's micro-batches keep their trigger, as the measured run should",
+         text,
+         f"every operator ran its planned number of tasks ({par}), {seconds:.0f} s measured (whole micro-batches) "
+         f"after {warmup:g} s of warm-up with the sources ramping up over its first half",
+         f"the spark engine model: {detail.get('stages', '?')} stages per micro-batch, fixed time per batch "
+         f"{detail.get('batch_fixed_s', float('nan')):.2f} s, trigger {check.trigger_s:g} s; Spark's constants: "
+         f"{detail.get('constants', '?')}",
+         f"source rates scaled to {100 * check.scale:.2g} % of the spec's so the model expects batches half busy",
+         "latency: event time at the source to the sink's processing, including the wait for the second's rows "
+         "(Spark's rate source), the wait for the trigger and the batch itself",
+         f"sink output (Parquet) and checkpoint: {out_dir}"])
+
+
+def instance_notes(topology: Topology, cluster: Cluster) -> list[str]:
+    return [f"{cluster.name}: {len(cluster)} nodes of types {', '.join(cluster.types)}",
+            f"{topology.name}: {len(topology.operators)} operators, {topology.total_replicas()} replicas requested"]
