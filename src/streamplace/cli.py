@@ -78,9 +78,13 @@ app.add_typer(cluster_app, name="cluster")
 StateOpt = Annotated[Path | None, typer.Option("--state-dir", help="where the cluster's pid files, secret and logs "
                                                "live (default: ~/.streamplace/clusters/NAME)")]
 
+#: tables and wrapped text fit this many columns (a narrower terminal: its width); `compare --wide` is wider
+WIDTH = 100
+
+
 def _console(stderr: bool = False) -> Console:
     probe = Console(stderr=stderr)
-    return probe if probe.is_terminal else Console(stderr=stderr, width=100)
+    return Console(stderr=stderr, width=min(probe.width, WIDTH) if probe.is_terminal else WIDTH)
 
 
 out = _console()
@@ -478,7 +482,7 @@ def print_comparison(rows: list[ComparisonRow], title: str, wide: bool = False) 
                          no_wrap=key in ("scheduler", "status"))
     for r in rows:
         table.add_row(*(cell(r, k, best) for k, _ in columns))
-    (Console(width=max(out.width, 160)) if wide else out).print(table)
+    (Console(width=160) if wide else out).print(table)
     out.print(comparison_legend(rows), highlight=False)
     for r in rows:
         for line in r.notes:
