@@ -13,11 +13,15 @@
   if that frees a host for the new instance, else lease a new host.
 * Release at BTU end (Fig. 5): for a host whose paid BTU is about to end (the last 5 % of
   it, or the next reasoning interval if that is longer), release the instances of
-  operator types with a positive Operator Selection value there (at most 20 % of a
-  type's instances), plan to migrate the others to other hosts (Algorithm 2 without this
-  host, which may scale down another operator type there as Fig. 4 does, never lease);
-  if the plan is feasible execute it and release the host, otherwise lease it for
-  another BTU.
+  operator types with a positive Operator Selection value there, plan to migrate the
+  others to other hosts (Algorithm 2 without this host, which may scale down another
+  operator type there as Fig. 4 does, never lease); at most 20 % of a type's instances
+  go in one plan, released and scaled down together, and an instance the plan migrates
+  in is never scaled down by it. A feasible plan is executed and the host released;
+  a step that fails undoes the steps before it; otherwise the host is leased for another
+  BTU and not checked again before that BTU ends.
+* Upscaling adds two instances when the queue exceeds 250 items, as the threshold
+  baseline does (the paper: "the upscaling trigger is the same for both").
 
 All constants default to the paper's (reference-data.md) and are parameters.
 """
@@ -91,18 +95,32 @@ class BtuController:
     release_window: float = 0.05  # share of the BTU before its end at which a host is reconsidered
     max_release_share: float = 0.2  # at most this share of a type's instances released per host
     reason_s: float = 60.0
+    #: "the upscaling trigger is the same for both" (BTU-based and the threshold baseline): above this queue
+    #: an upscaling adds two instances, as the baseline does
+    double_threshold: float = 250.0
     #: the migration simulation reuses Fig. 4's upscaling procedure, including 'try scaledown for other
     #: operator types' (the paper: "the only difference is that the host to be shut down is omitted");
     #: False: migrate only into free room
     migrate_with_scaledown: bool = True
+    #: the authors' released code (visp-streaming/runtime, ReasonerBTU), not the paper's text: seconds after
+    #: an operator type's last upscaling during which none of its instances is released or scaled down for
+    #: a migration (0: no such guard, as in the paper; the authors' code waits 3 minutes)
+    cooldown_s: float = 0.0
     migrations: int = 0
     releases: int = 0
     prolongations: int = 0
+    rollbacks: int = 0  # release plans whose execution failed part-way and was undone
+    #: host → the BTU (1, 2, …) it was prolonged for: not checked again before that BTU ends
+    prolonged: dict[str, int] = dataclasses.field(default_factory=dict)
+    #: operator type → when it was last scaled up (for cooldown_s)
+    last_up: dict[str, float] = dataclasses.field(default_factory=dict)
 
     def reason(self, view: View, backend: Backend) -> None:
         for op in list(view.operators.values()):
             if up_trigger(op, self.history, self.scaling_threshold):
-                self.upscale(op, view, backend)
+                for _ in range(2 if op.queue > self.double_threshold else 1):
+                    self.upscale(op, view, backend)
+                self.last_up[op.name] = view.now
         for host in list(view.hosts.values()):
             if host.ready and self._btu_ends_soon(host, view):
                 self.release_or_prolong(host, view, backend)
@@ -130,46 +148,71 @@ class BtuController:
                 return host_name
         return None
 
-    def _scaledown_candidates(self, op: OperatorView, view: View,
-                              removed: dict[str, int] | None = None) -> Iterator[tuple[str, str]]:
+    def _scaledown_candidates(self, op: OperatorView, view: View, removed: dict[str, int] | None = None,
+                              cap: dict[str, int] | None = None,
+                              arrivals: dict[tuple[str, str], int] | None = None) -> Iterator[tuple[str, str]]:
         """Fig. 4's 'try scaledown for other operator types': (victim type, host) pairs, best first.
 
         Victim types are ranked by Algorithm 3 (only positive values qualify; ``removed`` counts
         instances a simulation already took away); a host qualifies when it holds one of the
-        victim's instances and removing it leaves room for ``op``.
+        victim's instances and removing it leaves room for ``op``. Within a release plan, a type loses
+        at most ``cap[type]`` instances in all (the paper's 20 %, over the released and the scaled-down
+        ones together), and an instance the plan itself migrates in (``arrivals``) is never a victim.
         """
         ranked = sorted(((operator_selection(_fewer(o, removed[o.name]) if removed else o, view, self.weights,
                                              self.ql, self.penalty), o.name)
-                         for o in view.operators.values() if o.name != op.name), reverse=True)
+                         for o in view.operators.values() if o.name != op.name and not self._cooling(o.name, view)),
+                        reverse=True)
         for value, name in ranked:
             if value <= 0:
                 return
+            if cap is not None and removed is not None and removed[name] >= cap.get(name, 0):
+                continue
             victim = view.operators[name]
             for host_name, h in view.hosts.items():
-                if h.instances.get(name, 0) >= 1 and h.free_cpu + victim.cpu >= op.cpu and \
-                        h.free_memory + victim.memory >= op.memory:
+                own = h.instances.get(name, 0) - (arrivals or {}).get((host_name, name), 0)
+                if own >= 1 and h.free_cpu + victim.cpu >= op.cpu and h.free_memory + victim.memory >= op.memory:
                     yield name, host_name
+
+    def _cooling(self, name: str, view: View) -> bool:
+        """Whether ``name`` was scaled up less than ``cooldown_s`` ago (the authors' guard)."""
+        return self.cooldown_s > 0 and view.now - self.last_up.get(name, -math.inf) < self.cooldown_s
 
     # ---------------------------------------------------------- BTU-end release
     def _btu_ends_soon(self, host: HostView, view: View) -> bool:
+        """In the last part of its paid BTU (``release_window``, at least one reasoning interval), and not
+        already prolonged at this BTU's end: a prolonged host is leased for the next BTU, not re-checked."""
         used = view.now - host.leased_at
         if used <= 0:
             return False
-        remaining = math.ceil(used / view.btu_s - 1e-9) * view.btu_s - used
+        btu = math.ceil(used / view.btu_s - 1e-9)
+        if self.prolonged.get(host.name) == btu:
+            return False
+        remaining = btu * view.btu_s - used
         return remaining <= max(self.release_window * view.btu_s, self.reason_s)
 
+    def _prolong(self, host: HostView, view: View, backend: Backend) -> None:
+        self.prolongations += 1
+        self.prolonged[host.name] = math.ceil((view.now - host.leased_at) / view.btu_s - 1e-9)
+        backend.prolong(host.name)
+
     def release_or_prolong(self, host: HostView, view: View, backend: Backend) -> None:
+        """Fig. 5: plan the release of every instance on ``host`` (released, or migrated to other hosts, where a
+        migration may scale down another type as Fig. 4 does), check the plan as a whole, then run it; a plan
+        that cannot be made, or whose execution fails part-way (undone step by step), prolongs the host."""
         if not any(host.instances.values()):
             if backend.release_host(host.name):
                 self.releases += 1
                 del view.hosts[host.name]
             return
+        # the 20 % limit covers the whole plan: released here and scaled down elsewhere for migrations
+        cap = {name: int(self.max_release_share * op.instances) for name, op in view.operators.items()}
         release: list[str] = []
         migrate: list[str] = []
         for name, count in host.instances.items():
             op = view.operators[name]
-            allowed = int(self.max_release_share * op.instances) if operator_selection(
-                op, view, self.weights, self.ql, self.penalty) > 0 else 0
+            allowed = cap[name] if operator_selection(op, view, self.weights, self.ql, self.penalty) > 0 \
+                and not self._cooling(name, view) else 0
             n_release = min(count, allowed)
             release += [name] * n_release
             migrate += [name] * (count - n_release)
@@ -181,43 +224,67 @@ class BtuController:
         removed = {name: 0 for name in view.operators}
         for name in release:
             removed[name] += 1
+        arrivals: dict[tuple[str, str], int] = {}
         victims: list[tuple[str, str]] = []
         targets: list[tuple[str, str]] = []
         for name in migrate:
             op = view.operators[name]
             target = self.best_host(op, shadow)
             if target is None:
-                freed = self._simulated_scaledown(op, shadow, removed) if self.migrate_with_scaledown else None
+                freed = self._simulated_scaledown(op, shadow, removed, cap, arrivals) \
+                    if self.migrate_with_scaledown else None
                 if freed is None:
-                    self.prolongations += 1
-                    backend.prolong(host.name)
+                    self._prolong(host, view, backend)
                     return
                 victims.append(freed)
                 target = freed[1]
             shadow.place(target, op, +1, count=False)
+            arrivals[(target, name)] = arrivals.get((target, name), 0) + 1
             targets.append((name, target))
-        # phase 2: release; phase 3: migrate
+        # phases 2 and 3: release, scale down, migrate; every step undone if a later one fails
+        done: list[tuple[str, str, str]] = []  # (kind, operator, host)
         for name in release:
-            if backend.remove_instance(name, host.name):
-                view.place(host.name, view.operators[name], -1)
+            if not self._step(backend, view, done, "remove", name, host.name):
+                return self._undo(done, host, view, backend)
         for name, where in victims:
-            if backend.remove_instance(name, where):
-                view.place(where, view.operators[name], -1)
+            if not self._step(backend, view, done, "remove", name, where):
+                return self._undo(done, host, view, backend)
         for name, target in targets:
-            if backend.add_instance(name, target) and backend.remove_instance(name, host.name):
-                view.place(target, view.operators[name], +1)
-                view.place(host.name, view.operators[name], -1)
-                self.migrations += 1
+            if not self._step(backend, view, done, "add", name, target):
+                return self._undo(done, host, view, backend)
+            if not self._step(backend, view, done, "remove", name, host.name):
+                return self._undo(done, host, view, backend)
+        self.migrations += len(targets)
         if backend.release_host(host.name):
             self.releases += 1
             del view.hosts[host.name]
         else:
-            self.prolongations += 1
-            backend.prolong(host.name)
+            self._prolong(host, view, backend)
 
-    def _simulated_scaledown(self, op: OperatorView, shadow: View, removed: dict[str, int]) -> tuple[str, str] | None:
+    @staticmethod
+    def _step(backend: Backend, view: View, done: list[tuple[str, str, str]], kind: str, name: str,
+              where: str) -> bool:
+        """One step of a release plan through the backend, recorded in ``view`` and ``done`` when it succeeded."""
+        ok = backend.add_instance(name, where) if kind == "add" else backend.remove_instance(name, where)
+        if ok:
+            view.place(where, view.operators[name], +1 if kind == "add" else -1)
+            done.append((kind, name, where))
+        return ok
+
+    def _undo(self, done: list[tuple[str, str, str]], host: HostView, view: View, backend: Backend) -> None:
+        """Undo the steps a failed release plan already took (latest first), then keep the host."""
+        self.rollbacks += 1
+        for kind, name, where in reversed(done):
+            if kind == "add" and backend.remove_instance(name, where):
+                view.place(where, view.operators[name], -1)
+            elif kind == "remove" and backend.add_instance(name, where):
+                view.place(where, view.operators[name], +1)
+        self._prolong(host, view, backend)
+
+    def _simulated_scaledown(self, op: OperatorView, shadow: View, removed: dict[str, int], cap: dict[str, int],
+                             arrivals: dict[tuple[str, str], int]) -> tuple[str, str] | None:
         """The first scaledown candidate on the shadow hosts, taken there (victim type, host), or None."""
-        for name, host_name in self._scaledown_candidates(op, shadow, removed):
+        for name, host_name in self._scaledown_candidates(op, shadow, removed, cap, arrivals):
             shadow.place(host_name, shadow.operators[name], -1, count=False)
             removed[name] += 1
             return name, host_name

@@ -1,11 +1,11 @@
 """Build a controller and a simulation configuration from ``key=value`` parameters (the CLI's ``--param``).
 
 A key names either a controller constant (``btu``: scaling_threshold, history, cf,
-ql, weights, penalty, release_window, max_release_share; ``threshold``: up,
-double_up, down) or a simulation setting (``SimConfig``: btu_minutes,
-price_per_btu, penalty_per_item, service_ratio, dt, lease_delay_s, …). Tuples
-are written comma-separated (``weights=1,1,2,1``). An unknown key is an error
-that lists the valid ones.
+ql, weights, penalty, release_window, max_release_share, double_threshold,
+migrate_with_scaledown, cooldown_s; ``threshold``: up, double_up, down) or a
+simulation setting (``SimConfig``: btu_minutes, price_per_btu, penalty_per_item,
+service_ratio, dt, lease_delay_s, …). Tuples are written comma-separated
+(``weights=1,1,2,1``). An unknown key is an error that lists the valid ones.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from streamplace.errors import Problem, SpecError
 from streamplace.sim.engine import SimConfig
 
 CONTROLLERS: dict[str, type] = {"btu": BtuController, "threshold": ThresholdController}
-_INTERNAL = {"name", "migrations", "prolongations", "releases", "reason_s"}
+_INTERNAL = {"name", "migrations", "prolongations", "releases", "rollbacks", "prolonged", "last_up", "reason_s"}
 
 
 def controller_parameters(name: str) -> dict[str, Any]:
