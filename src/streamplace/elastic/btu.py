@@ -149,15 +149,16 @@ class BtuController:
         return None
 
     def _scaledown_candidates(self, op: OperatorView, view: View, removed: dict[str, int] | None = None,
-                              cap: dict[str, int] | None = None,
-                              arrivals: dict[tuple[str, str], int] | None = None) -> Iterator[tuple[str, str]]:
+                              cap: dict[str, int] | None = None) -> Iterator[tuple[str, str]]:
         """Fig. 4's 'try scaledown for other operator types': (victim type, host) pairs, best first.
 
         Victim types are ranked by Algorithm 3 (only positive values qualify; ``removed`` counts
         instances a simulation already took away); a host qualifies when it holds one of the
         victim's instances and removing it leaves room for ``op``. Within a release plan, a type loses
         at most ``cap[type]`` instances in all (the paper's 20 %, over the released and the scaled-down
-        ones together), and an instance the plan itself migrates in (``arrivals``) is never a victim.
+        ones together). So a plan never scales down an instance it migrates in: a type migrates only what
+        it may not release — it has used its allowance, or Algorithm 3 (unchanged here) or the cooldown
+        keeps it.
         """
         ranked = sorted(((operator_selection(_fewer(o, removed[o.name]) if removed else o, view, self.weights,
                                              self.ql, self.penalty), o.name)
@@ -170,8 +171,8 @@ class BtuController:
                 continue
             victim = view.operators[name]
             for host_name, h in view.hosts.items():
-                own = h.instances.get(name, 0) - (arrivals or {}).get((host_name, name), 0)
-                if own >= 1 and h.free_cpu + victim.cpu >= op.cpu and h.free_memory + victim.memory >= op.memory:
+                if h.instances.get(name, 0) >= 1 and h.free_cpu + victim.cpu >= op.cpu and \
+                        h.free_memory + victim.memory >= op.memory:
                     yield name, host_name
 
     def _cooling(self, name: str, view: View) -> bool:
@@ -185,7 +186,7 @@ class BtuController:
         used = view.now - host.leased_at
         if used <= 0:
             return False
-        btu = math.ceil(used / view.btu_s - 1e-9)
+        btu = _btu_index(host, view)
         if self.prolonged.get(host.name) == btu:
             return False
         remaining = btu * view.btu_s - used
@@ -193,7 +194,7 @@ class BtuController:
 
     def _prolong(self, host: HostView, view: View, backend: Backend) -> None:
         self.prolongations += 1
-        self.prolonged[host.name] = math.ceil((view.now - host.leased_at) / view.btu_s - 1e-9)
+        self.prolonged[host.name] = _btu_index(host, view)
         backend.prolong(host.name)
 
     def release_or_prolong(self, host: HostView, view: View, backend: Backend) -> None:
@@ -224,35 +225,27 @@ class BtuController:
         removed = {name: 0 for name in view.operators}
         for name in release:
             removed[name] += 1
-        arrivals: dict[tuple[str, str], int] = {}
         victims: list[tuple[str, str]] = []
         targets: list[tuple[str, str]] = []
         for name in migrate:
             op = view.operators[name]
             target = self.best_host(op, shadow)
             if target is None:
-                freed = self._simulated_scaledown(op, shadow, removed, cap, arrivals) \
-                    if self.migrate_with_scaledown else None
+                freed = self._simulated_scaledown(op, shadow, removed, cap) if self.migrate_with_scaledown else None
                 if freed is None:
                     self._prolong(host, view, backend)
                     return
                 victims.append(freed)
                 target = freed[1]
             shadow.place(target, op, +1, count=False)
-            arrivals[(target, name)] = arrivals.get((target, name), 0) + 1
             targets.append((name, target))
-        # phases 2 and 3: release, scale down, migrate; every step undone if a later one fails
+        # phases 2 and 3: release, scale down, migrate (start on the target, then stop here); every step undone
+        # if a later one fails
+        steps = [("remove", name, host.name) for name in release] + [("remove", name, w) for name, w in victims]
+        steps += [step for name, target in targets for step in (("add", name, target), ("remove", name, host.name))]
         done: list[tuple[str, str, str]] = []  # (kind, operator, host)
-        for name in release:
-            if not self._step(backend, view, done, "remove", name, host.name):
-                return self._undo(done, host, view, backend)
-        for name, where in victims:
-            if not self._step(backend, view, done, "remove", name, where):
-                return self._undo(done, host, view, backend)
-        for name, target in targets:
-            if not self._step(backend, view, done, "add", name, target):
-                return self._undo(done, host, view, backend)
-            if not self._step(backend, view, done, "remove", name, host.name):
+        for kind, name, where in steps:
+            if not self._step(backend, view, done, kind, name, where):
                 return self._undo(done, host, view, backend)
         self.migrations += len(targets)
         if backend.release_host(host.name):
@@ -281,14 +274,19 @@ class BtuController:
                 view.place(where, view.operators[name], +1)
         self._prolong(host, view, backend)
 
-    def _simulated_scaledown(self, op: OperatorView, shadow: View, removed: dict[str, int], cap: dict[str, int],
-                             arrivals: dict[tuple[str, str], int]) -> tuple[str, str] | None:
+    def _simulated_scaledown(self, op: OperatorView, shadow: View, removed: dict[str, int],
+                             cap: dict[str, int]) -> tuple[str, str] | None:
         """The first scaledown candidate on the shadow hosts, taken there (victim type, host), or None."""
-        for name, host_name in self._scaledown_candidates(op, shadow, removed, cap, arrivals):
+        for name, host_name in self._scaledown_candidates(op, shadow, removed, cap):
             shadow.place(host_name, shadow.operators[name], -1, count=False)
             removed[name] += 1
             return name, host_name
         return None
+
+
+def _btu_index(host: HostView, view: View) -> int:
+    """Which BTU of its lease the host is in now (1 for the first)."""
+    return math.ceil((view.now - host.leased_at) / view.btu_s - 1e-9)
 
 
 def _fewer(op: OperatorView, removed: int) -> OperatorView:

@@ -79,8 +79,9 @@ def cpu_times() -> tuple[float, float]:
     return total - t.idle - getattr(t, "iowait", 0.0), total
 
 
-def cpu_share(before: tuple[float, float] | None, after: tuple[float, float] | None) -> float | None:
-    if before is None or after is None or after[1] <= before[1]:
+def cpu_share(before: tuple[float, float], after: tuple[float, float]) -> float | None:
+    """The machine's busy share of all cores between two cpu_times() readings (None when no time passed)."""
+    if after[1] <= before[1]:
         return None
     return (after[0] - before[0]) / (after[1] - before[1])
 
@@ -89,7 +90,7 @@ def cpu_share(before: tuple[float, float] | None, after: tuple[float, float] | N
 class Snapshot:
     at: float
     stats: dict[str, list[float]]
-    cpu: tuple[float, float] | None
+    cpu: tuple[float, float]
 
     @classmethod
     def take(cls, acc: Any) -> Snapshot:
