@@ -181,6 +181,20 @@ def test_cooldown_guard_keeps_a_freshly_scaled_type() -> None:
     assert ("prolong", "h2") in calls and ("remove", "A") not in calls
 
 
+def test_vm_start_guard_prolongs_instead_of_releasing() -> None:
+    # the authors' code: no host is released within vm_start_guard_s of the last VM start
+    def run(c: BtuController, newest_at: float) -> list[tuple]:
+        hosts = {"h1": host("h1", leased_at=0.0), "h3": host("h3", leased_at=newest_at)}
+        rec = Recorder()
+        c.reason(View(590.0, {"A": op("A", queue=0, instances=10)}, hosts, 600, 400, 7168), rec)
+        return rec.calls
+
+    assert ("release", "h1") in run(BtuController(vm_start_guard_s=180.0), newest_at=300.0)  # 290 s ago
+    calls = run(BtuController(vm_start_guard_s=180.0), newest_at=500.0)  # 90 s ago
+    assert ("prolong", "h1") in calls and ("release", "h1") not in calls
+    assert ("release", "h1") in run(BtuController(), newest_at=500.0)  # off by default, as in the paper
+
+
 @pytest.mark.parametrize("pattern", ["stepwise", "two-level", "random-walk-1", "random-walk-2"])
 def test_btu60_is_cheaper_and_more_compliant_than_the_threshold_baseline(pattern: str) -> None:
     """The paper's direction on every arrival pattern (Tables 3–6), one seed: BTU60's resource cost below the

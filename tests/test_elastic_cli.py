@@ -37,6 +37,8 @@ def test_parameters_go_to_their_owner() -> None:
     ("threshold", {"weights": "1,1,1,1"}, "double_up"),  # a BTU constant is not the threshold's
     ("btu", {"weights": "1,2"}, "4 comma-separated numbers"),
     ("btu", {"service_ratio": "2"}, "service_ratio"),
+    ("btu", {"service_cv": "0"}, "service_cv"),
+    ("threshold", {"victim": "oldest"}, "loneliest, newest"),
     ("nope", {}, "btu, threshold"),
 ])
 def test_bad_parameters_are_explained(name: str, params: dict, needle: str) -> None:

@@ -152,3 +152,18 @@ def test_live_command_refuses_bad_input_before_spark_starts() -> None:
     assert res.exit_code == 2 and "bounds" in res.output  # ODRP needs its normalization bounds (or a preset)
     res = runner.invoke(app, ["live", "nasiri-linear", "hetero-3", "--master", "spark://127.0.0.1:1"])
     assert res.exit_code == 2 and "no cluster started here answers" in res.output
+
+
+def test_controllers_judge_against_the_unloaded_duration_measured_without_lag() -> None:
+    """The simulator's SLA definition live: the SLO is the service time measured in an interval without lag
+    (declared cost before one), and an operator that is not behind reads exactly its SLO."""
+    topo = chain(cost_ms=4.0)
+    pol = ControllerPolicy(topo, BtuController(), SLOTS, one_each(topo))
+    plan = pol.initial(CLUSTER)
+    pol.decide(observe(topo, 10, 250, 6.0, lag_s=2.0), plan, CLUSTER)  # lagging: declared 4 ms stays the SLO
+    assert "a" not in pol.unloaded and pol.durations["a"][-1] == pytest.approx(4.0 + 1000 * 800 / (1000 / 6.0))
+    pol.decide(observe(topo, 20, 400, 6.0, lag_s=0.0), plan, CLUSTER)  # caught up: 6 ms measured unloaded
+    assert pol.unloaded["a"] == 6.0 and pol.durations["a"][-1] == 6.0
+    view = pol._view(observe(topo, 30, 400, 6.0), operator_backlog(topo, observe(topo, 30, 400, 6.0), plan),
+                     {op: dict(per) for op, per in plan.replicas.items()}, CLUSTER)
+    assert view.operators["a"].expected_ms == 6.0 == view.operators["a"].duration_ms  # on its SLO, not above

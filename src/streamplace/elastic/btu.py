@@ -22,6 +22,12 @@
   BTU and not checked again before that BTU ends.
 * Upscaling adds two instances when the queue exceeds 250 items, as the threshold
   baseline does (the paper: "the upscaling trigger is the same for both").
+* The authors' released code (visp-streaming/runtime, ReasonerBTU and ReasonerUtility) adds
+  guards the paper does not state; they are parameters, off by default: ``cooldown_s`` (no
+  scale-down of a type scaled up less than 3 minutes ago) and ``vm_start_guard_s`` (no
+  release within 3 minutes of a VM start). Their code also scales down at most two instances
+  of a type per placement; here a placement scales down at most one instance in all (Fig. 4:
+  one that frees room on the host where it runs), so that bound never binds.
 
 All constants default to the paper's (reference-data.md) and are parameters.
 """
@@ -106,6 +112,9 @@ class BtuController:
     #: an operator type's last upscaling during which none of its instances is released or scaled down for
     #: a migration (0: no such guard, as in the paper; the authors' code waits 3 minutes)
     cooldown_s: float = 0.0
+    #: the authors' released code, not the paper's text: a host whose BTU ends is leased for another BTU, not
+    #: released, when any VM was leased less than this many seconds ago (0: no such guard; their code: 180)
+    vm_start_guard_s: float = 0.0
     migrations: int = 0
     releases: int = 0
     prolongations: int = 0
@@ -179,6 +188,11 @@ class BtuController:
         """Whether ``name`` was scaled up less than ``cooldown_s`` ago (the authors' guard)."""
         return self.cooldown_s > 0 and view.now - self.last_up.get(name, -math.inf) < self.cooldown_s
 
+    def _vm_started_recently(self, view: View) -> bool:
+        """Whether a VM was leased less than ``vm_start_guard_s`` ago (the authors' guard)."""
+        newest = max((h.leased_at for h in view.hosts.values()), default=-math.inf)
+        return self.vm_start_guard_s > 0 and view.now - newest < self.vm_start_guard_s
+
     # ---------------------------------------------------------- BTU-end release
     def _btu_ends_soon(self, host: HostView, view: View) -> bool:
         """In the last part of its paid BTU (``release_window``, at least one reasoning interval), and not
@@ -201,6 +215,8 @@ class BtuController:
         """Fig. 5: plan the release of every instance on ``host`` (released, or migrated to other hosts, where a
         migration may scale down another type as Fig. 4 does), check the plan as a whole, then run it; a plan
         that cannot be made, or whose execution fails part-way (undone step by step), prolongs the host."""
+        if self._vm_started_recently(view):
+            return self._prolong(host, view, backend)
         if not any(host.instances.values()):
             if backend.release_host(host.name):
                 self.releases += 1

@@ -2,7 +2,7 @@
 
 A key names either a controller constant (``btu``: scaling_threshold, history, cf,
 ql, weights, penalty, release_window, max_release_share, double_threshold,
-migrate_with_scaledown, cooldown_s; ``threshold``: up, double_up, down) or a
+migrate_with_scaledown, cooldown_s, vm_start_guard_s; ``threshold``: up, double_up, down, victim) or a
 simulation setting (``SimConfig``: btu_minutes, price_per_btu, penalty_per_item,
 service_ratio, dt, lease_delay_s, …). Tuples are written comma-separated
 (``weights=1,1,2,1``). An unknown key is an error that lists the valid ones.
@@ -55,7 +55,10 @@ def build(name: str, params: Mapping[str, str], minutes: int, seed: int) -> tupl
             valid = sorted(set(ctrl_fields) | set(sim_fields))
             raise SpecError([Problem(f"--param {key}", f"not a parameter of the {name!r} controller or the simulator",
                                      f"use one of {', '.join(valid)}")])
-    ctrl = cls(**ctrl_kw)
+    try:
+        ctrl = cls(**ctrl_kw)
+    except ValueError as exc:
+        raise SpecError([Problem("--param", str(exc), "give a value in the stated range")]) from None
     if isinstance(ctrl, BtuController) and "reason_s" in sim_kw:
         ctrl.reason_s = sim_kw["reason_s"]
     try:

@@ -26,9 +26,14 @@ time from a tuple's event time to the sink, less one trigger. The sources'
 rows exist by the clock, so the backlog is their rate × that lag, and it is
 shared among the operators by their busy time in the interval. An operator's
 capacity is DS2's — replicas × tuples per busy second of its logic (CPU time
-per tuple measured on the nodes it ran on); its processing duration is the
-measured service time plus the wait behind its share of the backlog; its SLO
-is ``slo`` × its declared cost per tuple.
+per tuple measured on the nodes it ran on). The SLA follows the simulator's
+definition (sim/engine.py): an operator's *unloaded duration* is its processing
+duration when nothing waits — the service time per tuple measured in the latest
+interval in which the pipeline did not lag (its declared cost per tuple until
+such an interval is seen); its SLO is ``slo`` × that (1: real time, as the
+simulated controllers use it); its processing duration is the unloaded duration
+plus the wait behind its share of the backlog. So, as in the simulator, an
+operator that is not behind reads exactly its SLO.
 """
 
 from __future__ import annotations
@@ -183,11 +188,13 @@ class ControllerPolicy:
     controller: Controller
     slots: dict[str, int]
     initial_plan: Plan
-    slo: float = 2.0  # SLO = slo × the operator's declared cost per tuple (near real time, Hochreiner et al. 2017)
+    slo: float = 1.0  # SLO = slo × the operator's unloaded duration (1: real time, Hochreiner et al. 2017)
     btu_s: float = 600.0
     history: int = 10
     name: str = "controller"
     durations: dict[str, list[float]] = field(default_factory=dict)
+    #: operator → its unloaded duration (ms per tuple), measured in the latest interval without lag
+    unloaded: dict[str, float] = field(default_factory=dict)
     scalings: dict[str, int] = field(default_factory=dict)
     leased: dict[str, float] = field(default_factory=dict)
 
@@ -223,12 +230,15 @@ class ControllerPolicy:
         operators = {}
         for op in self.topology.operators:
             q, capacity, service_ms = state[op.id]
+            if obs.lag_s <= 0 and obs.operators.get(op.id, {}).get("cost_ms_measured"):
+                self.unloaded[op.id] = service_ms
+            unloaded_ms = self.unloaded.get(op.id) or float(op.cost_ms) or service_ms
             wait_ms = 1000.0 * q / capacity if capacity > 0 and math.isfinite(capacity) else 0.0
             hist = self.durations.setdefault(op.id, [])
-            hist.append(service_ms + wait_ms)
+            hist.append(unloaded_ms + wait_ms)
             del hist[:-self.history]
             n = sum(replicas.get(op.id, {}).values())
-            operators[op.id] = OperatorView(op.id, q, n, n, self.slo * float(op.cost_ms or service_ms),
+            operators[op.id] = OperatorView(op.id, q, n, n, self.slo * unloaded_ms,
                                             float(op.cpu), float(op.memory_mb), list(hist),
                                             self.scalings.get(op.id, 0))
         hosts = {}
