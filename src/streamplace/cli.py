@@ -22,7 +22,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from streamplace import api
-from streamplace.bench import list_builtins, resolve_cluster, resolve_topology
+from streamplace.bench import list_builtins, resolve_cluster, resolve_profile, resolve_topology
 from streamplace.errors import ModelError, Problem, StreamplaceError
 from streamplace.model.cluster import Cluster, check_compatible
 from streamplace.model.plan import Plan, json_text, validate_plan_against
@@ -32,7 +32,7 @@ from streamplace.perf.engines import EngineSettings, split_engine_params
 from streamplace.perf.evaluate import Evaluation, evaluate
 from streamplace.report.compare import COLUMNS, WIDE_COLUMNS, ComparisonRow, best_values, cell, fmt
 from streamplace.schedulers.base import REGISTRY, create, describe_parameters, scheduler_names
-from streamplace.spec.loader import dump_topology, load_plan, load_profile, read_document, topology_to_doc
+from streamplace.spec.loader import dump_topology, load_plan, read_document, topology_to_doc
 
 app = typer.Typer(
     name="streamplace",
@@ -108,7 +108,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 TopoArg = Annotated[str, typer.Argument(help="topology spec (YAML/JSON, Storm Flux YAML) or built-in name")]
 ClusterArg = Annotated[str, typer.Argument(help="cluster spec (YAML/JSON) or built-in name")]
-ProfileOpt = Annotated[Path | None, typer.Option("--profile", help="profile spec with measured costs")]
+ProfileOpt = Annotated[Path | None, typer.Option("--profile",
+                                                 help="profile spec with measured costs, or a built-in profile")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="print JSON instead of tables")]
 CoresOpt = Annotated[int | None, typer.Option("--cores", min=1, help="local[N] (default: all cores)")]
 TriggerOpt = Annotated[float, typer.Option("--trigger", min=0.1, help="micro-batch interval (s)")]
@@ -216,7 +217,7 @@ def load_instance(topo: str, cluster: str, profile: Path | None) -> tuple[Topolo
     problems = check_compatible(t, c)
     if problems:
         raise ModelError(problems, topo)
-    p = load_profile(profile) if profile is not None else None
+    p = resolve_profile(profile) if profile is not None else None
     if p is not None:
         extra = p.check_against(set(t.index))
         if extra:
@@ -227,9 +228,14 @@ def load_instance(topo: str, cluster: str, profile: Path | None) -> tuple[Topolo
 
 
 def profile_record(path: Path) -> dict[str, str]:
-    """What a plan records of the profile it was made with: its path and the SHA-256 of its bytes."""
+    """What a plan records of the profile it was made with: its path and the SHA-256 of its bytes (of its JSON
+    text for a built-in profile)."""
     import hashlib
 
+    if not path.exists():  # a built-in profile by name
+        built = resolve_profile(path)
+        text = repr((built.entries, sorted(built.selectivity.items())))
+        return {"path": str(path), "sha256": hashlib.sha256(text.encode()).hexdigest()}
     return {"path": str(path), "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from streamplace.bench import nasiri_authors
 from streamplace.model.cluster import Cluster, Links, Node
 
 HETERO_TYPES = {
@@ -97,6 +98,13 @@ BUILTIN_CLUSTERS: dict[str, tuple[Callable[[], Cluster], str]] = {
     "nasiri-medium": (lambda: hetero(4, 2, "nasiri-medium"), "Nasiri et al. 2023 scenario 2: 4 machines of each type"),
     "nasiri-large": (lambda: hetero(8, 4, "nasiri-large"), "Nasiri et al. 2023 scenario 3: 8 machines of each type"),
 }
+
+for _scenario, (_bench, _layout, _called) in nasiri_authors.SCENARIOS.items():
+    BUILTIN_CLUSTERS[f"nasiri-authors-{_scenario}"] = (
+        lambda s=_scenario: nasiri_authors.cluster(s),
+        f"Nasiri et al.'s simulator, '{_called}': {len(_layout)} one-core machines of types {_layout} "
+        f"(--profile nasiri-authors-{_bench})")
+
 
 def _visp_vm() -> Cluster:
     from streamplace.bench.manufacturing import visp_vm

@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from itertools import pairwise
 
+from streamplace.bench import nasiri_authors
 from streamplace.model.topology import Operator, Stream, Topology
 from streamplace.perf.rates import operator_rates
 
@@ -217,6 +218,13 @@ for _name, _fn, _desc in (
     ("uniquevisitor", unique_visitor, "Storm-Benchmark UniqueVisitor: spout → view → unique (two bolts)"),
 ):
     BUILTIN_TOPOLOGIES[_name] = (_fn, _desc)
+
+BUILTIN_TOPOLOGIES["rollingcount-authors"] = (
+    lambda: nasiri_authors.topology("rc"),
+    "Nasiri et al.'s simulator: RollingCount's two bolts, α 10 and 1 (costs: --profile nasiri-authors-rc)")
+BUILTIN_TOPOLOGIES["uniquevisitor-authors"] = (
+    lambda: nasiri_authors.topology("uv"),
+    "Nasiri et al.'s simulator: UniqueVisitor's two bolts, α 1 and 0.5 (costs: --profile nasiri-authors-uv)")
 
 
 # ------------------------------------------------------------ Cardellini et al. 2017 (ODRP)

@@ -15,6 +15,13 @@
   stable state is restored. It ends when Scale exceeds ``max_divisor``
   (2048 in the authors' simulator).
 
+The authors' simulator (h-nasiri/Scheduling-Simulator) departs from the text in
+three rules, each a parameter that defaults to the text: ``bottleneck=ratio``
+(the component whose instance has the largest ratio of new to available input
+rate over every over-utilized machine), ``multi_add=N`` (when one new instance
+fits nowhere, try 2 … N at once; the code tries up to 199), ``ties=lowest-id``
+(the first of equally fast machines, not the least loaded).
+
 Over-utilized means above L·cpu of the node or, for a single task, above one
 thread (docs/architecture.md's cap). Rates split evenly over a component's instances
 (Storm's shuffle grouping), as in the paper. The result carries the replica
@@ -27,6 +34,7 @@ iterations is O(log(rate range) + replicas added + log2(max_divisor)).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -54,6 +62,16 @@ class Hetero(BaseScheduler):
     max_replicas: int | None = None  # k_i where the operator sets no max_replicas (None: unlimited)
     max_iterations: int = 200_000
     polish_s: float = 0.0  # > 0: after the paper's algorithm, hill-climb on replicas for this many seconds
+    #: the authors' simulator (h-nasiri/Scheduling-Simulator), not the paper's text: which task names the
+    #: component that gets a new instance — "hottest" (the text: highest TCU on the first over-utilized machine)
+    #: or "ratio" (the code: largest new-to-available input rate over every over-utilized machine)
+    bottleneck: Literal["hottest", "ratio"] = "hottest"
+    #: the code: when one new instance fits nowhere, try 2, 3, … at once (each takes a smaller share) before
+    #: halving the rate step; 0 (the text): never; the code tries up to 199
+    multi_add: int = 0
+    #: among equally fast machines with room: "least-loaded" (our reading of "most suitable") or "lowest-id"
+    #: (the code: the first in its table)
+    ties: Literal["least-loaded", "lowest-id"] = "least-loaded"
 
     def requested_counts(self, topology: Topology) -> dict[str, int]:
         return {op.id: 1 for op in topology.operators}
@@ -71,7 +89,8 @@ class Hetero(BaseScheduler):
             return Placement(None, "infeasible", [first])
         counts, scale = first
         counts, scale, timed_out, iterations = maximize_throughput(
-            model, counts, scale, self.caps(topology), self.max_divisor, self.max_iterations, deadline)
+            model, counts, scale, self.caps(topology), self.max_divisor, self.max_iterations, deadline,
+            self.rules())
         note = ""
         if self.polish_s > 0 and not timed_out:
             before = scale
@@ -86,6 +105,9 @@ class Hetero(BaseScheduler):
             placement.explanation.append(f"time limit {self.time_limit_s} s reached; latest stable state returned")
         return placement
 
+    def rules(self) -> Rules:
+        return Rules(self.bottleneck, self.multi_add, self.ties)
+
     def heuristic(self, topology: Topology, cluster: Cluster, profile: Profile | None, model: ThroughputModel,
                   k: np.ndarray) -> tuple[np.ndarray, float] | None:
         """Counts and sustained scale, or None when FirstAssignment fails (used to warm-start ``optimal``)."""
@@ -93,7 +115,7 @@ class Hetero(BaseScheduler):
         if isinstance(first, str):
             return None
         counts, scale, _, _ = maximize_throughput(model, first[0], first[1], k, self.max_divisor,
-                                                  self.max_iterations, Deadline(None))
+                                                  self.max_iterations, Deadline(None), self.rules())
         return counts, scale
 
 
@@ -122,6 +144,15 @@ def first_assignment(model: ThroughputModel, alpha: np.ndarray, initial_scale: f
         scale /= 2.0
     return (f"FirstAssignment cannot place one instance of operator #{failed} on any machine it may use: its "
             "memory or fixed overhead (MET) does not fit next to the other components")
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Where the authors' simulator departs from the paper's text (defaults: the text)."""
+
+    bottleneck: str = "hottest"
+    multi_add: int = 0
+    ties: str = "least-loaded"
 
 
 @dataclass
@@ -191,29 +222,69 @@ def _over(model: ThroughputModel, st: State, scale: float) -> tuple[int, int] | 
     return first, int(np.argmax(np.where(present, tcu, -np.inf)))
 
 
-def _best_machine(model: ThroughputModel, st: State, scale: float, i: int) -> int | None:
-    """The fastest machine for operator i whose CPU budget holds with one more instance of i."""
+def _ratio_bottleneck(model: ThroughputModel, st: State, scale: float, stable: State,
+                      stable_scale: float) -> int | None:
+    """The authors' simulator: over every over-utilized machine, the operator whose per-instance input rate now is
+    largest against the rate its instances there could take at the last stable state (their input then plus
+    the machine's free CPU then, shared among them); None when nothing is over-utilized."""
+    load = st.a * scale + st.b
+    per = model.per_replica(np.maximum(st.n, 1)) * scale
+    over_node = load > model.cap + EPS
+    over_thread = (st.counts > 0) & (per[:, None] * model.rate_cost + model.met > 100.0 + EPS)
+    if not over_node.any() and not over_thread.any():
+        return None
+    free = model.cap - (stable.a * stable_scale + stable.b)
+    per_then = model.per_replica(np.maximum(stable.n, 1)) * stable_scale
+    with np.errstate(divide="ignore", invalid="ignore"):
+        available = per_then[:, None] + free[None, :] / (np.maximum(stable.counts, 1) * model.rate_cost)
+        thread_cap = (100.0 - model.met) / model.rate_cost
+        ratio_node = np.where(over_node[None, :] & (stable.counts > 0) & (st.counts > 0), per[:, None] / available,
+                              -np.inf)
+        ratio_thread = np.where(over_thread, per[:, None] / thread_cap, -np.inf)
+    ratio = np.maximum(ratio_node, ratio_thread)
+    if not np.isfinite(ratio).any():  # only instances added since the stable state are over: the hottest rule
+        hot = _over(model, st, scale)
+        return None if hot is None else hot[1]
+    return int(np.unravel_index(int(np.argmax(ratio)), ratio.shape)[0])
+
+
+def _best_machine(model: ThroughputModel, st: State, scale: float, i: int, ties: str = "least-loaded",
+                  extra: int = 1) -> list[int] | None:
+    """The fastest machines for ``extra`` new instances of operator i whose CPU budgets hold with them, chosen one
+    after another at the per-instance rate they will all have; ties between equally fast machines go to the least
+    loaded (or, ``ties="lowest-id"``, the first)."""
     n = st.n[i]
     r_old = model.lam[i] * scale / n
-    r_new = model.lam[i] * scale / (n + 1)
+    r_new = model.lam[i] * scale / (n + extra)
     tcu_new = (r_new + model.lam_all[i] * scale) * model.rate_cost[i] + model.met[i]  # a new instance on each node
-    load = st.a * scale + st.b
-    # load after adding: op i's existing instances slow down everywhere, the new one adds tcu_new at w
-    new_load = load + st.counts[i] * (r_new - r_old) * model.rate_cost[i] + tcu_new
-    # "enough capacity to serve this new instance" is the machine's CPU budget (Nasiri et al. 2023); a new instance
-    # above one thread is not refused here: it makes its machine over-utilized at the next check, whose
-    # hottest task it then is, so the component gets yet another instance and the per-instance rate drops.
-    room = model.allowed[i] & (new_load <= model.cap + EPS) & (st.mem + model.memory[i] <= model.node_memory + EPS)
-    if not room.any():
-        return None
-    e = np.where(room, model.e[i], np.inf)
-    fastest = e <= e.min() * (1 + 1e-12)
-    return int(np.argmin(np.where(fastest, new_load / model.cap, np.inf)))
+    # op i's existing instances slow down everywhere; each new one adds tcu_new where it goes
+    load = st.a * scale + st.b + st.counts[i] * (r_new - r_old) * model.rate_cost[i]
+    mem = st.mem.copy()
+    chosen = []
+    for _ in range(extra):
+        new_load = load + tcu_new
+        # "enough capacity to serve this new instance" is the machine's CPU budget (Nasiri et al. 2023); a new
+        # instance above one thread is not refused here: it makes its machine over-utilized at the next check,
+        # whose hottest task it then is, so the component gets yet another instance and the per-instance rate drops.
+        room = model.allowed[i] & (new_load <= model.cap + EPS) & (mem + model.memory[i] <= model.node_memory + EPS)
+        if not room.any():
+            return None
+        e = np.where(room, model.e[i], np.inf)
+        fastest = e <= e.min() * (1 + 1e-12)
+        w = int(np.argmax(fastest)) if ties == "lowest-id" else int(np.argmin(np.where(fastest, new_load / model.cap,
+                                                                                        np.inf)))
+        chosen.append(w)
+        load[w] += tcu_new[w]
+        mem[w] += model.memory[i]
+    return chosen
 
 
 def maximize_throughput(model: ThroughputModel, counts: np.ndarray, scale: float, k: np.ndarray, max_divisor: int,
-                        max_iterations: int, deadline: Deadline) -> tuple[np.ndarray, float, bool, int]:
-    """Algorithm 2: returns the latest stable (counts, scale), whether time ran out, and iterations."""
+                        max_iterations: int, deadline: Deadline,
+                        rules: Rules | None = None) -> tuple[np.ndarray, float, bool, int]:
+    """Algorithm 2: returns the latest stable (counts, scale), whether time ran out, and iterations. ``rules``
+    switch to the authors' simulator where it departs from the text (Rules)."""
+    rules = rules or Rules()
     caps = thread_rates(model)
     current, rate = State.of(model, counts), scale
     final, final_rate = current.copy(), scale
@@ -223,17 +294,27 @@ def maximize_throughput(model: ThroughputModel, counts: np.ndarray, scale: float
         it += 1
         if it % 256 == 0 and deadline.expired():
             return final.counts, final_rate, True, it
-        hot = _over(model, current, rate)
-        if hot is None:
+        if rules.bottleneck == "ratio":
+            i = _ratio_bottleneck(model, current, rate, final, final_rate)
+        else:
+            hot = _over(model, current, rate)
+            i = None if hot is None else hot[1]
+        if i is None:
             final, final_rate = current.copy(), rate
             if rate >= S_CAP:
                 break
             rate = min(rate + rate / divisor, S_CAP)
             continue
-        _, i = hot
-        w = _best_machine(model, current, rate, i) if current.n[i] < k[i] else None
-        if w is not None:
-            current.add(model, i, w, float(caps[i, w]))
+        placed = None
+        for extra in range(1, max(rules.multi_add, 1) + 1):  # the text adds one; the code tries more at once
+            if current.n[i] + extra > k[i]:
+                break
+            placed = _best_machine(model, current, rate, i, rules.ties, extra)
+            if placed is not None:
+                break
+        if placed is not None:
+            for w in placed:
+                current.add(model, i, w, float(caps[i, w]))
             continue
         divisor *= 2
         current, rate = final.copy(), final_rate  # the stable state; the next pass raises it by rate/divisor

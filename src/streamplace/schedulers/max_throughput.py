@@ -16,8 +16,9 @@ and says how far from the optimum it can be:
    optimum bounds every plan's scale from above. Solved by
    HiGHS through scipy (O(ops·nodes) variables).
 2. **Starts.** The LP's split rounded to integer counts (as many replicas as
-   the threads need, shared out by largest remainder), and the plan of the
-   paper's algorithm (``hetero``).
+   the threads need, shared out by largest remainder), and the plans of the
+   paper's algorithm (``hetero``) as its text and as its authors' simulator
+   run it.
 3. **Local search.** From each start, the best of: add a replica of an
    operator on a bottleneck node elsewhere, move one off it, or remove one
    (fewer replicas pay less MET); candidates are scored in one vectorized
@@ -49,7 +50,7 @@ from streamplace.model.topology import Topology
 from streamplace.perf.rates import selectivities
 from streamplace.perf.throughput import ThroughputModel
 from streamplace.schedulers.base import BaseScheduler, Deadline, Placement, register
-from streamplace.schedulers.hetero import first_assignment, maximize_throughput
+from streamplace.schedulers.hetero import Rules, first_assignment, maximize_throughput
 from streamplace.schedulers.optimal import S_CAP, sustained_rates
 
 TIE = 1e-9  # relative: two scales this close are equal
@@ -66,7 +67,8 @@ class MaxThroughput(BaseScheduler):
 
     max_replicas: int = 10  # k_i where the operator sets no max_replicas (as optimal: Nasiri et al. 2023's k)
     chains: int = 12  # count matrices searched at once (the starts and perturbed copies)
-    rounds: int = 60  # search rounds: a step (or, at a local optimum, a kick) for every chain
+    rounds: int = 60  # search rounds at most: a step (or, at a local optimum, a kick) for every chain
+    patience: int = 20  # stop after this many rounds without a better plan
     seed: int = 0
 
     def requested_counts(self, topology: Topology) -> dict[str, int]:
@@ -85,15 +87,17 @@ class MaxThroughput(BaseScheduler):
         if rounded is not None:
             starts.append(("lp", rounded))
         first = first_assignment(model, selectivities(topology, profile), 0.01)
-        if not isinstance(first, str):
-            counts, _, _, _ = maximize_throughput(model, first[0], first[1], k, 2048, 200_000, Deadline(None))
-            starts.append(("hetero", counts))
+        if not isinstance(first, str):  # the paper's algorithm, as its text and as its authors' simulator run it
+            for label, rules in (("hetero", Rules()), ("hetero-authors", Rules("ratio", 199, "lowest-id"))):
+                counts, _, _, _ = maximize_throughput(model, first[0], first[1], k, 2048, 200_000, Deadline(None),
+                                                      rules)
+                starts.append((label, counts))
         if not starts:
             return Placement(None, "infeasible", [
                 "no start fits: even one replica per operator breaks a node's memory or CPU (fixed overheads)"])
         rng = np.random.default_rng(self.seed)
-        best, best_scale, steps = population_search(model, [c for _, c in starts], k, self.chains, self.rounds, rng,
-                                                    bound, deadline)
+        best, best_scale, steps = population_search(model, [c for _, c in starts], k, self.chains, self.rounds,
+                                                    self.patience, rng, bound, deadline)
         placement = Placement(best)
         placement.source_rates = sustained_rates(topology, best_scale)
         placement.gap = max(0.0, 1.0 - best_scale / bound) if np.isfinite(bound) and bound > 0 else None
@@ -233,9 +237,28 @@ def improves(scale: np.ndarray, at: np.ndarray, best_scale: np.ndarray | float,
 
 
 def kick(model: ThroughputModel, counts: np.ndarray, k: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Perturb a local optimum: one to three random changes — a replica moved to another node, one added, or one
-    removed — each kept within k_i, memory and the allowed nodes."""
+    """Perturb a local optimum: a block swap (every replica of one operator on one node trades places with every
+    replica of another operator on another node; one time in four), else one to three random changes — a
+    replica moved to another node, one added, or one removed — each kept within k_i, memory and the allowed
+    nodes."""
     new = counts.copy()
+    if rng.random() < 0.25:  # a block swap: the replicas of i and j trade the nodes they run on
+        cells = np.argwhere(new > 0)
+        (i, u), (j, v) = cells[rng.choice(len(cells), 2, replace=len(cells) < 2)]
+        if i != j and u != v:
+            # every node of u's speed for i that holds i trades with the node in the same place among those of v's
+            # speed for j that hold j (on machines of a few types: one type's role for i swaps with another's for j)
+            from_i = np.flatnonzero((new[i] > 0) & np.isclose(model.e[i], model.e[i, u]))
+            from_j = np.flatnonzero((new[j] > 0) & np.isclose(model.e[j], model.e[j, v]))
+            for a, b in zip(from_i, from_j, strict=False):
+                if a != b and model.allowed[i, b] and model.allowed[j, a]:
+                    ci, cj = new[i, a], new[j, b]
+                    new[i, a], new[j, b] = 0, 0
+                    new[i, b] += ci
+                    new[j, a] += cj
+            if fits_memory(model, new) and not np.array_equal(new, counts):
+                return new
+            new = counts.copy()
     for _ in range(int(rng.integers(1, 4))):
         cells = np.argwhere(new > 0)
         i, u = cells[int(rng.integers(len(cells)))]
@@ -256,11 +279,13 @@ def kick(model: ThroughputModel, counts: np.ndarray, k: np.ndarray, rng: np.rand
 
 
 def population_search(model: ThroughputModel, starts: list[np.ndarray], k: np.ndarray, chains: int, rounds: int,
-                      rng: np.random.Generator, bound: float, deadline: Deadline) -> tuple[np.ndarray, float, int]:
+                      patience: int, rng: np.random.Generator, bound: float,
+                      deadline: Deadline) -> tuple[np.ndarray, float, int]:
     """Iterated local search on ``chains`` count matrices at once (the starts, then perturbed copies of them):
     every round each chain takes its best improving neighbour, and a chain at a local optimum is kicked (a random
     perturbation) to search on. One batched evaluation per round serves every chain, so numpy's per-call cost is
-    shared. Returns the best plan seen, its scale and the steps taken; stops early at the upper ``bound``."""
+    shared. Returns the best plan seen, its scale and the steps taken; stops early at the upper ``bound``, or
+    after ``patience`` rounds without a better plan."""
     pop = np.stack([starts[c % len(starts)] for c in range(max(chains, len(starts)))]).astype(np.int64)
     for c in range(len(starts), len(pop)):
         pop[c] = kick(model, pop[c], k, rng)
@@ -268,9 +293,11 @@ def population_search(model: ThroughputModel, starts: list[np.ndarray], k: np.nd
     j = int(np.lexsort((at, -scale))[0])
     best, best_scale, best_at = pop[j].copy(), float(scale[j]), int(at[j])
     steps = 0
+    since = 0  # rounds since the best plan last improved
     for _ in range(rounds):
-        if best_scale >= bound * (1 - TIE) or deadline.expired():
+        if best_scale >= bound * (1 - TIE) or deadline.expired() or since >= patience:
             break
+        since += 1
         batch, owner = neighbours(model, pop, k, node_s, cell_s)
         stuck = np.ones(len(pop), dtype=bool)
         if len(batch):
@@ -287,6 +314,7 @@ def population_search(model: ThroughputModel, starts: list[np.ndarray], k: np.nd
         j = int(np.lexsort((at, -scale))[0])
         if improves(scale[j], at[j], best_scale, best_at):
             best, best_scale, best_at = pop[j].copy(), float(scale[j]), int(at[j])
+            since = 0
         for c in np.flatnonzero(stuck):  # a local optimum: perturb it and search on
             pop[c] = kick(model, pop[c], k, rng)
         if stuck.any():
