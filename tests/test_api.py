@@ -53,3 +53,15 @@ def test_the_comparison_plot_shows_every_scheduler_with_its_status() -> None:
         assert [t.get_text() for t in ax.get_xticklabels()] == ["ffd", "tight", "exhaustive"]
         assert sorted(t.get_text() for t in ax.texts) == ["infeasible", "refused"]
     plt.close(fig)
+
+
+def test_compare_places_the_counts_of_a_parallelism_chooser_as_the_paper_compares() -> None:
+    """Nasiri et al. compare Storm's default given their algorithm's replica counts; --counts-from does that."""
+    plain = sp.compare("nasiri-linear", "hetero-3", ["round-robin", "hetero"], time_limit_s=10)
+    paper = sp.compare("nasiri-linear", "hetero-3", ["round-robin", "hetero"], time_limit_s=10, counts_from="hetero")
+    hetero_counts = paper[1].plan.counts()
+    assert paper[0].plan.counts() == hetero_counts != plain[0].plan.counts()
+    assert any("counts from hetero" in note for note in paper[0].notes)
+    assert paper[0].value("throughput") > plain[0].value("throughput")  # 14 replicas place more work than 4
+    with pytest.raises(StreamplaceError, match="keeps the requested replica counts"):
+        sp.compare("nasiri-linear", "hetero-3", ["round-robin"], counts_from="r-storm")

@@ -128,18 +128,20 @@ def evaluate(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan, *, 
 def compare(topology: Topology | Spec, cluster: Cluster | Spec, schedulers: Sequence[str] | None = None, *,
             params: Mapping[str, Mapping[str, Any]] | None = None, profile: Profile | None = None,
             engine: Engine = "ideal", time_limit_s: float | None = 30.0,
-            on_done: Callable[[str], None] | None = None) -> list[ComparisonRow]:
+            on_done: Callable[[str], None] | None = None, counts_from: str | None = None) -> list[ComparisonRow]:
     """One row per scheduler (all registered ones by default), in that order: ``row.plan`` (None where the
     scheduler refused the instance, with ``row.error`` saying why), ``row.value(key)`` for a figure and
     ``row.as_dict()``. Every figure but ``throughput`` (each plan's own maximum) is at the topology's offered
     rate, the same for every plan; ``report.compare.best_values(rows, keys)`` names each column's best.
-    ``params`` maps a scheduler to its parameters; ``on_done(name)`` is called as each one finishes."""
+    ``params`` maps a scheduler to its parameters; ``on_done(name)`` is called as each one finishes.
+    ``counts_from``: a scheduler that chooses replica counts whose counts the placement-only schedulers place
+    (the paper's way of comparing Storm's default with hetero) instead of the topology's."""
     from streamplace.report.compare import compare as _compare
     from streamplace.schedulers import REGISTRY, scheduler_names
 
     t, c = _instance(topology, cluster)
     names = list(schedulers or scheduler_names())
-    unknown = [n for n in list(names) + list(params or {}) if n not in REGISTRY]
+    unknown = [n for n in [*names, *(params or {}), *([counts_from] if counts_from else [])] if n not in REGISTRY]
     if unknown:
         raise SpecError([Problem("schedulers", f"unknown scheduler {unknown[0]!r}",
                                  f"use one of {', '.join(REGISTRY)}")])
@@ -147,7 +149,14 @@ def compare(topology: Topology | Spec, cluster: Cluster | Spec, schedulers: Sequ
     if time_limit_s is not None:
         for p in given.values():
             p.setdefault("time_limit_s", time_limit_s)
-    return _compare(t, c, profile, names, given, on_done=on_done, engine=_engine(engine, c))
+    if counts_from is not None and not REGISTRY[counts_from].chooses_parallelism:
+        raise SpecError([Problem("counts_from", f"{counts_from!r} keeps the requested replica counts",
+                                 "name a scheduler that chooses them: " + ", ".join(
+                                     n for n, cls in REGISTRY.items() if cls.chooses_parallelism))])
+    if counts_from is not None and time_limit_s is not None:
+        given.setdefault(counts_from, dict((params or {}).get(counts_from, {}))).setdefault("time_limit_s",
+                                                                                            time_limit_s)
+    return _compare(t, c, profile, names, given, on_done=on_done, engine=_engine(engine, c), counts_from=counts_from)
 
 
 def run(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan, *, duration_s: float = 60.0,

@@ -428,6 +428,9 @@ def compare_cmd(
     calibration: CalibrationOpt = None,
     wide: Annotated[bool, typer.Option("--wide", help="also mean utilization, cost per hour and planning time "
                                        "(wider than 100 columns)")] = False,
+    counts_from: Annotated[str | None, typer.Option("--counts-from", help="placement-only schedulers place this "
+                                                    "scheduler's replica counts (e.g. hetero, as Nasiri et al. "
+                                                    "compare)")] = None,
 ) -> None:
     """Run every registered scheduler on one instance and compare the predictions.
 
@@ -442,7 +445,7 @@ def compare_cmd(
     eng = engine_settings(engine, calibration, engine_p, cluster=c)
     chosen = _axis(scheduler, "--scheduler") if scheduler else None
     rows = run_comparison(t, c, p, chosen, [x for x in param or [] if x.partition("=")[0] not in engine_p],
-                          quiet=as_json, time_limit=time_limit, engine=eng)
+                          quiet=as_json, time_limit=time_limit, engine=eng, counts_from=counts_from)
     if plot is not None:
         from streamplace.report.plots import plot_comparison
 
@@ -458,7 +461,7 @@ def compare_cmd(
 
 def run_comparison(t: Topology, c: Cluster, p: Profile | None, only: list[str] | None, param: list[str] | None,
                    quiet: bool = False, time_limit: float | None = None,
-                   engine: EngineSettings | None = None) -> list[ComparisonRow]:
+                   engine: EngineSettings | None = None, counts_from: str | None = None) -> list[ComparisonRow]:
     names = only or scheduler_names()
     unknown = [n for n in names if n not in REGISTRY]
     if unknown:
@@ -474,7 +477,8 @@ def run_comparison(t: Topology, c: Cluster, p: Profile | None, only: list[str] |
     with progress_bar("{task.description}", "{task.completed}/{task.total}", disable=quiet) as progress:
         task = progress.add_task("planning", total=len(names))
         return api.compare(t, c, names, params=per, profile=p, engine=engine, time_limit_s=time_limit,
-                           on_done=lambda n: progress.update(task, advance=1, description=f"planned {n}"))
+                           on_done=lambda n: progress.update(task, advance=1, description=f"planned {n}"),
+                           counts_from=counts_from)
 
 
 def print_comparison(rows: list[ComparisonRow], title: str, wide: bool = False) -> None:

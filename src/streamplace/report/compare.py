@@ -14,7 +14,7 @@ from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
 from streamplace.perf.engines import EngineSettings
 from streamplace.perf.evaluate import evaluate
-from streamplace.schedulers.base import create, offered_rates, scheduler_names
+from streamplace.schedulers.base import REGISTRY, create, offered_rates, scheduler_names
 
 #: (key, label): the table's columns. ``throughput`` is each plan's own maximum (the sink input rate at the largest
 #: sustainable scale of its source rates); every other figure is at the common offered rate (the topology's source
@@ -100,17 +100,33 @@ def compare(
     params: Mapping[str, Mapping[str, Any]] | None = None,
     on_done: Callable[[str], None] | None = None,
     engine: EngineSettings | None = None,
+    counts_from: str | None = None,
 ) -> list[ComparisonRow]:
     """Plan the instance with each scheduler (all registered ones by default); predictions are ``engine``'s.
 
     A plan made for other source rates than the topology's (hetero and optimal plan for their own maximum) is
-    evaluated again at the topology's, so that every row's figures but ``throughput`` share one operating point."""
+    evaluated again at the topology's, so that every row's figures but ``throughput`` share one operating point.
+    ``counts_from`` names a scheduler that chooses replica counts (hetero, max-throughput, …): the schedulers that
+    only place replicas then place its counts instead of the topology's, as Nasiri et al. (2023) compare
+    Storm's default with their algorithm."""
     offered = offered_rates(topology)
+    placed_topology = topology
+    made: dict[str, Plan] = {}
+    if counts_from is not None:
+        source = create(counts_from, (params or {}).get(counts_from)).plan(topology, cluster, profile, engine=engine)
+        made[counts_from] = source
+        if source.ok:
+            placed_topology = topology.with_replicas(source.counts())
     rows = []
     for name in schedulers or scheduler_names():
         try:
-            plan = create(name, (params or {}).get(name)).plan(topology, cluster, profile, engine=engine)
-            rows.append(ComparisonRow(name, plan, at_offered=_at_rates(topology, cluster, plan, profile, engine,
+            given = placed_topology if not REGISTRY[name].chooses_parallelism else topology
+            plan = made.get(name) or create(name, (params or {}).get(name)).plan(given, cluster, profile,
+                                                                                  engine=engine)
+            if given is not topology:
+                plan = plan.evolve(explanation=(*plan.explanation, f"replica counts from {counts_from} "
+                                                                   f"(--counts-from)"))
+            rows.append(ComparisonRow(name, plan, at_offered=_at_rates(given, cluster, plan, profile, engine,
                                                                        offered)))
         except StreamplaceError as exc:  # e.g. exhaustive refusing a large instance
             rows.append(ComparisonRow(name, None, str(exc)))
