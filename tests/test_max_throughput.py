@@ -46,3 +46,18 @@ def test_keeps_replica_caps_and_memory() -> None:
     loaded = {n: sum(c * topo.op(op).memory_mb for op, per in plan.replicas.items() for m, c in per.items() if m == n)
               for n in (node.id for node in cl.nodes)}
     assert all(loaded[node.id] <= node.memory_mb for node in cl.nodes)
+
+
+def test_under_the_spark_engine_it_optimizes_that_model() -> None:
+    """--engine spark: the least per-tuple batch work, starting from the ideal model's plan; far above hetero there
+    and near optimal's spark MILP (the prediction is the engine's own for every plan)."""
+    from streamplace import api
+
+    eng = api.engine_settings("spark")
+    topo, cl = resolve_topology("nasiri-linear"), resolve_cluster("hetero-3")
+    ours = create("max-throughput").plan(topo, cl, engine=eng)
+    het = create("hetero").plan(topo, cl, engine=eng)
+    opt = create("optimal", {"time_limit_s": "60"}).plan(topo, cl, engine=eng)
+    assert ours.predicted["engine"] == "spark" and any("spark engine" in w for w in ours.warnings)
+    assert ours.predicted["throughput"] > 1.5 * het.predicted["throughput"]
+    assert ours.predicted["throughput"] >= 0.95 * opt.predicted["throughput"]

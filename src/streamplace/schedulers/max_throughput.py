@@ -30,7 +30,10 @@ and says how far from the optimum it can be:
    search); the best plan seen is kept. Deterministic for a seed.
 
 The plan reports the LP bound and the gap to it (``gap``: at most this far
-below the optimum). Complexity: the LP is one HiGHS solve; a search step
+below the optimum). Under ``--engine spark`` it optimizes that engine's model
+instead: the least per-tuple batch work W (stage waves along the longest path,
+as ``optimal`` models it there), by the same kind of population search from
+the ideal model's plan and hetero's; no bound is reported there. Complexity: the LP is one HiGHS solve; a search step
 scores O(o·m) candidate matrices of o·m cells (o operators on the bottleneck,
 m nodes), so O(o²·m²) work per step, vectorized.
 """
@@ -47,6 +50,7 @@ from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
+from streamplace.perf.engines import EngineSettings
 from streamplace.perf.rates import selectivities
 from streamplace.perf.throughput import ThroughputModel
 from streamplace.schedulers.base import BaseScheduler, Deadline, Placement, register
@@ -77,6 +81,13 @@ class MaxThroughput(BaseScheduler):
     def caps(self, topology: Topology) -> np.ndarray:
         return np.array([op.max_replicas or max(self.max_replicas, 1) for op in topology.operators], dtype=np.int64)
 
+    def _place_for(self, engine: EngineSettings | None, topology: Topology, cluster: Cluster,
+                   profile: Profile | None, deadline: Deadline, current: Plan | None) -> Placement:
+        """Under ``--engine spark``, optimize that engine's model (the least per-tuple batch work)."""
+        if engine is None or engine.name != "spark":
+            return self._place(topology, cluster, profile, deadline, current)
+        return _spark_place(self, topology, cluster, profile, engine, deadline)
+
     def _place(self, topology: Topology, cluster: Cluster, profile: Profile | None, deadline: Deadline,
                current: Plan | None) -> Placement:
         model = ThroughputModel.build(topology, cluster, profile)
@@ -106,6 +117,31 @@ class MaxThroughput(BaseScheduler):
             f"max-throughput: scale {best_scale:.6g} × the offered rates, LP upper bound {bound:.6g} "
             f"(at most {gap_text} below the optimum); {steps} search steps")
         return placement
+
+
+def _spark_place(scheduler: MaxThroughput, topology: Topology, cluster: Cluster, profile: Profile | None,
+                 engine, deadline: Deadline) -> Placement:
+    """Under the spark engine: the counts and placement with the least per-tuple batch work W (SparkWork), from
+    the ideal model's best plan and hetero's, by the same kind of population search."""
+    ideal = scheduler._place(topology, cluster, profile, deadline, None)
+    model = ThroughputModel.build(topology, cluster, profile)
+    k = scheduler.caps(topology)
+    work = SparkWork.build(topology, cluster, profile, engine)
+    starts = [ideal.counts] if ideal.counts is not None else []
+    first = first_assignment(model, selectivities(topology, profile), 0.01)
+    if not isinstance(first, str):
+        starts.append(maximize_throughput(model, first[0], first[1], k, 2048, 200_000, Deadline(None))[0])
+    if not starts:
+        return ideal
+    rng = np.random.default_rng(scheduler.seed)
+    best, w, steps = spark_search(work, model, starts, k, scheduler.chains, scheduler.rounds, scheduler.patience,
+                                  rng, deadline)
+    placement = Placement(best)
+    placement.source_rates = sustained_rates(topology, 1.0 / w if w > 0 else S_CAP)
+    placement.warnings.append(f"max-throughput (spark engine): least per-tuple batch work {w:.6g} s found by "
+                              f"{steps} search steps from the ideal model's plan and hetero's; no bound under "
+                              "this engine")
+    return placement
 
 
 def lp_bound(model: ThroughputModel, k: np.ndarray) -> tuple[float, np.ndarray]:
@@ -321,3 +357,99 @@ def population_search(model: ThroughputModel, starts: list[np.ndarray], k: np.nd
             kicked = np.flatnonzero(stuck)
             scale[kicked], at[kicked], node_s[kicked], cell_s[kicked] = leximin_key(model, pop[kicked])
     return best, float(model.max_scale(best)), steps
+
+
+# ------------------------------------------------------------------ under the spark engine
+@dataclass(frozen=True)
+class SparkWork:
+    """The spark engine's per-tuple batch work W of a count matrix, as ``optimal`` models it under that engine
+    (schedulers/spark_optimal.py): operator i's stage time is the slowest of its per-node stages, ⌈c_iu/k_u⌉ waves
+    of d_iu(n_i) seconds each, and W is the longest source-to-sink path of stage times. The most throughput is
+    the least W; the plan's prediction is the engine's own afterwards."""
+
+    lam_split: np.ndarray  # (ops,)
+    lam_all: np.ndarray  # (ops,)
+    cost: np.ndarray  # (ops, nodes): (e_iu + h_i) / (1000 · v_u · share_u), seconds per tuple
+    slots: np.ndarray  # (nodes,)
+    order: tuple[int, ...]  # operators in topological order (forward graph)
+    preds: tuple[tuple[int, ...], ...]  # per operator, its predecessors on the forward graph
+    outputs: np.ndarray  # (ops,) bool
+
+    @classmethod
+    def build(cls, topology: Topology, cluster: Cluster, profile: Profile | None, engine) -> SparkWork:
+        from streamplace.perf.cells import cost_tables
+        from streamplace.perf.rates import operator_rates
+
+        consts = engine.spark.constants
+        rates = operator_rates(topology, profile)
+        e, _ = cost_tables(topology, cluster, profile)
+        cores = np.maximum(cluster.cpu / 100.0, 1e-9)
+        slots = np.maximum(1, np.ceil(cores - 1e-9)).astype(int)
+        speed = cores / slots
+        share = np.clip((slots * speed - consts.jvm_cores) / (slots * speed), 0.05, 1.0)
+        idx = topology.index
+        sources = np.array([op.is_source for op in topology.operators])
+        outputs = np.array([not topology.successors(op.id) for op in topology.operators])
+        hop = np.where(sources, consts.source_us, consts.hop_us) + np.where(outputs, consts.sink_us * rates.selectivity,
+                                                                             0.0)
+        cost = (e + hop[:, None] / 1000.0) / (1000.0 * speed * share)[None, :]
+        forward = topology.forward_graph
+        order = tuple(idx[o] for o in topology.acyclic_order)
+        preds = tuple(tuple(idx[p] for p in forward.predecessors(op.id)) for op in topology.operators)
+        return cls(rates.input_split.astype(float), rates.input_all.astype(float), cost, slots, order, preds, outputs)
+
+    def work(self, batch: np.ndarray) -> np.ndarray:
+        """W per count matrix of ``batch`` (batch, ops, nodes); inf where an operator has no replica."""
+        n = batch.sum(axis=2)
+        per = np.divide(self.lam_split, n, out=np.full(n.shape, np.inf), where=n > 0) + self.lam_all
+        waves = -(-batch // self.slots[None, None, :])  # ⌈c/k⌉
+        stage = (waves * per[:, :, None] * self.cost[None]).max(axis=2)  # (batch, ops)
+        potential = np.zeros_like(stage)
+        for i in self.order:
+            before = potential[:, list(self.preds[i])].max(axis=1) if self.preds[i] else 0.0
+            potential[:, i] = before + stage[:, i]
+        return np.where(self.outputs[None, :], potential, 0.0).max(axis=1)
+
+
+def spark_search(work: SparkWork, model: ThroughputModel, starts: list[np.ndarray], k: np.ndarray, chains: int,
+                 rounds: int, patience: int, rng: np.random.Generator,
+                 deadline: Deadline) -> tuple[np.ndarray, float, int]:
+    """Population iterated local search minimizing W: every round each chain takes its best improving neighbour —
+    one replica added, moved or dropped anywhere — and a chain at a local optimum is kicked. Returns the best
+    counts, their W and the steps taken. Cost per round: O(chains · ops · nodes²) candidates."""
+    pop = np.stack([starts[c % len(starts)] for c in range(max(chains, len(starts)))]).astype(np.int64)
+    for c in range(len(starts), len(pop)):
+        pop[c] = kick(model, pop[c], k, rng)
+
+    def key(batch: np.ndarray) -> np.ndarray:
+        feasible = ((batch * model.memory[None, :, None]).sum(axis=1) <= model.node_memory + 1e-9).all(axis=1)
+        return np.where(feasible, work.work(batch), np.inf)
+
+    w_now = key(pop)
+    j = int(np.argmin(w_now))
+    best, best_w = pop[j].copy(), float(w_now[j])
+    steps, since = 0, 0
+    for _ in range(rounds):
+        if deadline.expired() or since >= patience:
+            break
+        since += 1
+        stuck = np.ones(len(pop), dtype=bool)
+        # every replica counts as on a bottleneck: the ideal model's neighbourhood over all of them
+        batch, own = neighbours(model, pop, k, np.zeros((len(pop), pop.shape[2])), np.zeros(pop.shape))
+        if len(batch):
+            w = key(batch)
+            order = np.lexsort((w, own))
+            first = order[np.r_[True, own[order][1:] != own[order][:-1]]]
+            chain = own[first]
+            up = w[first] < w_now[chain] * (1 - TIE)
+            pop[chain[up]], w_now[chain[up]] = batch[first[up]], w[first[up]]
+            stuck[chain[up]] = False
+            steps += int(up.sum())
+        j = int(np.argmin(w_now))
+        if w_now[j] < best_w * (1 - TIE):
+            best, best_w, since = pop[j].copy(), float(w_now[j]), 0
+        for c in np.flatnonzero(stuck):
+            pop[c] = kick(model, pop[c], k, rng)
+        if stuck.any():
+            w_now[stuck] = key(pop[stuck])
+    return best, best_w, steps
