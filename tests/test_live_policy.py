@@ -148,8 +148,8 @@ def test_live_command_refuses_bad_input_before_spark_starts() -> None:
     assert res.exit_code == 2 and "only a standalone cluster's workers can be killed" in res.output
     res = runner.invoke(app, ["live", "nasiri-linear", "hetero-3", "-P", "elastic"])
     assert res.exit_code == 2 and "unknown policy 'elastic'" in res.output
-    res = runner.invoke(app, ["live", "nasiri-linear", "hetero-3", "-P", "s-odrp"])
-    assert res.exit_code == 2 and "bounds" in res.output  # ODRP needs its normalization bounds (or a preset)
+    res = runner.invoke(app, ["live", "nasiri-linear", "hetero-3", "-P", "s-odrp", "-p", "weights.r=2"])
+    assert res.exit_code == 2 and "sum to 1" in res.output  # ODRP's parameters are checked before Spark starts
     res = runner.invoke(app, ["live", "nasiri-linear", "hetero-3", "--master", "spark://127.0.0.1:1"])
     assert res.exit_code == 2 and "no cluster started here answers" in res.output
 

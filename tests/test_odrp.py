@@ -144,8 +144,6 @@ def test_bad_weights_and_bounds_are_clear_errors() -> None:
         create("odrp", {"weights.r": "0.5", "weights.c": "0.2"} | BOUNDS)
     with pytest.raises(SchedulerParamError, match=">= 0"):
         create("odrp", {"weights.r": "1.5", "weights.c": "-0.5"} | BOUNDS)
-    with pytest.raises(SchedulerParamError, match=r"bounds\.r_min"):
-        create("odrp", {"weights.r": "1"})
     with pytest.raises(SchedulerParamError, match="must exceed"):
         create("odrp", {"weights.c": "1", "bounds.c_min": "5", "bounds.c_max": "5"})
 
@@ -166,3 +164,19 @@ def test_milp_rejects_unknown_solver_option() -> None:
     milp.binary(cost=1.0)
     with pytest.raises(ValueError, match="no_such_option"):
         milp.solve(options={"no_such_option": True})
+
+
+def test_missing_bounds_are_computed_from_single_objective_solves() -> None:
+    """No bounds given: each weighted metric is optimized alone (a payoff table) and its best and worst values
+    become its bounds; they are reported, and the given ones are kept."""
+    topo, cl = pipeline(100), two_sites()
+    alone = {m: create("odrp", {f"weights.{m}": "1", **{k: v for k, v in BOUNDS.items() if k[7] == m}}).plan(topo, cl)
+             for m in ("r", "c")}
+    plan = create("odrp", {"weights.r": "0.5", "weights.c": "0.5", "bounds.c_min": "0"}).plan(topo, cl)
+    assert plan.ok
+    bounds = plan.predicted["odrp"]["bounds"]
+    best_r = alone["r"].predicted["odrp"]["response_ms"]
+    assert bounds["r_min"] == pytest.approx(best_r)  # the response time optimum is its lower bound
+    assert bounds["r_max"] == pytest.approx(max(best_r, alone["c"].predicted["odrp"]["response_ms"]))
+    assert bounds["c_min"] == 0.0 and bounds["c_max"] >= alone["c"].predicted["odrp"]["cost"]  # c_min kept as given
+    assert any("payoff table" in w for w in plan.warnings)

@@ -75,17 +75,20 @@ class Bounds:
     z_min: float | None = None
     z_max: float | None = None
 
+    def missing(self, w: Weights) -> list[str]:
+        """The metrics with a positive weight that lack a bound (to be computed: schedulers/odrp.py)."""
+        return [key for key, weight in (("r", w.r), ("a", w.a), ("c", w.c), ("z", w.z))
+                if weight > 0 and (getattr(self, f"{key}_min") is None or getattr(self, f"{key}_max") is None)]
+
     def check(self, w: Weights) -> None:
-        """Every metric with a positive weight needs both bounds, min < max (availability in (0, 1])."""
+        """Every metric with a positive weight and both bounds given needs min < max (availability in (0, 1]);
+        a missing bound is computed when planning."""
         for key, weight in (("r", w.r), ("a", w.a), ("c", w.c), ("z", w.z)):
             if weight <= 0:
                 continue
             lo, hi = getattr(self, f"{key}_min"), getattr(self, f"{key}_max")
             if lo is None or hi is None:
-                missing = f"bounds.{key}_min" if lo is None else f"bounds.{key}_max"
-                raise SchedulerParamError(
-                    f"ODRP needs the normalization bound {missing} because weights.{key} = {weight:g} > 0 "
-                    f"(fix: --param {missing}=VALUE, or --param preset=debs2015 for the paper's Table 2)")
+                continue
             if not hi > lo:
                 raise SchedulerParamError(f"ODRP bounds.{key}_max ({hi:g}) must exceed bounds.{key}_min ({lo:g})")
             if key == "a" and not 0 < lo <= 1 >= hi:

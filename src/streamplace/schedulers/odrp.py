@@ -136,6 +136,9 @@ class Odrp(BaseScheduler):
         if reasons:
             return Placement(None, "infeasible", reasons)
         w, b = self.weight_set(), self.bound_set()
+        computed = ""
+        if b.missing(w):
+            b, computed = self._computed_bounds(inst, k, mask, w, b, deadline)
         try:
             milp, layout, constant = build_odrp(inst, k, mask, w, b, self.z_unit == "tuples", deadline,
                                                 self.max_nonzeros)
@@ -172,11 +175,62 @@ class Odrp(BaseScheduler):
         placement.extra_predicted = {"odrp": {
             "utility": utility, "milp_objective": (result.objective or 0.0) + constant,
             "weights": {"r": w.r, "a": w.a, "c": w.c, "z": w.z}, "metric": w.metric, **qos.as_dict(),
+            "bounds": {k: float(v) for k, v in dataclasses.asdict(b).items() if v is not None},
             "solver": result.solver_status, "solve_s": result.seconds, "variables": milp.n_vars,
             "constraints": milp.n_rows}}
         placement.warnings.append(f"odrp: HiGHS {result.solver_status} in {result.seconds:.3f} s "
                                   f"({milp.n_vars} variables, {milp.n_rows} constraints); F = {utility:.6f}")
+        if computed:
+            placement.warnings.append(computed)
         return placement
+
+    def _computed_bounds(self, inst: OdrpInstance, k: list[int], mask: np.ndarray, w: Weights, given: Bounds,
+                         deadline: Deadline) -> tuple[Bounds, str]:
+        """Eq. 21's bounds the user did not give, from a payoff table: ODRP solved for each weighted metric alone
+        (its best value), every metric evaluated at each of those deployments, and per metric the best and worst
+        value seen as its bounds. With one weighted metric the bounds only scale F: any pair ranks the same
+        deployments. Half the time left goes to these solves, shared among them."""
+        z_tuples = self.z_unit == "tuples"
+        metrics = [m for m, weight in (("r", w.r), ("a", w.a), ("c", w.c), ("z", w.z)) if weight > 0]
+        rows = []
+        left = None if self.time_limit_s is None else max(0.01, self.time_limit_s - deadline.elapsed_ms() / 1e3)
+        for m in metrics:
+            single = Weights(*(1.0 if x == m else 0.0 for x in "racz"), w.metric)
+            scale = Bounds(**({"a_min": 0.5, "a_max": 1.0} if m == "a" else {f"{m}_min": 0.0, f"{m}_max": 1.0}))
+            share = None if left is None else 0.5 * left / len(metrics)
+            try:
+                milp, layout, _ = build_odrp(inst, k, mask, single, scale, z_tuples, Deadline(share),
+                                             self.max_nonzeros)
+            except BuildInterrupted:
+                continue
+            result = milp.solve(share, self.mip_rel_gap, options=submip_options(self.submip_heuristics))
+            if result.x is not None:
+                rows.append(odrp_qos(inst, layout.counts(result.x), z_tuples))
+        if not rows:
+            counts = greedy_deployment(inst, k, mask)
+            if counts is not None:
+                rows.append(odrp_qos(inst, counts, z_tuples))
+        values = {"r": [q.response_ms for q in rows], "a": [q.availability for q in rows],
+                  "c": [q.cost for q in rows], "z": [q.z(w.metric) for q in rows]}
+        bounds = dataclasses.asdict(given)
+        for m in given.missing(w):
+            seen = values[m] or [1.0]
+            lo, hi = min(seen), max(seen)
+            if m == "a":  # the best availability is the upper bound, at most 1
+                hi = min(hi, 1.0)
+                if not hi > lo:
+                    lo = hi * (1 - 1e-3)
+            elif not hi > lo:  # one deployment or all alike: any span ranks the same
+                hi = lo + max(abs(lo), 1.0) * 1e-3
+            if bounds[f"{m}_min"] is None:
+                bounds[f"{m}_min"] = lo
+            if bounds[f"{m}_max"] is None:
+                bounds[f"{m}_max"] = max(hi, bounds[f"{m}_min"] * (1 + 1e-6) + 1e-9)
+        result_bounds = Bounds(**bounds)
+        text = ", ".join(f"{m}: {getattr(result_bounds, m + '_min'):.6g}…{getattr(result_bounds, m + '_max'):.6g}"
+                         for m in given.missing(w))
+        return result_bounds, (f"odrp: normalization bounds not given, computed from {len(rows)} single-objective "
+                               f"solve(s) (payoff table): {text}")
 
     def _greedy(self, inst: OdrpInstance, k: list[int], mask: np.ndarray, w: Weights,
                 b: Bounds) -> tuple[np.ndarray | None, float]:
