@@ -310,10 +310,11 @@ def print_prediction(pred: Any) -> None:
         table.add_row("complete latency (ms)", fmt(detail.get("complete_latency_ms")))
     odrp = pred.get("odrp")
     if odrp:
+        unit = odrp.get("z_unit", "tuples")
         for key, label in (("utility", "ODRP utility F"), ("response_ms", "ODRP response time (ms)"),
                            ("availability", "ODRP availability"), ("cost", "ODRP cost"),
-                           ("inter_node_traffic", "ODRP T"), ("network_usage", "ODRP N"),
-                           ("elastic_energy", "ODRP EE")):
+                           ("inter_node_traffic", f"ODRP T ({unit}/s)"), ("network_usage", f"ODRP N ({unit}/s · ms)"),
+                           ("elastic_energy", f"ODRP EE ({unit}/s · ms²)")):
             table.add_row(label, fmt(odrp.get(key)))
     out.print(table)
 

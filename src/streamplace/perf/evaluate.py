@@ -197,9 +197,12 @@ def evaluate(
     log_av += streams.link_log_availability
     unit_cost = np.array([op.unit_cost for op in topology.operators], dtype=float)
     deploy_cost = float((unit_cost * cells.parallelism).sum())
+    idx = topology.index
+    edges = np.array([cells.parallelism[idx[s.source]] * cells.parallelism[idx[s.target]] for s in topology.streams],
+                     dtype=float)
     score = latency_score(
         paths.links_only_ms, len(used), len(cluster), streams.local_fraction, streams.tuples,
-        cpu_util, loads.memory, cluster.memory, score_utilization_limit,
+        cpu_util, loads.memory, cluster.memory, score_utilization_limit, edges=edges,
     )
     at_limit = limit.scale if np.isfinite(limit.scale) else 1.0
     util_at_limit = loads.cpu_at(at_limit) / cluster.cpu

@@ -3,11 +3,13 @@
 s(x) = w1·s_lat + w2·s_sup + w3·s_co + w4·s_event, with w1 = 1e-6 and
 w2 = w3 = w4 = 1 by default (the paper's weights). s_lat is the largest link
 latency accumulated from a source to a sink (ms), s_sup the fraction of
-nodes used, s_co the fraction of streams not co-located and s_event the
-fraction of events sent over non-co-located streams. With replicas, a
-stream counts as "not co-located" by the fraction of its traffic that
-crosses nodes, which equals the paper's definition when every operator has
-one replica. Violations count nodes over the utilization limit (CPU, 95 %
+nodes used, s_co the fraction of edges not co-located and s_event the
+fraction of events sent over non-co-located edges. The paper's operators are
+instances (its Table 1 counts them), so its edges are replica-to-replica: a
+stream between operators of n_i and n_j replicas is n_i·n_j edges, of which
+n_i·n_j − Σ_u c_iu·c_ju cross nodes; s_co counts those. Each edge carries
+the same share of the stream (the even split), so s_event is the stream's
+traffic-weighted fraction of remote edges. Violations count nodes over the utilization limit (CPU, 95 %
 by default in that paper) or over their memory.
 """
 
@@ -45,10 +47,13 @@ def latency_score(
     memory_capacity: np.ndarray,
     utilization_limit: float = 0.95,
     weights: tuple[float, float, float, float] = PAPER_WEIGHTS,
+    edges: np.ndarray | None = None,
 ) -> LatencyScore:
+    """``edges``: replica-to-replica edges per stream (n_i·n_j); None counts every stream once (one replica each)."""
     s_sup = nodes_used / nodes_total if nodes_total else 0.0
     remote = 1.0 - local_fraction
-    s_co = float(remote.mean()) if remote.size else 0.0
+    weight = np.ones_like(remote) if edges is None else np.asarray(edges, dtype=float)
+    s_co = float((remote * weight).sum() / weight.sum()) if remote.size and weight.sum() > 0 else 0.0
     total = float(stream_tuples.sum())
     s_event = float((remote * stream_tuples).sum() / total) if total > 0 else 0.0
     violations = int((cpu_utilization > utilization_limit + 1e-12).sum()

@@ -114,7 +114,8 @@ class UnitScorer:
         if len(self.src):
             local = (share[:, self.src, :] * share[:, self.tgt, :]).sum(axis=2)  # (B, streams)
             remote = 1.0 - local
-            s_co = remote.mean(axis=1)
+            edges = self.n[self.src] * self.n[self.tgt]  # replica-to-replica edges per stream (perf/score.py)
+            s_co = (remote * edges[None]).sum(axis=1) / edges.sum()
             total = self.tuples.sum()
             s_event = (remote * self.tuples[None]).sum(axis=1) / total if total > 0 else np.zeros(len(c))
         else:

@@ -176,6 +176,9 @@ class Odrp(BaseScheduler):
             "utility": utility, "milp_objective": (result.objective or 0.0) + constant,
             "weights": {"r": w.r, "a": w.a, "c": w.c, "z": w.z}, "metric": w.metric, **qos.as_dict(),
             "bounds": {k: float(v) for k, v in dataclasses.asdict(b).items() if v is not None},
+            # T, N, EE here count tuples (the paper's Table 2) unless z_unit=bytes; the plan's own
+            # inter_node_traffic and network_usage are always in bytes
+            "z_unit": "tuples" if self.z_unit == "tuples" else "bytes",
             "solver": result.solver_status, "solve_s": result.seconds, "variables": milp.n_vars,
             "constraints": milp.n_rows}}
         placement.warnings.append(f"odrp: HiGHS {result.solver_status} in {result.seconds:.3f} s "
