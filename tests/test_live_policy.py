@@ -14,6 +14,7 @@ from streamplace.schedulers import create
 from streamplace.spark.policies import (
     ControllerPolicy,
     HoldPolicy,
+    LatencyAwarePolicy,
     Observation,
     SOdrpPolicy,
     make_policy,
@@ -167,3 +168,41 @@ def test_controllers_judge_against_the_unloaded_duration_measured_without_lag() 
     view = pol._view(observe(topo, 30, 400, 6.0), operator_backlog(topo, observe(topo, 30, 400, 6.0), plan),
                      {op: dict(per) for op, per in plan.replicas.items()}, CLUSTER)
     assert view.operators["a"].expected_ms == 6.0 == view.operators["a"].duration_ms  # on its SLO, not above
+
+
+def spread(topo: Topology) -> Plan:
+    nodes = [n.id for n in CLUSTER.nodes]
+    return Plan("manual", topo.name, CLUSTER.name, {op.id: {nodes[k % len(nodes)]: 1}
+                                                     for k, op in enumerate(topo.operators)},
+                source_rates={"src": float(topo.op("src").rate)})
+
+
+def test_latency_aware_replaces_from_the_running_plan_only_when_something_changed() -> None:
+    """Ecker et al.'s online loop: the first interval's rates trigger a re-placement that starts from the running
+    plan (three operators on three nodes → fewer nodes, better Eq. 1); the same rates again do nothing; a lost
+    node triggers another re-placement."""
+    topo = chain(rate=20, cost_ms=1.0)
+    seen: list[Plan | None] = []
+
+    class Spy:
+        def __init__(self) -> None:
+            self.inner = create("hill-climbing", {"seed": "0"})
+
+        def plan(self, topology, cluster, profile=None, *, current=None, engine=None):
+            seen.append(current)
+            return self.inner.plan(topology, cluster, profile, current=current, engine=engine)
+
+    pol = make_policy("latency-aware", topo, CLUSTER, {}, SLOTS, spread(topo))
+    assert isinstance(pol, LatencyAwarePolicy)
+    pol.scheduler = Spy()
+    plan = pol.initial(CLUSTER)
+    new = pol.decide(observe(topo, 10, 20, 1.0), plan, CLUSTER)
+    assert seen == [plan]  # warm start: hill climbing began from the running plan
+    assert new is not None and new.scheduler == "latency-aware" and len(new.nodes_used()) < 3
+    assert new.counts() == plan.counts()  # placement only
+    assert pol.decide(observe(topo, 20, 20, 1.0), new, CLUSTER) is None and len(seen) == 1  # nothing changed
+    smaller = shrink(CLUSTER, {next(iter(new.nodes_used()))})
+    pol.decide(observe(topo, 30, 20, 1.0), new, smaller)
+    assert len(seen) == 2 and pol.replans == 2  # the cluster changed: placed again
+    with pytest.raises(SpecError, match="hill-climbing or hybrid"):
+        make_policy("latency-aware", topo, CLUSTER, {"scheduler": "r-storm"}, SLOTS, spread(topo))

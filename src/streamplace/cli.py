@@ -712,14 +712,16 @@ def live_cmd(
     topo: TopoArg,
     cluster: ClusterArg,
     policy: Annotated[str, typer.Option("--policy", "-P", help="hold (keep the plan, recover from lost "
-                                        "workers), threshold, btu (Hochreiner et al. 2017's controllers) or s-odrp "
-                                        "(Cardellini et al. 2017's two-phase loop)")] = "threshold",
+                                        "workers), threshold, btu (Hochreiner et al. 2017's controllers), s-odrp "
+                                        "(Cardellini et al. 2017's two-phase loop) or latency-aware (Ecker et al. "
+                                        "2025's online re-placement)")] = "threshold",
     plan_file: Annotated[Path | None, typer.Option("--plan", help="first plan for hold/threshold/btu (default: plan "
                                                    "with --scheduler)")] = None,
     scheduler: Annotated[str, typer.Option("--scheduler", "-s", help="scheduler of the first plan")] = "r-storm",
     param: Annotated[list[str] | None, typer.Option("--param", "-p", help="policy parameter key=value: the "
                                                     "controller's constants, slo, btu_s, history; for s-odrp "
-                                                    "ODRP's parameters and drift")] = None,
+                                                    "ODRP's parameters and drift; for latency-aware scheduler="
+                                                    "hill-climbing|hybrid, its parameters and drift")] = None,
     interval: Annotated[float, typer.Option("--interval", min=1, help="reasoning interval (s)")] = 10.0,
     duration: Annotated[float, typer.Option("--duration", min=1, help="seconds to run")] = 120.0,
     trigger: TriggerOpt = 1.0,

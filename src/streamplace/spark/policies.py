@@ -3,7 +3,7 @@
 Pure: no Spark here; it lives in spark/ because it uses both the elastic
 controllers and the schedulers. The runtime (spark/live.py) measures every reasoning interval and hands an
 ``Observation`` to a ``Policy``, which answers with a new plan or None (keep).
-Four policies:
+Five policies:
 
 * ``HoldPolicy`` keeps the plan it was given; only lost nodes change it.
 
@@ -13,6 +13,9 @@ Four policies:
   plan uses it, "leasing" one takes the next unused node (cheapest per hour,
   then fastest), adding an instance adds a replica there (within the worker's
   replica slots).
+* ``LatencyAwarePolicy`` is Ecker et al.'s (2025) online placement: re-place with hill
+  climbing (or the hybrid) from the running plan when the measured rates or the nodes
+  changed, and switch when Eq. 1 improves.
 * ``SOdrpPolicy`` is Cardellini et al.'s (2017) S-ODRP loop: deploy a cost-minimizing plan
   without stream-rate data, then solve ODRP with the measured operator input
   rates, and again whenever they drift by more than ``drift``.
@@ -38,6 +41,7 @@ operator that is not behind reads exactly its SLO.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -324,7 +328,52 @@ class HoldPolicy:
         return None
 
 
-POLICIES = ("hold", "threshold", "btu", "s-odrp")
+@dataclass
+class LatencyAwarePolicy:
+    """Ecker et al.'s (2025) online placement (§5): every reasoning interval, when the operators' measured input
+    rates drifted by more than ``drift`` or the cluster's nodes changed, re-place the running plan's replicas
+    with hill climbing (or the hybrid) *starting from the running plan*, and switch only when the new placement
+    scores better on Eq. 1 at the measured rates (a switch restarts the query). Replica counts stay."""
+
+    topology: Topology
+    scheduler: Any  # hill-climbing or hybrid (schedulers/latency_aware.py)
+    initial_plan: Plan
+    drift: float = 0.1
+    name: str = "latency-aware"
+    used_rates: dict[str, float] | None = None
+    used_nodes: tuple[str, ...] | None = None
+    replans: int = 0  # re-plans made (whether or not they were switched to)
+
+    def initial(self, cluster: Cluster) -> Plan:
+        self.used_nodes = tuple(n.id for n in cluster.nodes)
+        return self.initial_plan
+
+    def decide(self, obs: Observation, plan: Plan, cluster: Cluster) -> Plan | None:
+        from streamplace.perf.evaluate import evaluate
+
+        rates = measured_input_rates(self.topology, obs)
+        nodes = tuple(n.id for n in cluster.nodes)
+        if self.used_rates is not None and not drifted(self.used_rates, rates, self.drift) \
+                and nodes == self.used_nodes:
+            return None
+        self.used_rates, self.used_nodes = rates, nodes
+        now = Topology(self.topology.name, tuple(
+            dataclasses.replace(op, rate=obs.source_rates.get(op.id, op.rate)) if op.is_source else op
+            for op in self.topology.operators), self.topology.streams)
+        self.replans += 1
+        current = plan if set(plan.nodes_used()) <= set(nodes) else None  # lost nodes: the search starts afresh
+        new = self.scheduler.plan(now.with_replicas(plan.counts()), cluster, current=current)
+        if not new.ok or placed(new.replicas) == placed(plan.replicas):
+            return None
+        if current is not None:  # the running plan still fits the cluster: switch only for a better Eq. 1
+            before = evaluate(now, cluster, plan).score
+            after = evaluate(now, cluster, new).score
+            if (after.violations, after.score) >= (before.violations, before.score - 1e-12):
+                return None
+        return new.evolve(scheduler=self.name, params={**new.params, "interval_at_s": obs.at_s})
+
+
+POLICIES = ("hold", "threshold", "btu", "s-odrp", "latency-aware")
 POLICY_KEYS = {"slo", "btu_s", "history"}
 
 
@@ -335,7 +384,7 @@ def make_policy(name: str, topology: Topology, cluster: Cluster, params: dict[st
     own first plan."""
     from streamplace.elastic.factory import CONTROLLERS, controller_parameters
 
-    if name in ("hold", *CONTROLLERS) and initial_plan is None:
+    if name in ("hold", "latency-aware", *CONTROLLERS) and initial_plan is None:
         raise ValueError(f"the {name} policy starts from a plan")
     if name == "hold":
         assert initial_plan is not None
@@ -343,6 +392,15 @@ def make_policy(name: str, topology: Topology, cluster: Cluster, params: dict[st
             raise SpecError([Problem(f"--param {next(iter(params))}", "the hold policy takes no parameters",
                                      "drop --param, or pick another --policy")])
         return HoldPolicy(initial_plan)
+    if name == "latency-aware":
+        assert initial_plan is not None
+        search = params.get("scheduler", "hill-climbing")
+        if search not in ("hill-climbing", "hybrid"):
+            raise SpecError([Problem("--param scheduler", f"{search!r} is not a latency-aware search",
+                                     "use hill-climbing or hybrid")])
+        placer = create(search, {k: v for k, v in params.items() if k not in ("scheduler", "drift")})
+        drift = _coerce(LatencyAwarePolicy, "drift", params["drift"]) if "drift" in params else 0.1
+        return LatencyAwarePolicy(topology, placer, initial_plan, drift)
     if name == "s-odrp":
         odrp = create("odrp", {k: v for k, v in params.items() if k != "drift"})
         assert isinstance(odrp, Odrp)
