@@ -145,9 +145,11 @@ class LiveRun:
                                                 "decided": decide})
                     before, next_reason = after, now + self.interval_s
                     new = self.policy.decide(obs, self.plan, cluster) if decide else None
+                    replaced_locally = False
                     if new is not None and self.workers is None and new.counts() == self.plan.counts():
                         self.plan = new.evolve(source_rates=dict(self.plan.source_rates))  # placement only: local
                         new = None  # Spark runs tasks wherever it likes, so there is nothing to re-enact
+                        replaced_locally = True
                     if new is not None:
                         new = new.evolve(source_rates=dict(self.plan.source_rates))
                         event = LiveEvent(now, "replan", placed(new.replicas), _describe(self.plan, new))
@@ -158,7 +160,8 @@ class LiveRun:
                     elif progress:
                         progress(now, "no output yet: measuring again" if warming
                                  else "catching up after the re-plan: measuring again" if settling
-                                 else "kept the plan")
+                                 else "re-placed (placement only: local Spark places tasks itself, nothing to "
+                                      "re-enact)" if replaced_locally else "kept the plan")
         finally:
             if self.pipeline is not None:
                 self.pipeline.stop()
