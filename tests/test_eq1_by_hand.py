@@ -32,3 +32,24 @@ def test_eq1_on_three_nodes() -> None:
     assert score.s_sup == pytest.approx(1.0)
     assert score.s_lat == pytest.approx(1.0)
     assert score.score == pytest.approx(1e-6 * 1.0 + 1.0 + 0.8 + 0.75)
+
+
+def test_eq2_to_eq5_by_hand() -> None:
+    """Ecker et al. 2025's ant system: Eq. 3's η doubles for a neighbour on the node and for a used node, halves
+    for an overload; Eq. 2 normalizes τ^α·η^β; Eq. 4–5 decay the pheromone and lay Q/S_k on each used edge."""
+    import numpy as np
+
+    from streamplace.schedulers.latency_aware import AntParams, move_weights, pheromone_update
+
+    # two candidate nodes; τ = 1 and 2; node 0 holds a neighbour and is used (η = 2² = 4), node 1 is used but
+    # the replica would overload its CPU (η = 2^(1 − 1) = 1); β = 2: η^β = 16 and 1
+    w = move_weights(np.array([1.0, 2.0]), np.array([True, False]), np.array([1.0, 1.0]),
+                     np.array([False, True]), np.array([False, False]), beta=2.0)
+    assert w == pytest.approx([16.0, 2.0])
+    assert (w / w.sum()) == pytest.approx([16 / 18, 2 / 18])
+    # Eq. 4–5: two replicas, two nodes, ρ = 0.5, Q = 1, p_m = 0.3; ant A (S = 2) put both on node 0, ant B (S = 4)
+    # put replica 0 on node 1 and replica 1 on node 0
+    tau = np.array([[1.0, 1.0], [1.0, 0.2]])
+    new = pheromone_update(tau, np.array([[0, 0], [1, 0]]), np.array([2.0, 4.0]),
+                           AntParams(rho=0.5, q=1.0, minimum=0.3))
+    assert new.ravel() == pytest.approx([0.5 + 0.5, 0.5 + 0.25, 0.5 + 0.5 + 0.25, max(0.1, 0.3)])

@@ -227,7 +227,8 @@ class AntParams:
     initial: float = 1.0
     minimum: float = 0.01
     ants: int = 8
-    iterations: int = 40
+    iterations: int = 400  # at most (and the time budget)
+    min_iterations: int = 40  # before the patience rule may stop it (the paper: a high iteration count)
     patience: int = 8  # iterations without a better ant before stopping
     reinforce: int = 5  # p_c: deposits of the running plan at the start
 
@@ -247,23 +248,39 @@ def ant_system(scorer: UnitScorer, rng: np.random.Generator, start: np.ndarray |
         for _ in range(p.reinforce):
             tau[np.arange(units), start] += p.q / max(best_s, 1e-9)
     stale = 0
-    for _ in range(p.iterations):
+    for iteration in range(1, p.iterations + 1):
         if budget.expired():
             break
         colony = build_colony(scorer, tau, adjacent, rng, p)
         s = scorer.combined(colony)
-        deposit = np.zeros_like(tau)
-        for k in range(p.ants):
-            deposit[np.arange(units), colony[k]] += p.q / max(float(s[k]), 1e-9)  # Eq. 5
-        tau = np.maximum(p.rho * tau + deposit, p.minimum)  # Eq. 4
+        tau = pheromone_update(tau, colony, s, p)
         k_best = int(np.argmin(s))
         if s[k_best] < best_s - 1e-12:
             best, best_s, stale = colony[k_best].copy(), float(s[k_best]), 0
         else:
             stale += 1
-            if stale >= p.patience:
+            if stale >= p.patience and iteration >= p.min_iterations:
                 break
     return best if best is not None else greedy_start(scorer)
+
+
+def pheromone_update(tau: np.ndarray, colony: np.ndarray, scores: np.ndarray, p: AntParams) -> np.ndarray:
+    """Eq. 4 with Eq. 5's deposits: τ ← max(ρ·τ + Σ_k ΔT^k, p_m), ant k laying Q/S_k on each edge it used
+    (replica u → node colony[k, u]); S_k is the combined score (score + 10,000 · violations)."""
+    units = tau.shape[0]
+    deposit = np.zeros_like(tau)
+    for k in range(len(colony)):
+        deposit[np.arange(units), colony[k]] += p.q / max(float(scores[k]), 1e-9)
+    return np.maximum(p.rho * tau + deposit, p.minimum)
+
+
+def move_weights(tau_alpha: np.ndarray, near: np.ndarray, used: np.ndarray, cpu_over: np.ndarray,
+                 mem_over: np.ndarray, beta: float) -> np.ndarray:
+    """Eq. 2's numerator τ^α · η^β per candidate node, with Eq. 3's η = 2^(near + used − cpu_over − mem_over):
+    η doubles where a neighbouring operator's replica already is and where the node is already used, and
+    halves where the replica would overload the node's CPU or memory. Normalized, it is the move probability."""
+    exponent = near.astype(float) + used - cpu_over - mem_over
+    return tau_alpha * np.exp2(beta * exponent)
 
 
 def build_colony(scorer: UnitScorer, tau: np.ndarray, adjacent: np.ndarray, rng: np.random.Generator,
@@ -291,8 +308,8 @@ def build_colony(scorer: UnitScorer, tau: np.ndarray, adjacent: np.ndarray, rng:
     ants = np.arange(m)
     for step in range(units):
         i = op_seq[step]
-        exponent = (near_count[ants, i] > 0) + used - (cpu_seq[step] > cpu_room) - (mem_seq[step][:, None] > mem_room)
-        weight = base_seq[step] * np.exp2(p.beta * exponent)  # Eq. 2 with η of Eq. 3 raised to β
+        weight = move_weights(base_seq[step], near_count[ants, i] > 0, used, cpu_seq[step] > cpu_room,
+                              mem_seq[step][:, None] > mem_room, p.beta)  # Eq. 2 with η of Eq. 3
         cum = np.cumsum(weight, axis=1)
         j = np.minimum((cum < draws[step][:, None] * cum[:, -1:]).sum(axis=1), nodes - 1)
         colony[ants, orders[:, step]] = j
@@ -312,13 +329,21 @@ class AntSystem(LatencyAware):
     summary = "latency-aware ant system (Ecker et al.): pheromone + co-location heuristic, seedable"
 
     ants: int = 8
-    iterations: int = 40
+    iterations: int = 400  # at most; the time budget (budget_s) bounds it too
+    min_iterations: int = 40  # iterations before ``patience`` may stop the colony
+    patience: int = 8  # iterations without a better ant that end it (after min_iterations)
     alpha: float = 1.0
     beta: float = 2.0
     rho: float = 0.9
+    q: float = 1.0  # Q of Eq. 5
+    initial_pheromone: float = 1.0  # p_i
+    minimum_pheromone: float = 0.01  # p_m of Eq. 4
+    reinforce: int = 5  # p_c: deposits of the running plan at the start
 
     def ant_params(self) -> AntParams:
-        return AntParams(alpha=self.alpha, beta=self.beta, rho=self.rho, ants=self.ants, iterations=self.iterations)
+        return AntParams(alpha=self.alpha, beta=self.beta, rho=self.rho, q=self.q, initial=self.initial_pheromone,
+                         minimum=self.minimum_pheromone, ants=self.ants, iterations=self.iterations,
+                         min_iterations=self.min_iterations, patience=self.patience, reinforce=self.reinforce)
 
     def search(self, scorer: UnitScorer, rng: np.random.Generator, start: np.ndarray | None,
                budget: Deadline) -> np.ndarray:
