@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from streamplace.bench import resolve_cluster
+from streamplace.bench import resolve_cluster, resolve_topology
 from streamplace.bench.continuum import random_topology
 from streamplace.perf import evaluate
 from streamplace.perf.unit_score import UnitScorer
@@ -97,3 +97,22 @@ def test_one_topology_per_supervisor_when_several_are_placed() -> None:
     for a in range(len(used)):
         for b in range(a + 1, len(used)):
             assert not used[a] & used[b]
+
+
+def test_estimated_latencies_in_the_loop() -> None:
+    """§4.1 in the loop: s_lat from network-coordinate estimates of a partial, noisy measurement; the plan is still
+    predicted with the true latencies and its note gives the estimate's error and both scores."""
+    import re
+
+    from streamplace.errors import SchedulerParamError
+
+    topo, cluster = resolve_topology("t-m1"), resolve_cluster("continuum-11")
+    plan = create("hill-climbing", {"latencies": "estimated", "measured_share": "0.6"}).plan(topo, cluster)
+    assert plan.ok
+    note = next(w for w in plan.warnings if "estimated by spring" in w)
+    error = float(re.search(r"median relative error ([\d.]+)%", note).group(1))
+    assert 0 < error < 50
+    true_score = float(re.search(r"([\d.]+) under the true latencies", note).group(1))
+    assert true_score == pytest.approx(plan.predicted["latency_score"]["score"], abs=1e-5)
+    with pytest.raises(SchedulerParamError, match="measured_share"):
+        create("hill-climbing", {"latencies": "estimated", "measured_share": "0"}).plan(topo, cluster)

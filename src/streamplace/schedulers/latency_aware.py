@@ -28,11 +28,13 @@ wall-clock dependent).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
 import numpy as np
 
+from streamplace.errors import SchedulerParamError
 from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile
@@ -55,6 +57,14 @@ class LatencyAware(BaseScheduler):
     #: a memory overrun for a CPU one; "counted": the paper's plain count of violated constraints. Either way a
     #: final placement over some node's memory is reported infeasible (memory is a hard constraint)
     memory: Literal["first", "counted"] = "first"
+    #: "true": s_lat from the cluster's latencies; "estimated": the paper's §4.1 in the loop — the latencies are
+    #: measured (``measured_share`` of the pairs, log-normal jitter ``jitter``), network coordinates (spring
+    #: relaxation or Vivaldi, netcoord/) estimate every pair from them, and s_lat uses the estimates; the plan
+    #: is still predicted with the true latencies, and its note gives both scores and the estimate's error
+    latencies: Literal["true", "estimated"] = "true"
+    estimator: Literal["spring", "vivaldi"] = "spring"
+    measured_share: float = 0.7
+    jitter: float = 0.1
 
     def scorer(self, topology: Topology, cluster: Cluster, profile: Profile | None) -> UnitScorer:
         w = self.weights
@@ -64,7 +74,9 @@ class LatencyAware(BaseScheduler):
 
     def _place(self, topology: Topology, cluster: Cluster, profile: Profile | None, deadline: Deadline,
                current: Plan | None) -> Placement:
-        scorer = self.scorer(topology, cluster, profile)
+        seen, note = (cluster, "") if self.latencies == "true" else estimated_cluster(
+            cluster, self.estimator, self.measured_share, self.jitter, self.seed)
+        scorer = self.scorer(topology, seen, profile)
         rng = np.random.default_rng(self.seed)
         start = from_plan(scorer, topology, cluster, current) if current is not None else None
         budget = Deadline(self.budget_s)
@@ -75,6 +87,10 @@ class LatencyAware(BaseScheduler):
         result.warnings.append(f"{self.name}: score {score[0]:.6f}, {int(violations[0])} constraint violations"
                                f" (CPU over {self.utilization_limit:.0%} or memory) after "
                                f"{budget.elapsed_ms():.1f} ms")
+        if note:
+            true_score, _ = self.scorer(topology, cluster, profile).score_batch(placement[None])
+            result.warnings.append(f"{note}; the plan scores {score[0]:.6f} under the estimates and "
+                                   f"{true_score[0]:.6f} under the true latencies")
         return result
 
     def search(self, scorer: UnitScorer, rng: np.random.Generator, start: np.ndarray | None,
@@ -100,6 +116,28 @@ class LatencyAware(BaseScheduler):
             taken.update(plan.nodes_used())
             plans.append(plan)
         return plans
+
+
+def estimated_cluster(cluster: Cluster, estimator: str, measured_share: float, jitter: float,
+                      seed: int) -> tuple[Cluster, str]:
+    """The cluster with every pair's latency replaced by a network-coordinate estimate from a noisy, partial
+    measurement of the true latencies (Ecker et al. 2025 §4.1), and a note on the estimate's error."""
+    from streamplace.model.cluster import Links
+    from streamplace.netcoord.estimate import estimate, median_relative_error
+    from streamplace.netcoord.synthetic import measure
+
+    if not 0 < measured_share <= 1:
+        raise SchedulerParamError(f"measured_share must lie in (0, 1], got {measured_share}")
+    true = np.asarray(cluster.latency, dtype=float)
+    measured = measure(true, jitter=jitter, missing=1.0 - measured_share, seed=seed)
+    est = estimate(measured, estimator, seed=seed).latency()  # type: ignore[arg-type]
+    ids = cluster.ids
+    table = {a: {b: float(est[i, j]) for j, b in enumerate(ids) if j != i} for i, a in enumerate(ids)}
+    links = dataclasses.replace(cluster.links, latency_ms=table)
+    seen = dataclasses.replace(cluster, links=links) if isinstance(links, Links) else cluster
+    error = median_relative_error(est, true) if len(ids) > 1 else 0.0
+    return seen, (f"latencies estimated by {estimator} coordinates from {measured_share:.0%} of the pairs "
+                  f"measured with {jitter:.0%} jitter: median relative error {error:.1%}")
 
 
 def from_plan(scorer: UnitScorer, topology: Topology, cluster: Cluster, plan: Plan) -> np.ndarray | None:
