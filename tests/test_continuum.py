@@ -50,3 +50,15 @@ def test_cyclic_instances_have_a_converging_loop(name: str) -> None:
 def test_manual_topologies() -> None:
     assert [len(resolve_topology(n).operators) for n in ("t-m1", "t-m2", "t-m3")] == [6, 3, 3]
     assert resolve_topology("t-m2").op("work").replicas == 10
+
+
+def test_generated_topologies_have_table_1s_sizes() -> None:
+    """Ecker et al. 2025 Table 1: operations / operators (instances), source and sink included."""
+    from streamplace.bench import resolve_topology
+
+    paper = {"t-r1": (16, 30), "t-r2": (7, 12), "t-r3": (12, 22), "t-r4": (15, 28), "t-r5": (11, 20),
+             "t-r6": (11, 20), "t-r7": (22, 42), "t-r8": (8, 14), "t-r9": (10, 18)}
+    for name, (operations, operators) in paper.items():
+        t = resolve_topology(name)
+        assert (len(t.operators), t.total_replicas()) == (operations, operators), name
+    assert not resolve_topology("t-r8").is_acyclic and resolve_topology("t-r7").is_acyclic

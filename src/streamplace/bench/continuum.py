@@ -6,11 +6,12 @@
   w2–w5, one with w6–w11, each worker 1 ms from its switch (so 2 ms within a switch, 5–6 ms across).
 * ``t-m1`` (a sequence of 6 operations), ``t-m2`` (one operation with 10 instances: fan-out and load
   balancing), ``t-m3`` (the minimal topology: source → one operation → sink).
-* ``t-r1`` … ``t-r9``: §6.1.2's generator — operation count uniform in [3, 24], start from
-  source → sink, repeatedly replace a random edge by one operation (60 %) or a diamond of two (40 %);
-  selectivities drawn below and above 1; t-r8 and t-r9 also get a cycle. Seeded per topology (Java's
-  Random with π's digits is not reproducible here; numpy's generator with seed n is). Instances per
-  operation (1–3) are ours: the paper's counts per topology are given only as totals.
+* ``t-r1`` … ``t-r9``: §6.1.2's generator — start from source → sink, repeatedly replace a random edge
+  by one operation (60 %) or a diamond of two (40 %); selectivities drawn below and above 1; t-r8 and
+  t-r9 also get a cycle. Seeded per topology (Java's Random with π's digits is not reproducible here;
+  numpy's generator with seed n is). Each gets Table 1's sizes: its operation count (instead of one drawn
+  uniformly from [3, 24]) and its operator (instance) count, the extra instances spread at random over
+  the inner operations (the paper gives only the totals).
 """
 
 from __future__ import annotations
@@ -72,9 +73,16 @@ def t_m3() -> Topology:
     return Topology("t-m3", tuple(_ops(names, None)), (Stream("source", "work"), Stream("work", "sink")))
 
 
-def random_topology(seed: int, cyclic: bool = False, n_operations: int | None = None, name: str | None = None
-                    ) -> Topology:
-    """§6.1.2's generator (seeded): grow source → sink by single (60 %) or diamond (40 %) insertions."""
+#: Ecker et al. 2025 Table 1: operations and operators (instances), source and sink included
+TABLE1 = {1: (16, 30), 2: (7, 12), 3: (12, 22), 4: (15, 28), 5: (11, 20), 6: (11, 20), 7: (22, 42), 8: (8, 14),
+          9: (10, 18)}
+
+
+def random_topology(seed: int, cyclic: bool = False, n_operations: int | None = None, name: str | None = None,
+                    n_instances: int | None = None) -> Topology:
+    """§6.1.2's generator (seeded): grow source → sink by single (60 %) or diamond (40 %) insertions.
+    ``n_instances``: the instances of all operations together (source and sink one each), the extra ones
+    spread at random over the inner operations; None draws 1–3 per inner operation."""
     rng = np.random.default_rng(seed)
     target = n_operations if n_operations is not None else int(rng.integers(3, 25))
     target = max(target, 3 if not cyclic else 5)  # a cycle needs two inner operations, one upstream
@@ -95,6 +103,14 @@ def random_topology(seed: int, cyclic: bool = False, n_operations: int | None = 
             edges += [(a, x), (a, y), (x, b), (y, b)]
     selectivity = {n: float(rng.choice([rng.uniform(0.3, 0.95), rng.uniform(1.05, 2.0)])) for n in names[1:-1]}
     replicas = {n: int(rng.integers(1, 4)) for n in names[1:-1]}
+    if n_instances is not None:
+        inner = names[1:-1]
+        extra = n_instances - len(names)
+        if extra < 0 or (not inner and extra):
+            raise ValueError(f"{n_instances} instances cannot cover {len(names)} operations")
+        replicas = dict.fromkeys(inner, 1)
+        for k in rng.integers(len(inner), size=extra) if inner else []:
+            replicas[inner[int(k)]] += 1
     if cyclic:  # a feedback edge from an inner operation back to one of its inner ancestors (damped)
         inner = names[1:-1]
         ancestors = _inner_ancestors(names, edges)
@@ -117,4 +133,5 @@ def _inner_ancestors(names: list[str], edges: list[tuple[str, str]]) -> dict[str
 
 
 def t_r(k: int) -> Topology:
-    return random_topology(seed=k, cyclic=k >= 8, name=f"t-r{k}")
+    operations, instances = TABLE1[k]
+    return random_topology(seed=k, cyclic=k >= 8, n_operations=operations, name=f"t-r{k}", n_instances=instances)
