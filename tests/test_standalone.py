@@ -211,3 +211,21 @@ def test_cluster_commands_find_a_spec_files_cluster_by_its_name(tmp_path: Path, 
     assert _state_dir("hetero-3", None) == tmp_path / "clusters" / "hetero-3"  # a built-in's name
     with pytest.raises(SpecError, match="no cluster file or built-in named 'four'"):
         _state_dir("four", None)
+
+
+def test_worker_config_gives_a_real_host_what_cluster_up_gives_its_worker() -> None:
+    """cluster worker-config: the node's resource, its discovery scripts, the same cores and memory `cluster up`
+    starts that node's worker with, and absolute paths (Spark reads the properties literally)."""
+    from streamplace.bench import resolve_cluster
+    from streamplace.spark.standalone import render_worker_config, worker_config
+
+    c = resolve_cluster("hetero-3")
+    for w in worker_layout(c):
+        doc = worker_config(c, w.node, "spark://10.0.0.5:7077", directory="/srv/w")
+        assert (doc["cores"], doc["memory_mb"], doc["resource"]) == (w.cores, w.memory_mb, w.resource)
+        text = render_worker_config(doc)
+        assert f"spark.worker.resource.{w.resource}.discoveryScript /srv/w/{w.resource}.sh" in text
+        assert f"Worker spark://10.0.0.5:7077 --cores {w.cores} --memory {w.memory_mb}m" in text
+        assert '"name": "' + w.resource + '"' in text and "$STREAMPLACE" not in text
+    with pytest.raises(ModelError, match="not a node of hetero-3"):
+        worker_config(c, "nope", "spark://x:1")

@@ -1016,6 +1016,35 @@ def _state_dir(cluster: str | None, state_dir: Path | None) -> Path:
     return state_root() / resolve_cluster(cluster).name
 
 
+@cluster_app.command("worker-config")
+@friendly
+def cluster_worker_config(
+    cluster: ClusterArg,
+    node: Annotated[str, typer.Argument(help="the node of CLUSTER this host serves as")],
+    master: Annotated[str, typer.Option("--master", help="the master's URL (spark://HOST:PORT), as `cluster up` "
+                                        "prints it")],
+    replica_slots: Annotated[int | None, typer.Option("--replica-slots", min=1, help="as given to `cluster up`")]
+    = None,
+    directory: Annotated[str, typer.Option("--dir", help="where the worker's files go on that host")]
+    = "/opt/streamplace-worker",
+    state_dir: StateOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Print what a real host needs to serve as NODE of CLUSTER: discovery scripts, properties, start command.
+
+    Example: streamplace cluster worker-config hetero-3 core-i5-1 --master spark://10.0.0.5:7077
+    """
+    from streamplace.spark.standalone import render_worker_config, worker_config
+
+    c = resolve_cluster(cluster)
+    secret = str(_state_dir(cluster, state_dir) / "secret")
+    doc = worker_config(c, node, master, replica_slots, secret, directory)
+    if as_json:
+        emit_json(doc)
+        return
+    print(render_worker_config(doc), end="")
+
+
 @cluster_app.command("down")
 @friendly
 def cluster_down(

@@ -360,3 +360,55 @@ def state_at(master: str | None, state_dir: Path | None) -> ClusterState | None:
         raise ModelError([Problem("--master", f"no cluster started here answers at {master}",
                                   "start it with `streamplace cluster up CLUSTER` (or pass its --state-dir)")])
     return state
+
+
+def worker_config(cluster: Cluster, node: str, master_url: str, replica_slots: int | None = None,
+                  secret_file: str = "SECRET_FILE", directory: str = "/opt/streamplace-worker") -> dict[str, Any]:
+    """What a real host needs to serve as ``node`` of ``cluster`` under a master started by ``cluster up`` (or
+    any master with the same secret): the two resource discovery scripts, the worker's properties and the command
+    that starts it, with the cores and memory ``cluster up`` gives that node's worker. Pure: writes nothing
+    (``render_worker_config`` says where each part goes)."""
+    layout = {w.node: w for w in worker_layout(cluster, replica_slots)}
+    if node not in layout:
+        raise ModelError([Problem("NODE", f"{node!r} is not a node of {cluster.name}",
+                                  f"use one of {', '.join(layout)}")])
+    w = layout[node]
+    script = f"{directory}/{w.resource}.sh"  # absolute: Spark reads these paths literally
+    spare = f"{directory}/{SPARE}.sh"
+
+    def discovery(name: str) -> str:
+        return f"#!/bin/sh\necho '{json.dumps({'name': name, 'addresses': ['0']})}'\n"
+
+    return {
+        "node": node, "cluster": cluster.name, "resource": w.resource, "replica_slots": w.replica_slots,
+        "speedup": w.speedup, "cores": w.cores, "memory_mb": w.memory_mb, "master": master_url,
+        "directory": directory, "scripts": {script: discovery(w.resource), spare: discovery(SPARE)},
+        "properties": {
+            "spark.authenticate": "true",
+            "spark.authenticate.secret": f"<the master's secret: the contents of {secret_file}>",
+            f"spark.worker.resource.{w.resource}.amount": "1",
+            f"spark.worker.resource.{w.resource}.discoveryScript": script,
+            f"spark.worker.resource.{SPARE}.amount": "1",
+            f"spark.worker.resource.{SPARE}.discoveryScript": spare},
+        "environment": {"SPARK_LOCAL_IP": "<this host's address the master and the driver can reach>"},
+        "command": (f"$(python -c 'import pyspark, os; print(os.path.dirname(pyspark.__file__))')/bin/spark-class "
+                    f"org.apache.spark.deploy.worker.Worker {master_url} --cores {w.cores} --memory {w.memory_mb}m "
+                    f"--properties-file {directory}/worker.properties"),
+    }
+
+
+def render_worker_config(doc: dict[str, Any]) -> str:
+    """``worker_config``'s parts as a commented shell recipe."""
+    (script, body), (spare, spare_body) = doc["scripts"].items()
+    return (
+        f"# streamplace worker for node {doc['node']} of {doc['cluster']} (replica slots {doc['replica_slots']}, "
+        f"speed-up {doc['speedup']:g})\n"
+        "# 1. a directory for it, on a host with PySpark installed (the same version as the driver's):\n"
+        f"mkdir -p {doc['directory']}\n"
+        f"# 2. {script} (chmod 755): names this worker to the scheduler's pinning\n{body}"
+        f"# 3. {spare} (chmod 755): the spare resource every worker offers\n{spare_body}"
+        f"# 4. {doc['directory']}/worker.properties (chmod 600; the secret must be the master's):\n"
+        f"{_properties(doc['properties'])}"
+        "# 5. start it:\n"
+        + "".join(f"export {k}={v}\n" for k, v in doc["environment"].items())
+        + doc["command"] + "\n")
