@@ -19,23 +19,28 @@ and says how far from the optimum it can be:
    the threads need, shared out by largest remainder), and the plans of the
    paper's algorithm (``hetero``) as its text and as its authors' simulator
    run it.
-3. **Local search.** From each start, the best of: add a replica of an
-   operator on a bottleneck node elsewhere, move one off it, or remove one
-   (fewer replicas pay less MET); candidates are scored in one vectorized
-   batch by the exact model (ThroughputModel.max_scale_batch), leximin — the
-   scale, then how many nodes sit at it — so ties between bottlenecks are
-   progress; when no single step improves, pairs of steps (ejection chains).
-   Then ``kicks`` times a seeded random perturbation of the best optimum (one
-   to three replicas moved, added or removed) and a new climb (iterated local
-   search); the best plan seen is kept. Deterministic for a seed.
+3. **Population local search.** ``chains`` count matrices (the starts and
+   perturbed copies of them) climb together: every round each takes its best
+   improving neighbour — a replica of an operator on a bottleneck node (or at
+   its one-thread limit) added elsewhere, moved off, dropped, or swapped with
+   another operator's replica — scored in one vectorized batch by the exact
+   model, leximin: the scale, then how many nodes and replicas sit at it, so
+   ties between bottlenecks are progress. A chain at a local optimum is kicked
+   (a seeded random perturbation: a block swap of two operators' machine
+   types, or one to three replicas moved, added or removed) and climbs on.
+   It stops at the LP bound (proven optimal), after ``patience`` rounds
+   without a better plan, or after ``rounds``; the best plan seen is kept.
+   Deterministic for a seed.
 
 The plan reports the LP bound and the gap to it (``gap``: at most this far
 below the optimum). Under ``--engine spark`` it optimizes that engine's model
 instead: the least per-tuple batch work W (stage waves along the longest path,
 as ``optimal`` models it there), by the same kind of population search from
-the ideal model's plan and hetero's; no bound is reported there. Complexity: the LP is one HiGHS solve; a search step
-scores O(o·m) candidate matrices of o·m cells (o operators on the bottleneck,
-m nodes), so O(o²·m²) work per step, vectorized.
+the ideal model's plan and hetero's; no bound is reported there.
+
+Complexity: the LP is one HiGHS solve; a round scores, per chain, O(h·m)
+additions and moves and O(h·o·m) swaps (h replicas on a bottleneck, o
+operators, m nodes), each an o·m matrix, in one vectorized batch.
 """
 
 from __future__ import annotations
@@ -56,6 +61,7 @@ from streamplace.perf.throughput import ThroughputModel
 from streamplace.schedulers.base import BaseScheduler, Deadline, Placement, register
 from streamplace.schedulers.hetero import Rules, first_assignment, maximize_throughput
 from streamplace.schedulers.optimal import S_CAP, sustained_rates
+from streamplace.schedulers.spark_optimal import stage_costs
 
 TIE = 1e-9  # relative: two scales this close are equal
 
@@ -63,7 +69,7 @@ TIE = 1e-9  # relative: two scales this close are equal
 @register
 @dataclass(frozen=True)
 class MaxThroughput(BaseScheduler):
-    """LP bound, rounded-LP and hetero starts, then local search on replica counts."""
+    """LP bound, rounded-LP and hetero starts, then population local search on replica counts."""
 
     name = "max-throughput"
     summary = "throughput maximizer (ours): LP upper bound, rounded LP and hetero starts, local search; reports gap"
@@ -377,22 +383,10 @@ class SparkWork:
 
     @classmethod
     def build(cls, topology: Topology, cluster: Cluster, profile: Profile | None, engine) -> SparkWork:
-        from streamplace.perf.cells import cost_tables
-        from streamplace.perf.rates import operator_rates
-
-        consts = engine.spark.constants
-        rates = operator_rates(topology, profile)
-        e, _ = cost_tables(topology, cluster, profile)
-        cores = np.maximum(cluster.cpu / 100.0, 1e-9)
-        slots = np.maximum(1, np.ceil(cores - 1e-9)).astype(int)
-        speed = cores / slots
-        share = np.clip((slots * speed - consts.jvm_cores) / (slots * speed), 0.05, 1.0)
+        rates, work_ms, divisor, slots = stage_costs(topology, cluster, profile, engine)
+        cost = work_ms / divisor[None, :]
         idx = topology.index
-        sources = np.array([op.is_source for op in topology.operators])
         outputs = np.array([not topology.successors(op.id) for op in topology.operators])
-        hop = np.where(sources, consts.source_us, consts.hop_us) + np.where(outputs, consts.sink_us * rates.selectivity,
-                                                                             0.0)
-        cost = (e + hop[:, None] / 1000.0) / (1000.0 * speed * share)[None, :]
         forward = topology.forward_graph
         order = tuple(idx[o] for o in topology.acyclic_order)
         preds = tuple(tuple(idx[p] for p in forward.predecessors(op.id)) for op in topology.operators)

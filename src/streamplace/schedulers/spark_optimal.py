@@ -35,34 +35,44 @@ from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
 from streamplace.perf.cells import cost_tables
 from streamplace.perf.engines import EngineSettings
-from streamplace.perf.rates import operator_rates
+from streamplace.perf.rates import OperatorRates, operator_rates
 from streamplace.schedulers.milp import Milp, MilpResult
+
+
+def stage_costs(topology: Topology, cluster: Cluster, profile: Profile | None, engine: EngineSettings
+                ) -> tuple[OperatorRates, np.ndarray, np.ndarray, np.ndarray]:
+    """(operator rates, ms of work per tuple of operator i on node u, per-node divisor, slots per node): the stage
+    model above — task time per tuple is (e_iu + h_i) / (1000 · v_u · share_u), h_i the per-tuple hop, source and
+    sink costs; numerator and divisor apart so callers divide after scaling, as the MILP always has."""
+    consts = engine.spark.constants
+    rates = operator_rates(topology, profile)
+    e, _ = cost_tables(topology, cluster, profile)
+    cores = np.maximum(cluster.cpu / 100.0, 1e-9)
+    slots = np.maximum(1, np.ceil(cores - 1e-9)).astype(int)
+    speed = cores / slots
+    share = np.clip((slots * speed - consts.jvm_cores) / (slots * speed), 0.05, 1.0)
+    sources = np.array([op.is_source for op in topology.operators])
+    outputs = np.array([not topology.successors(op.id) for op in topology.operators])
+    hop_us = np.where(sources, consts.source_us, consts.hop_us) + np.where(outputs,
+                                                                           consts.sink_us * rates.selectivity, 0.0)
+    return rates, e + hop_us[:, None] / 1000.0, 1000.0 * speed * share, slots
 
 
 def spark_capacity_milp(topology: Topology, cluster: Cluster, profile: Profile | None, engine: EngineSettings,
                         k: np.ndarray, tasks_per_node: int | None = None
                         ) -> tuple[Milp, dict[tuple[int, int, int], int]]:
     """The MILP above and, per (operator, node, count), the column of w_iun."""
-    consts = engine.spark.constants
-    rates = operator_rates(topology, profile)
-    e, _ = cost_tables(topology, cluster, profile)
+    rates, work_ms, divisor, slots = stage_costs(topology, cluster, profile, engine)
     mask = allowed_mask(topology, cluster)
-    cores = np.maximum(cluster.cpu / 100.0, 1e-9)
-    slots = np.maximum(1, np.ceil(cores - 1e-9)).astype(int)
-    speed = cores / slots
-    share = np.clip((slots * speed - consts.jvm_cores) / (slots * speed), 0.05, 1.0)
     idx = topology.index
-    sources = {idx[o.id] for o in topology.sources}
     outputs = {idx[o.id] for o in topology.operators if not topology.successors(o.id)}
-    n_ops, n_nodes = e.shape
+    n_ops, n_nodes = work_ms.shape
     milp = Milp(maximize=False)
     w_col: dict[tuple[int, int, int], int] = {}
     stage_t = [milp.var(0.0) for _ in range(n_ops)]
     node_mem: list[list[tuple[int, float]]] = [[] for _ in range(n_nodes)]
     node_tasks: list[list[tuple[int, float]]] = [[] for _ in range(n_nodes)]
     for i, op in enumerate(topology.operators):
-        hop = consts.source_us if i in sources else consts.hop_us
-        h = (hop + (consts.sink_us * float(rates.selectivity[i]) if i in outputs else 0.0)) / 1000.0
         ys = []
         waves: list[list[tuple[int, float]]] = [[] for _ in range(n_nodes)]
         for n in range(1, int(k[i]) + 1):
@@ -79,7 +89,7 @@ def spark_capacity_milp(topology: Topology, cluster: Cluster, profile: Profile |
                 milp.row([(w, 1.0), (y, -float(n))], hi=0.0)  # w ≤ n·y
                 milp.row([(z, float(slots[u])), (w, -1.0)], lo=0.0)  # k_u·z ≥ w
                 milp.row([(z, 1.0), (y, -float(n))], hi=0.0)
-                d = per_replica * (float(e[i, u]) + h) / (1000.0 * float(speed[u]) * float(share[u]))
+                d = per_replica * float(work_ms[i, u]) / float(divisor[u])
                 waves[u].append((z, d))
                 node_mem[u].append((w, op.memory_mb))
                 node_tasks[u].append((w, 1.0))

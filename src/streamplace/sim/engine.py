@@ -56,7 +56,7 @@ from streamplace.elastic.controller import Controller, HostView, OperatorView, V
 from streamplace.elastic.patterns import Pattern
 from streamplace.model.cluster import Cluster
 from streamplace.model.topology import Topology
-from streamplace.perf.rates import selectivities
+from streamplace.perf.rates import operator_rates, selectivities
 
 LEVELS = {"realtime": 1.0, "near_realtime": 2.0, "relaxed": 5.0}
 _FACTORS = np.array(list(LEVELS.values()))
@@ -254,8 +254,9 @@ class Simulator:
     def deploy_initial(self) -> None:
         for _ in range(self.cfg.initial_hosts):
             self.lease_host()
+        counts = self._initial_counts()
         for op in self.ops:
-            for _ in range(self._initial_count(op)):
+            for _ in range(counts[op.id]):
                 for name in list(self.hosts):
                     if self.add_instance(op.id, name):
                         break
@@ -266,21 +267,19 @@ class Simulator:
         self.counts["up"] = 0
         self.scalings = dict.fromkeys(self.scalings, 0)
 
-    def _initial_count(self, op) -> int:
-        """Instances of ``op`` at the start: one, or as many as ``initial_utilization`` asks for the first minute."""
+    def _initial_counts(self) -> dict[str, int]:
+        """Instances per operator at the start: one each, or as many as ``initial_utilization`` asks for the first
+        minute's load (the arrival rates of perf.rates at the first minute's machines)."""
         u = self.cfg.initial_utilization
         if u <= 0:
-            return 1
+            return {op.id: 1 for op in self.ops}
         machines = self.pattern.at(0.0)
-        arriving: dict[str, float] = {}
-        for name in self.topology.acyclic_order:
-            node = self.topology.op(name)
-            emitted = float(node.rate or 0.0) * machines if node.is_source else \
-                arriving.get(name, 0.0) * self.alpha[name]
-            for d in self.downstream[name]:
-                arriving[d] = arriving.get(d, 0.0) + emitted
-        busy = arriving.get(op.id, 0.0) * op.cost_ms * self.cfg.service_ratio / 1000.0  # instances kept busy
-        return max(1, math.ceil(busy / u - 1e-9))
+        rates = operator_rates(self.topology, None, {s.id: float(s.rate or 0.0) * machines for s in self.sources})
+        out = {}
+        for op in self.ops:
+            busy = float(rates.input[self.topology.index[op.id]]) * op.cost_ms * self.cfg.service_ratio / 1000.0
+            out[op.id] = max(1, math.ceil(busy / u - 1e-9))  # instances kept busy, at most u each
+        return out
 
     def step(self) -> None:
         dt = self.cfg.dt

@@ -121,10 +121,24 @@ def _properties(values: dict[str, str]) -> str:
     return "".join(f"{k} {v}\n" for k, v in values.items())
 
 
+def _discovery_text(name: str, addresses: list[str]) -> str:
+    """A Spark resource discovery script that reports ``addresses`` for the custom resource ``name``."""
+    return ("#!/bin/sh\n# streamplace: the addresses of custom resource " + name + "\n"
+            + "echo '" + json.dumps({"name": name, "addresses": addresses}) + "'\n")
+
+
 def _discovery_script(path: Path, name: str, addresses: list[str]) -> None:
-    path.write_text("#!/bin/sh\n# streamplace: the addresses of custom resource " + name + "\n"
-                    + "echo '" + json.dumps({"name": name, "addresses": addresses}) + "'\n")
+    path.write_text(_discovery_text(name, addresses))
     path.chmod(0o755)
+
+
+def _worker_properties(secret: str, resource: str, script: str, spare: str) -> dict[str, str]:
+    """A worker's properties: the master's secret, its own resource (which pins replicas to it) and the spare."""
+    return {"spark.authenticate": "true", "spark.authenticate.secret": secret,
+            f"spark.worker.resource.{resource}.amount": "1",
+            f"spark.worker.resource.{resource}.discoveryScript": script,
+            f"spark.worker.resource.{SPARE}.amount": "1",
+            f"spark.worker.resource.{SPARE}.discoveryScript": spare}
 
 
 def _daemon_env(state_dir: Path, host: str) -> dict[str, str]:
@@ -166,11 +180,11 @@ def up(cluster: Cluster, state_dir: Path | None = None, host: str = "127.0.0.1",
         (state_dir / sub).mkdir(parents=True, exist_ok=True)
     secret_file = state_dir / "secret"
     _private(secret_file, secrets.token_hex(32) + "\n")
-    auth = {"spark.authenticate": "true", "spark.authenticate.secret": secret_file.read_text().strip()}
+    secret = secret_file.read_text().strip()
     env = _daemon_env(state_dir, host)
     port, webui = free_port(host), free_port(host)
     master_props = state_dir / "master.properties"
-    _private(master_props, _properties(auth))
+    _private(master_props, _properties({"spark.authenticate": "true", "spark.authenticate.secret": secret}))
     master_pid = _spawn([str(spark_class()), "org.apache.spark.deploy.master.Master", "--host", host,
                          "--port", str(port), "--webui-port", str(webui), "--properties-file", str(master_props)],
                         env, state_dir / "logs" / "master.log")
@@ -185,11 +199,7 @@ def up(cluster: Cluster, state_dir: Path | None = None, host: str = "127.0.0.1",
             script = state_dir / "scripts" / f"{w.resource}.sh"
             _discovery_script(script, w.resource, ["0"])
             props = state_dir / f"worker-{w.resource}.properties"
-            _private(props, _properties(auth | {
-                f"spark.worker.resource.{w.resource}.amount": "1",
-                f"spark.worker.resource.{w.resource}.discoveryScript": str(script),
-                f"spark.worker.resource.{SPARE}.amount": "1",
-                f"spark.worker.resource.{SPARE}.discoveryScript": str(spare)}))
+            _private(props, _properties(_worker_properties(secret, w.resource, str(script), str(spare))))
             work = state_dir / "work" / w.resource
             work.mkdir(exist_ok=True)
             log = state_dir / "logs" / f"worker-{w.resource}.log"
@@ -376,20 +386,13 @@ def worker_config(cluster: Cluster, node: str, master_url: str, replica_slots: i
     script = f"{directory}/{w.resource}.sh"  # absolute: Spark reads these paths literally
     spare = f"{directory}/{SPARE}.sh"
 
-    def discovery(name: str) -> str:
-        return f"#!/bin/sh\necho '{json.dumps({'name': name, 'addresses': ['0']})}'\n"
-
     return {
         "node": node, "cluster": cluster.name, "resource": w.resource, "replica_slots": w.replica_slots,
         "speedup": w.speedup, "cores": w.cores, "memory_mb": w.memory_mb, "master": master_url,
-        "directory": directory, "scripts": {script: discovery(w.resource), spare: discovery(SPARE)},
-        "properties": {
-            "spark.authenticate": "true",
-            "spark.authenticate.secret": f"<the master's secret: the contents of {secret_file}>",
-            f"spark.worker.resource.{w.resource}.amount": "1",
-            f"spark.worker.resource.{w.resource}.discoveryScript": script,
-            f"spark.worker.resource.{SPARE}.amount": "1",
-            f"spark.worker.resource.{SPARE}.discoveryScript": spare},
+        "directory": directory,
+        "scripts": {script: _discovery_text(w.resource, ["0"]), spare: _discovery_text(SPARE, ["0"])},
+        "properties": _worker_properties(f"<the master's secret: the contents of {secret_file}>", w.resource,
+                                          script, spare),
         "environment": {"SPARK_LOCAL_IP": "<this host's address the master and the driver can reach>"},
         "command": (f"$(python -c 'import pyspark, os; print(os.path.dirname(pyspark.__file__))')/bin/spark-class "
                     f"org.apache.spark.deploy.worker.Worker {master_url} --cores {w.cores} --memory {w.memory_mb}m "
