@@ -86,10 +86,13 @@ class Odrp(BaseScheduler):
     executors_per_slot: int = 4
     z_unit: Literal["tuples", "bytes"] = "tuples"  # Table 2 normalizes Z in tuples/s
     measured_rates: dict[str, float] = field(default_factory=dict)  # operator input rates observed at runtime
+    #: replica counts fixed per operator (counts.OP=n): ODRP then only places those replicas — e.g. another
+    #: scheduler's or a paper's counts, placed at their best under the same utility
+    counts: dict[str, float] = field(default_factory=dict)
     mip_rel_gap: float = 1e-6
     time_limit_s: float | None = 60.0
     # HiGHS's sub-MIP heuristics (RINS, RENS, root reduced cost) found nothing the branch and bound did not
-    # find anyway on the DEBS and chain instances, and took half of each solve (benchmarks/odrp_debs.py)
+    # find anyway on the DEBS and chain instances, and took half of each solve (benchmarks/repro_odrp.py)
     submip_heuristics: bool = False
     #: the largest model built (nonzeros of its matrix): ~19 M took 1.7–2.2 GB and a minute on 126 nodes; a larger
     #: one is not built, and a greedy deployment is returned as a time-out instead
@@ -114,7 +117,21 @@ class Odrp(BaseScheduler):
         return Bounds(**given)
 
     def caps(self, topology: Topology) -> list[int]:
-        return [op.max_replicas or self.max_replicas for op in topology.operators]
+        return [int(self.counts.get(op.id, op.max_replicas or self.max_replicas)) for op in topology.operators]
+
+    def floors(self, topology: Topology) -> list[int]:
+        """The fewest replicas each operator may get: its fixed count (``counts``), else 1."""
+        return [int(self.counts.get(op.id, 1)) for op in topology.operators]
+
+    def _check_counts(self, topology: Topology) -> None:
+        for op_id, n in self.counts.items():
+            if op_id not in topology.index:
+                raise SchedulerParamError(f"counts names unknown operator {op_id!r} "
+                                          f"(fix: use one of {', '.join(topology.ids)})")
+            limit = topology.operators[topology.index[op_id]].max_replicas or self.max_replicas
+            if n != int(n) or not 1 <= n <= limit:
+                raise SchedulerParamError(f"counts.{op_id} = {n:g} is not a replica count between 1 and its "
+                                          f"k = {limit} (fix: give an integer in that range, or raise max_replicas)")
 
     def requested_counts(self, topology: Topology) -> dict[str, int]:
         return {op.id: 1 for op in topology.operators}
@@ -129,21 +146,25 @@ class Odrp(BaseScheduler):
         if unknown:
             raise SchedulerParamError(f"measured_rates names unknown operator {unknown[0]!r} "
                                       f"(fix: use one of {', '.join(topology.ids)})")
+        self._check_counts(topology)
         inst = self.instance(topology, cluster, profile)
-        k = self.caps(topology)
+        k, lo = self.caps(topology), self.floors(topology)
         mask = allowed_mask(topology, cluster)
-        reasons = explain_infeasible(topology, cluster, inst, k, mask)
+        reasons = [f"{op_id} receives {inst.lam[i]:,.1f} tuples/s; its fixed count of {n:g} replicas serves "
+                   f"{n * inst.mu[i]:,.1f} (fix: raise counts.{op_id} or lower the source rate)"
+                   for op_id, n in self.counts.items() if inst.lam[i := topology.index[op_id]] / n >= inst.mu[i]]
+        reasons = reasons or explain_infeasible(topology, cluster, inst, k, mask, lo)
         if reasons:
             return Placement(None, "infeasible", reasons)
         w, b = self.weight_set(), self.bound_set()
         computed = ""
         if b.missing(w):
-            b, computed = self._computed_bounds(inst, k, mask, w, b, deadline)
+            b, computed = self._computed_bounds(inst, k, mask, w, b, deadline, lo)
         try:
             milp, layout, constant = build_odrp(inst, k, mask, w, b, self.z_unit == "tuples", deadline,
-                                                self.max_nonzeros)
+                                                self.max_nonzeros, lo)
         except BuildInterrupted as exc:
-            return self._fallback(self._greedy(inst, k, mask, w, b), exc.reason)
+            return self._fallback(self._greedy(inst, k, mask, w, b, lo), exc.reason)
         remaining = None if self.time_limit_s is None else max(0.01, self.time_limit_s - deadline.elapsed_ms() / 1e3)
         # HiGHS checks its time limit between steps and overshoots it by a step: presolve and a root cut round
         # took 2.8 s and 2.7 s on an 8-node instance of benchmarks/fuzz_schedulers.py (an interrupt from its MIP
@@ -156,13 +177,13 @@ class Odrp(BaseScheduler):
                     "no deployment satisfies node capacities "
                     f"({', '.join(f'{n.id}: {c:g}' for n, c in zip(cluster.nodes, inst.capacity, strict=True))}) "
                     "and memory with every operator's minimum stable replica count on its candidate nodes"])
-            return self._fallback(self._greedy(inst, k, mask, w, b),
+            return self._fallback(self._greedy(inst, k, mask, w, b, lo),
                                   f"HiGHS found no deployment within the time limit ({result.solver_status})")
         counts = layout.counts(result.x)
         qos = odrp_qos(inst, counts, self.z_unit == "tuples")
         utility = qos.utility(w, b)
         if result.status == "timeout":  # an early incumbent can be worse than the greedy deployment: keep the better
-            greedy = self._greedy(inst, k, mask, w, b)
+            greedy = self._greedy(inst, k, mask, w, b, lo)
             if greedy[1] > utility:
                 return self._fallback(greedy, f"HiGHS's best deployment within the time limit has F = {utility:.6f} "
                                               f"(relative gap {result.gap:.3g})")
@@ -188,7 +209,7 @@ class Odrp(BaseScheduler):
         return placement
 
     def _computed_bounds(self, inst: OdrpInstance, k: list[int], mask: np.ndarray, w: Weights, given: Bounds,
-                         deadline: Deadline) -> tuple[Bounds, str]:
+                         deadline: Deadline, floors: list[int] | None = None) -> tuple[Bounds, str]:
         """Eq. 21's bounds the user did not give, from a payoff table: ODRP solved for each weighted metric alone
         (its best value), every metric evaluated at each of those deployments, and per metric the best and worst
         value seen as its bounds. With one weighted metric the bounds only scale F: any pair ranks the same
@@ -203,14 +224,14 @@ class Odrp(BaseScheduler):
             share = None if left is None else 0.5 * left / len(metrics)
             try:
                 milp, layout, _ = build_odrp(inst, k, mask, single, scale, z_tuples, Deadline(share),
-                                             self.max_nonzeros)
+                                             self.max_nonzeros, floors)
             except BuildInterrupted:
                 continue
             result = milp.solve(share, self.mip_rel_gap, options=submip_options(self.submip_heuristics))
             if result.x is not None:
                 rows.append(odrp_qos(inst, layout.counts(result.x), z_tuples))
         if not rows:
-            counts = greedy_deployment(inst, k, mask)
+            counts = greedy_deployment(inst, k, mask, floors)
             if counts is not None:
                 rows.append(odrp_qos(inst, counts, z_tuples))
         values = {"r": [q.response_ms for q in rows], "a": [q.availability for q in rows],
@@ -236,9 +257,9 @@ class Odrp(BaseScheduler):
                                f"solve(s) (payoff table): {text}")
 
     def _greedy(self, inst: OdrpInstance, k: list[int], mask: np.ndarray, w: Weights,
-                b: Bounds) -> tuple[np.ndarray | None, float]:
+                b: Bounds, lo: list[int] | None = None) -> tuple[np.ndarray | None, float]:
         """The greedy deployment and its utility F (−inf when it finds no fit)."""
-        counts = greedy_deployment(inst, k, mask)
+        counts = greedy_deployment(inst, k, mask, lo)
         return counts, -math.inf if counts is None else odrp_qos(inst, counts, self.z_unit == "tuples").utility(w, b)
 
     @staticmethod
@@ -254,19 +275,21 @@ class Odrp(BaseScheduler):
                                              f"ODRP's optimum ({fix})"])
 
 
-def stable_counts(inst: OdrpInstance, i: int, k_i: int) -> list[int]:
-    """The replica counts n ≤ k_i of operator i whose replicas are stable M/M/1 queues (λ_i/n < μ_i)."""
-    return [n for n in range(1, k_i + 1) if inst.lam[i] / n < inst.mu[i]]
+def stable_counts(inst: OdrpInstance, i: int, k_i: int, lo_i: int = 1) -> list[int]:
+    """The replica counts lo_i ≤ n ≤ k_i of operator i whose replicas are stable M/M/1 queues (λ_i/n < μ_i)."""
+    return [n for n in range(lo_i, k_i + 1) if inst.lam[i] / n < inst.mu[i]]
 
 
-def greedy_deployment(inst: OdrpInstance, k: list[int], mask: np.ndarray) -> np.ndarray | None:
-    """Each operator's smallest stable replica count, each replica on the fastest allowed node with capacity
-    (Res) and memory left; None when some replica fits nowhere. O(replicas · nodes)."""
+def greedy_deployment(inst: OdrpInstance, k: list[int], mask: np.ndarray,
+                      lo: list[int] | None = None) -> np.ndarray | None:
+    """Each operator's smallest stable replica count (at least ``lo``), each replica on the fastest allowed node
+    with capacity (Res) and memory left; None when some replica fits nowhere. O(replicas · nodes)."""
     n_ops, n_nodes = mask.shape
+    lo = lo or [1] * n_ops
     free_res, free_mem = inst.capacity.astype(float).copy(), inst.mem_cap.astype(float).copy()
     counts = np.zeros((n_ops, n_nodes), dtype=np.int64)
     for i in range(n_ops):
-        stable = stable_counts(inst, i, k[i])
+        stable = stable_counts(inst, i, k[i], lo[i])
         if not stable:
             return None
         for _ in range(stable[0]):
@@ -294,12 +317,13 @@ class Odp(Odrp):
 
 
 def explain_infeasible(topology: Topology, cluster: Cluster, inst: OdrpInstance, k: list[int],
-                       mask: np.ndarray) -> list[str]:
+                       mask: np.ndarray, lo: list[int] | None = None) -> list[str]:
     """The binding constraint, when it can be named without solving."""
     reasons = []
+    lo = lo or [1] * len(topology.operators)
     need = np.zeros(len(topology.operators))
     for i, op in enumerate(topology.operators):
-        stable = stable_counts(inst, i, k[i])
+        stable = stable_counts(inst, i, k[i], lo[i])
         if not stable:
             reasons.append(f"{op.id} receives {inst.lam[i]:,.1f} tuples/s but one replica serves {inst.mu[i]:,.1f}: "
                            f"it needs more than k = {k[i]} replicas ({inst.lam[i] / inst.mu[i]:.2f}) "
@@ -340,10 +364,12 @@ class OdrpLayout:
 
 def build_odrp(inst: OdrpInstance, k: list[int], mask: np.ndarray, w: Weights, b: Bounds,
                z_in_tuples: bool, deadline: Deadline | None = None,
-               max_nonzeros: int | None = None) -> tuple[Milp, OdrpLayout, float]:
-    """The compact MILP; returns it, where the bits sit, and F's constant term. Raises BuildInterrupted when
-    ``deadline`` expires or the matrix passes ``max_nonzeros`` while building."""
+               max_nonzeros: int | None = None, lo: list[int] | None = None) -> tuple[Milp, OdrpLayout, float]:
+    """The compact MILP; returns it, where the bits sit, and F's constant term. Operator i gets between lo[i]
+    (default 1) and k[i] replicas. Raises BuildInterrupted when ``deadline`` expires or the matrix passes
+    ``max_nonzeros`` while building."""
     n_ops, n_nodes = mask.shape
+    lo = lo or [1] * n_ops
     milp = Milp(maximize=True, deadline=deadline, max_nonzeros=max_nonzeros)
     layout = OdrpLayout({})
     # objective weights (maximize F): −w_r/ΔR·R + w_a/ΔlogA·logA − w_c/ΔC·C − w_z/ΔZ·Z + constant
@@ -369,7 +395,7 @@ def build_odrp(inst: OdrpInstance, k: list[int], mask: np.ndarray, w: Weights, b
     node_mem: list[list[tuple[int, float]]] = [[] for _ in range(n_nodes)]
     r_var: dict[int, int] = {}
     for i in range(n_ops):
-        ns = stable_counts(inst, i, k[i])
+        ns = stable_counts(inst, i, k[i], lo[i])
         ys = {n: milp.binary() for n in ns}
         milp.row([(y, 1.0) for y in ys.values()], lo=1.0, hi=1.0)
         nodes = [int(u) for u in np.flatnonzero(mask[i])]
