@@ -119,9 +119,16 @@ def test_s_odrp_two_phases() -> None:
     first = s_odrp(topo, cluster, sched)  # no stream rates yet: cost-minimizing
     assert first.status == "ok" and set(first.counts().values()) == {1}
     assert any("phase 1" in w for w in first.warnings)
-    measured = {op.id: 0.0 for op in topo.operators} | {"partialRank": 3000.0}
+    measured = {op.id: 50.0 for op in topo.operators} | {"partialRank": 3000.0}
     second = s_odrp(topo, cluster, sched, measured)
-    assert second.counts()["partialRank"] >= 2  # 3000 t/s exceed one replica's 2371
+    direct = create("odrp", {"weights.r": "1", "preset": "debs2015"}
+                    | {f"measured_rates.{op}": str(v) for op, v in measured.items()}).plan(topo, cluster)
+    assert second.replicas == direct.replicas  # phase 2 is ODRP on the measured rates
+    at_measured = OdrpInstance.build(topo, cluster, operator_rates_override=measured)
+    counts = np.array([[second.replicas[op].get(n.id, 0) for n in cluster.nodes] for op in topo.ids])
+    assert second.predicted["odrp"]["response_ms"] == pytest.approx(odrp_qos(at_measured, counts).response_ms)
+    assert second.predicted["odrp"]["response_ms"] != pytest.approx(
+        odrp_qos(OdrpInstance.build(topo, cluster), counts).response_ms)  # not the model's own rates
 
 
 def test_infeasible_pinned_operators_name_the_constraint() -> None:

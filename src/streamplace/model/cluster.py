@@ -60,6 +60,10 @@ class Links:
     availability_pairs: PairTable = field(default_factory=lambda: MappingProxyType({}))
     cost_per_mb: float = 0.0
     cost_per_mb_pairs: PairTable = field(default_factory=lambda: MappingProxyType({}))
+    #: one-way latencies someone measured, for some pairs (ms): what the latency-aware schedulers' network
+    #: coordinates start from with ``latencies=estimated`` (Ecker et al. 2025 §4.1); ``latency_ms`` and the
+    #: locality defaults stay what the plan is predicted with
+    measured_latency_ms: PairTable = field(default_factory=lambda: MappingProxyType({}))
 
 
 @dataclass(frozen=True)
@@ -210,6 +214,15 @@ class Cluster:
     def latency_pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return self.pair_overrides(self.links.latency_ms)
 
+    def measured_latency(self) -> np.ndarray:
+        """The measured one-way latencies as an n × n matrix, NaN where a pair was not measured (the diagonal 0);
+        a pair given one way holds both ways."""
+        m = np.full((len(self), len(self)), np.nan)
+        rows, cols, values = self.pair_overrides(self.links.measured_latency_ms)
+        m[rows, cols] = values
+        np.fill_diagonal(m, 0.0)
+        return m
+
     @cached_property
     def cost_pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return self.pair_overrides(self.links.cost_per_mb_pairs)
@@ -299,6 +312,7 @@ def validate_cluster(c: Cluster) -> list[Problem]:
         ("latency_ms", ln.latency_ms, 0.0, np.inf),
         ("availability_pairs", ln.availability_pairs, 1e-300, 1.0),
         ("cost_per_mb_pairs", ln.cost_per_mb_pairs, 0.0, np.inf),
+        ("measured_latency_ms", ln.measured_latency_ms, 0.0, np.inf),
     ):
         for a, row in table.items():
             if a not in seen:

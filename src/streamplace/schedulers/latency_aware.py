@@ -57,10 +57,12 @@ class LatencyAware(BaseScheduler):
     #: a memory overrun for a CPU one; "counted": the paper's plain count of violated constraints. Either way a
     #: final placement over some node's memory is reported infeasible (memory is a hard constraint)
     memory: Literal["first", "counted"] = "first"
-    #: "true": s_lat from the cluster's latencies; "estimated": the paper's §4.1 in the loop — the latencies are
-    #: measured (``measured_share`` of the pairs, log-normal jitter ``jitter``), network coordinates (spring
-    #: relaxation or Vivaldi, netcoord/) estimate every pair from them, and s_lat uses the estimates; the plan
-    #: is still predicted with the true latencies, and its note gives both scores and the estimate's error
+    #: "true": s_lat from the cluster's latencies; "estimated": the paper's §4.1 in the loop — network
+    #: coordinates (spring relaxation or Vivaldi, netcoord/) estimate every pair from a partial measurement and
+    #: s_lat uses the estimates. The measurement is the cluster's ``links.measured_latency_ms`` when it has one;
+    #: otherwise it is simulated from the true latencies (``measured_share`` of the pairs, log-normal jitter
+    #: ``jitter``). The plan is still predicted with the cluster's latencies, and its note gives both scores and
+    #: the estimate's error
     latencies: Literal["true", "estimated"] = "true"
     estimator: Literal["spring", "vivaldi"] = "spring"
     measured_share: float = 0.7
@@ -129,15 +131,27 @@ def estimated_cluster(cluster: Cluster, estimator: str, measured_share: float, j
     if not 0 < measured_share <= 1:
         raise SchedulerParamError(f"measured_share must lie in (0, 1], got {measured_share}")
     true = np.asarray(cluster.latency, dtype=float)
-    measured = measure(true, jitter=jitter, missing=1.0 - measured_share, seed=seed)
+    n = len(true)
+    if cluster.links.measured_latency_ms:
+        measured = cluster.measured_latency()
+        unmeasured = [cluster.ids[u] for u in range(n) if n > 1 and not np.isfinite(np.delete(measured[u], u)).any()]
+        if unmeasured:
+            raise SchedulerParamError(
+                f"links.measured_latency_ms has no pair with {', '.join(unmeasured)}: coordinates cannot place "
+                "those nodes (fix: measure at least one pair with each node, or use -p latencies=true)")
+        pairs = int(np.isfinite(measured[np.triu_indices(n, k=1)]).sum())
+        source = f"the cluster's {pairs} of {n * (n - 1) // 2} measured pairs (links.measured_latency_ms)"
+    else:
+        measured = measure(true, jitter=jitter, missing=1.0 - measured_share, seed=seed)
+        source = f"{measured_share:.0%} of the pairs measured with {jitter:.0%} jitter (simulated)"
     est = estimate(measured, estimator, seed=seed).latency()  # type: ignore[arg-type]
     ids = cluster.ids
     table = {a: {b: float(est[i, j]) for j, b in enumerate(ids) if j != i} for i, a in enumerate(ids)}
     links = dataclasses.replace(cluster.links, latency_ms=table)
     seen = dataclasses.replace(cluster, links=links) if isinstance(links, Links) else cluster
     error = median_relative_error(est, true) if len(ids) > 1 else 0.0
-    return seen, (f"latencies estimated by {estimator} coordinates from {measured_share:.0%} of the pairs "
-                  f"measured with {jitter:.0%} jitter: median relative error {error:.1%}")
+    return seen, (f"latencies estimated by {estimator} coordinates from {source}: median relative error "
+                  f"{error:.1%} against the cluster's latencies")
 
 
 def from_plan(scorer: UnitScorer, topology: Topology, cluster: Cluster, plan: Plan) -> np.ndarray | None:

@@ -254,7 +254,7 @@ def load_cluster(source: Source) -> Cluster:
         same_node_ms=ln.same_node_ms, same_rack_ms=ln.same_rack_ms, cross_rack_ms=ln.cross_rack_ms,
         cross_zone_ms=ln.cross_zone_ms, latency_ms=ln.latency_ms, availability=ln.availability,
         availability_pairs=ln.availability_pairs, cost_per_mb=ln.cost_per_mb,
-        cost_per_mb_pairs=ln.cost_per_mb_pairs,
+        cost_per_mb_pairs=ln.cost_per_mb_pairs, measured_latency_ms=ln.measured_latency_ms,
     )
     engine = {f"{eng}.{key}": value for eng, block in spec.engine.items() for key, value in block.items()}
     if engine:  # checked here, so a bad key names this file
@@ -314,7 +314,7 @@ def cluster_to_doc(c: Cluster) -> dict[str, Any]:
                              "cross_rack_ms": ln.cross_rack_ms}
     if ln.cross_zone_ms is not None:
         links["cross_zone_ms"] = ln.cross_zone_ms
-    for key in ("latency_ms", "availability_pairs", "cost_per_mb_pairs"):
+    for key in ("latency_ms", "availability_pairs", "cost_per_mb_pairs", "measured_latency_ms"):
         table = getattr(ln, key)
         if table:
             links[key] = {a: dict(row) for a, row in table.items()}

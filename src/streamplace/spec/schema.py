@@ -89,6 +89,9 @@ class LinksSpec(_Strict):
     availability_pairs: dict[str, dict[str, float]] = {}
     cost_per_mb: float = 0.0
     cost_per_mb_pairs: dict[str, dict[str, float]] = {}
+    #: one-way latencies measured for some pairs (ms): latency-aware schedulers with latencies=estimated start
+    #: their network coordinates from these
+    measured_latency_ms: dict[str, dict[str, float]] = {}
 
 
 class ClusterSpec(_Strict):
