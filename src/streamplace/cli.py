@@ -979,6 +979,11 @@ def cluster_up(
     = "127.0.0.1",
     replica_slots: Annotated[int | None, typer.Option("--replica-slots", min=1, help="most replicas of one "
                                                       "operator per worker (default: the node's cores)")] = None,
+    cpu_quota: Annotated[bool, typer.Option("--cpu-quota/--no-cpu-quota", help="run each node's processes in a "
+                                            "cgroup with a CPU quota of its share of --cpu-budget (where cgroups "
+                                            "are writable; otherwise the nodes share the machine)")] = True,
+    cpu_budget: Annotated[float | None, typer.Option("--cpu-budget", min=0.01, help="real cores the nodes share "
+                                                     "under quotas (default: this machine's less 0.5)")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Start a Spark standalone master and one worker per node of CLUSTER; print the master URL.
@@ -990,12 +995,21 @@ def cluster_up(
     c = resolve_cluster(cluster)
     with progress_bar("starting {task.description}", "", disable=as_json or not err.is_terminal) as bar:
         bar.add_task(f"{len(c.nodes)} workers for {c.name}", total=None)
-        state = up(c, state_dir, host, replica_slots)
+        state = up(c, state_dir, host, replica_slots, cpu_quota=cpu_quota, cpu_budget=cpu_budget)
     if as_json:
         emit_json({"master_url": state.master_url, "state_dir": state.state_dir,
-                   "workers": [w.node for w in state.workers]})
+                   "workers": [w.node for w in state.workers], "cpu_scale": state.cpu_scale,
+                   "cpu_quota_cores": {w.node: w.cpu_quota_cores for w in state.workers},
+                   "cpu_quota_note": state.cpu_quota_note or None})
         return
     info(f"cluster {c.name}: {len(state.workers)} workers, state in {state.state_dir}", stderr=True)
+    if state.cpu_scale:
+        quotas = ", ".join(f"{w.node} {w.cpu_quota_cores:.2f}" for w in state.workers)
+        info(f"CPU quotas (cgroup v{state.cgroup_version}): {state.cpu_budget_cores:g} real cores shared, scale "
+             f"{state.cpu_scale:.4g} real cores per spec core (run --master predicts with it); cores per node: "
+             f"{quotas}", stderr=True)
+    elif state.cpu_quota_note:
+        warn(state.cpu_quota_note)
     print(state.master_url)
 
 
@@ -1086,13 +1100,19 @@ def cluster_status(
         return
     out.print(f"{st['name']}: {st['master_url']} (master {'alive' if st['master_alive'] else 'DOWN'}); "
               f"applications: {', '.join(st['applications']) or 'none'}")
+    if st.get("cpu_scale"):
+        out.print(f"CPU quotas (cgroup v{st['cgroup_version']}): {st['cpu_budget_cores']:g} real cores shared, "
+                  f"scale {st['cpu_scale']:.4g} real cores per spec core", highlight=False)
+    elif st.get("cpu_quota_note"):
+        out.print(st["cpu_quota_note"], highlight=False)
     table = Table()
-    for col in ("node", "pid", "process", "registered", "cores", "used", "replica slots", "speed-up"):
+    for col in ("node", "pid", "process", "registered", "cores", "used", "replica slots", "speed-up", "CPU quota"):
         table.add_column(col)
     for w in st["workers"]:
+        quota = w.get("cpu_quota_cores")
         table.add_row(w["node"], str(w["pid"]), "alive" if w["process_alive"] else "dead",
                       "yes" if w["registered"] else "no", str(w["cores"]), str(w["cores_used"] or 0),
-                      str(w["replica_slots"]), f"{w['speedup']:g}")
+                      str(w["replica_slots"]), f"{w['speedup']:g}", "none" if quota is None else f"{quota:.2f} cores")
     out.print(table)
 
 

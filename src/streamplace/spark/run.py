@@ -144,6 +144,12 @@ def run_target(t: Topology, c: Cluster, pl: Plan, state: Any, master: str | None
     import os
 
     if state is not None:
+        scale = getattr(state, "cpu_scale", None)
+        if scale:  # every node's processes run under a CPU quota of its cpu × scale: predict for that cluster
+            from streamplace.spark.cpu_quota import scaled_cluster
+
+            return scaled_cluster(c, scale), pl, (f"the standalone cluster {c.name} at {master}, each node's CPU "
+                                                  f"scaled ×{scale:.3g} to its quota")
         return c, pl, f"the standalone cluster {c.name} at {master}"
     n = cores
     if n is None and master and master.startswith("local[") and master[6:-1].isdigit():

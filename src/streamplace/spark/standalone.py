@@ -33,6 +33,7 @@ import psutil
 
 from streamplace.errors import ModelError, Problem, StreamplaceError
 from streamplace.model.cluster import Cluster
+from streamplace.spark.cpu_quota import CgroupBackend, default_budget, detect, group_name, plan_quotas
 from streamplace.spark.layout import SPARE, SPARE_MEMORY_MB, WorkerLayout, resource_name, worker_layout
 
 STATE_FILE = "state.json"
@@ -59,6 +60,8 @@ class WorkerState:
     pid: int
     properties: str
     log: str
+    cpu_quota_cores: float | None = None  # real cores its cgroup allows (None: no quota)
+    cgroup: str | None = None
 
 
 @dataclass
@@ -71,6 +74,12 @@ class ClusterState:
     secret_file: str
     master_pid: int
     workers: list[WorkerState] = field(default_factory=list)
+    #: real cores per spec core when every node's processes run under a CPU quota (None: they share the machine)
+    cpu_scale: float | None = None
+    cpu_budget_cores: float | None = None
+    cgroup_version: int | None = None
+    #: why the nodes run without quotas, when they do
+    cpu_quota_note: str = ""
 
     @property
     def master_url(self) -> str:
@@ -150,10 +159,14 @@ def _daemon_env(state_dir: Path, host: str) -> dict[str, str]:
     return env
 
 
-def _spawn(args: list[str], env: dict[str, str], log: Path) -> int:
+def _spawn(args: list[str], env: dict[str, str], log: Path, cgroup: Path | None = None) -> int:
+    """Start a daemon in its own session; with ``cgroup`` it joins that group before exec, so the JVM and
+    everything it starts (executors, Python workers) run under the group's CPU quota."""
+    join = None if cgroup is None else (lambda: CgroupBackend.join(cgroup))
     with log.open("ab") as out:
         proc = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
-                                start_new_session=True)  # its own process group: down() stops the JVM and its shell
+                                start_new_session=True,  # its own process group: down() stops the JVM and its shell
+                                preexec_fn=join)
     return proc.pid
 
 
@@ -167,9 +180,17 @@ def master_json(host: str, webui_port: int, timeout_s: float = 2.0) -> dict[str,
 
 
 def up(cluster: Cluster, state_dir: Path | None = None, host: str = "127.0.0.1", replica_slots: int | None = None,
-       timeout_s: float = 90.0) -> ClusterState:
-    """Start the master and one worker per node; return when every worker has registered (or raise)."""
+       timeout_s: float = 90.0, cpu_quota: bool = True, cpu_budget: float | None = None,
+       cgroups: CgroupBackend | str | None = None) -> ClusterState:
+    """Start the master and one worker per node; return when every worker has registered (or raise).
+
+    ``cpu_quota``: each node's worker (and what it starts) runs in a cgroup whose CPU quota is the node's share of
+    ``cpu_budget`` real cores (default: this machine's cores less half a core for the driver), see cpu_quota.py;
+    where cgroups are not writable the cluster starts without quotas and ``cpu_quota_note`` says why.
+    ``cgroups`` overrides the detected backend (tests)."""
     workers = worker_layout(cluster, replica_slots)
+    quotas = plan_quotas(cluster, cpu_budget if cpu_budget is not None else default_budget()) if cpu_quota else None
+    backend = (cgroups if cgroups is not None else detect()) if cpu_quota else None
     state_dir = Path(state_dir or state_root() / cluster.name).resolve()
     if (state_dir / STATE_FILE).exists():
         old = ClusterState.load(state_dir)
@@ -189,6 +210,11 @@ def up(cluster: Cluster, state_dir: Path | None = None, host: str = "127.0.0.1",
                          "--port", str(port), "--webui-port", str(webui), "--properties-file", str(master_props)],
                         env, state_dir / "logs" / "master.log")
     state = ClusterState(cluster.name, host, port, webui, str(state_dir), str(secret_file), master_pid)
+    if isinstance(backend, CgroupBackend) and quotas is not None:
+        state.cpu_scale, state.cpu_budget_cores, state.cgroup_version = quotas.scale, quotas.budget_cores, \
+            backend.version
+    elif isinstance(backend, str):
+        state.cpu_quota_note = f"no CPU quotas: {backend}; the nodes share this machine's cores"
     state.save()
     try:
         _wait(lambda: master_json(host, webui) is not None, timeout_s,
@@ -204,12 +230,17 @@ def up(cluster: Cluster, state_dir: Path | None = None, host: str = "127.0.0.1",
             work.mkdir(exist_ok=True)
             log = state_dir / "logs" / f"worker-{w.resource}.log"
             wport = free_port(host)
+            group = None
+            if isinstance(backend, CgroupBackend) and quotas is not None:
+                group = backend.create(group_name(state_dir), w.resource, quotas.cores[w.node])
             pid = _spawn([str(spark_class()), "org.apache.spark.deploy.worker.Worker", state.master_url,
                           "--host", host, "--cores", str(w.cores), "--memory", f"{w.memory_mb}m",
                           "--webui-port", str(wport), "--work-dir", str(work), "--properties-file", str(props)],
-                         env, log)
+                         env, log, group)
             state.workers.append(WorkerState(w.node, w.resource, w.replica_slots, w.speedup, w.cores, w.memory_mb,
-                                             wport, pid, str(props), str(log)))
+                                             wport, pid, str(props), str(log),
+                                             quotas.cores[w.node] if group is not None and quotas else None,
+                                             str(group) if group is not None else None))
             state.save()
         _wait(lambda: len(alive_workers(state)) == len(workers), timeout_s,
               f"not every worker registered within {timeout_s:g} s (see the logs in {state_dir / 'logs'})")
@@ -309,6 +340,12 @@ def down(state_dir: Path) -> list[str]:
     stopped = [f"worker {w.node} (pid {w.pid})" for w in state.workers if stop_process(w.pid)]
     if stop_process(state.master_pid):
         stopped.append(f"master (pid {state.master_pid})")
+    groups = [Path(w.cgroup) for w in state.workers if w.cgroup]
+    if groups and state.cgroup_version in (1, 2):
+        root = groups[0].parent.parent.parent  # root/streamplace/<cluster>/<node>
+        left = CgroupBackend(state.cgroup_version, root).remove(groups)  # type: ignore[arg-type]
+        stopped += [f"cgroup {g.name}" for g in groups if not g.exists()]
+        stopped += [f"(cgroup left: {why})" for why in left]
     (Path(state.state_dir) / STATE_FILE).unlink(missing_ok=True)
     return stopped
 
@@ -319,11 +356,13 @@ def status(state_dir: Path) -> dict[str, Any]:
     doc = master_json(state.host, state.webui_port) or {}
     seen = alive_workers(state, doc)
     return {"name": state.name, "master_url": state.master_url, "master_alive": _alive(state.master_pid),
-            "state_dir": state.state_dir,
+            "state_dir": state.state_dir, "cpu_scale": state.cpu_scale, "cpu_budget_cores": state.cpu_budget_cores,
+            "cgroup_version": state.cgroup_version, "cpu_quota_note": state.cpu_quota_note,
             "applications": [a.get("name") for a in doc.get("activeapps", [])],
             "workers": [{"node": w.node, "pid": w.pid, "process_alive": _alive(w.pid),
                          "registered": w.resource in seen, "cores": w.cores, "memory_mb": w.memory_mb,
                          "replica_slots": w.replica_slots, "speedup": w.speedup,
+                         "cpu_quota_cores": w.cpu_quota_cores,
                          "cores_used": seen.get(w.resource, {}).get("coresused")} for w in state.workers]}
 
 
