@@ -1,103 +1,165 @@
-"""Nasiri et al. 2023 on a real Spark standalone cluster: hetero vs round-robin vs R-Storm plans, measured.
+"""Plans measured on an emulated heterogeneous standalone cluster, beside the spark engine's prediction.
 
-Starts ``streamplace cluster up`` for the 3-type cluster (hetero-3: pentium
-speed-up 1, core-i3 1.5, core-i5 2.2; one worker JVM per node on loopback) and
-runs nasiri-linear (1 : 2 : 4 ms per tuple) under three plans with the same
-execution graph (hetero's replica counts, as in the paper: the default and
-R-Storm only place it). Every replica runs on its planned worker and burns
-cost_ms / speed-up of that node's CPU per tuple. The source offers more than any
-plan sustains: fixed batches of ``--rate`` × 1 s of rows run back to back (Spark's
-rate-micro-batch source, as in spark_ceiling.py), and a plan's measured capacity
-is the rows of its micro-batches over their execution time (the first ``--skip``
-left out), from Spark's progress reports.
+For each cluster (default hetero-3 and hetero-6) it starts ``cluster up`` with
+per-node CPU quotas (cgroups: each node's worker, executors and Python workers
+get the node's share of this machine's cores, scale printed) and runs
+``--topology`` under the plans of hetero, round robin and R-Storm (both with
+hetero's replica counts, as Nasiri et al. compare), optimal and max-throughput,
+back to back. Every replica runs on its planned worker and burns cost_ms /
+speed-up of that node's CPU per tuple.
 
-What differs from the model: the emulated nodes share this machine's real cores
-(2 in CI), so a plan's measured capacity is the real cores over the CPU it burns
-per tuple (work on fast nodes burns less), while the model gives each node its
-own cores; and Spark runs a micro-batch's operators one stage after another,
-where Storm pipelines them — and every (operator, node) pair is a stage with its own
-shuffle per batch ("stages"), a fixed cost that grows with how widely a plan
-spreads each operator. The gains are printed side by side, not forced to agree.
+Measured capacity: fixed micro-batches of R rows run back to back (Spark's
+rate-micro-batch source), capacity = rows over the batches' execution time (the
+first ``--skip`` left out), from Spark's progress reports. Predicted: the spark
+engine on the cluster scaled to the quotas, the same R rows per batch: R over
+the model's batch time. R = the model's sustainable throughput × ``--batch-s``
+(the same for every plan of a cluster: the largest plan's). Goal (issue 16):
+every plan within 25 % of its prediction, and the measured ranking equal to
+the predicted one.
 
-Run: .venv/bin/python benchmarks/standalone_hetero.py [--rate 1000] [--warmup 45] [--duration 40]
+Run: .venv/bin/python benchmarks/standalone_hetero.py [--clusters hetero-3,hetero-6] [--warmup 40] [--duration 60]
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
+from streamplace import api
 from streamplace.bench import resolve_cluster, resolve_topology
+from streamplace.model.cluster import Cluster
+from streamplace.model.plan import Plan
+from streamplace.model.topology import Topology
+from streamplace.perf import evaluate
+from streamplace.perf.engines import EngineSettings
 from streamplace.schedulers import create
 from streamplace.spark import standalone
+from streamplace.spark.cpu_quota import scaled_cluster
 from streamplace.spark.pipeline import PipelineConfig
 from streamplace.spark.run import run_pipeline
 from streamplace.spark.session import local_session
+
+GOAL = 0.25
+
+
+def make_plans(topo: Topology, cluster: Cluster) -> dict[str, Plan]:
+    het = create("hetero").plan(topo, cluster)
+    same_graph = topo.with_replicas(het.counts())
+    return {"hetero": het, "round-robin": create("round-robin").plan(same_graph, cluster),
+            "r-storm": create("r-storm").plan(same_graph, cluster),
+            "optimal": create("optimal", {"time_limit_s": "20"}).plan(topo, cluster),
+            "max-throughput": create("max-throughput").plan(topo, cluster)}
+
+
+def predicted_capacity(topo: Topology, cluster: Cluster, plan: Plan, rows: float, eng: EngineSettings) -> float:
+    """Rows per second of back-to-back batches of ``rows`` rows, by the spark engine: rows over its batch time."""
+    long_s = 100.0  # one batch of ``rows`` rows: a trigger far longer than the batch, the source rate rows/trigger
+    at = plan.evolve(source_rates={s.id: rows / long_s / len(topo.sources) for s in topo.sources})
+    detail = evaluate(topo, cluster, at, engine=eng.with_params({"spark.trigger_s": long_s}, "bench")).engine_detail
+    batch_s = float(detail.get("batch_s") or float("nan"))
+    return rows / batch_s
+
+
+def measure(state: Any, topo: Topology, cluster: Cluster, plan: Plan, rows: float, args: argparse.Namespace,
+            out: Path) -> dict:
+    plan = plan.evolve(source_rates={s.id: rows / len(topo.sources) for s in topo.sources})
+    conf = standalone.app_conf(state)
+    if args.executor_java_opts is not None:
+        conf["spark.executor.extraJavaOptions"] = args.executor_java_opts
+    boost = None
+    if state.cpu_scale and not args.no_start_boost:  # as `run` does: quotas lifted for the start
+        standalone.enforce_cpu_quotas(state, False)
+        boost = functools.partial(standalone.enforce_cpu_quotas, state, True)
+    spark = local_session(master=state.master_url, conf=conf)
+    cfg = PipelineConfig(sink="noop", out_dir=out, workers=state.layout(), trigger_s=0, batch_s=1.0)
+    started = time.monotonic()
+    res = run_pipeline(spark, topo, cluster, plan, args.duration, warmup_s=args.warmup, cfg=cfg,
+                       after_first_batch=boost)
+    spark.stop()
+    done = [b for b in res.series if b["input_rows"] > 0]
+    if args.verbose:
+        print("    batch s:", " ".join(f"{b['duration_ms'].get('triggerExecution', 0) / 1000:.1f}" for b in done))
+    first = done[0]["duration_ms"].get("triggerExecution", 0) / 1000 if done else float("nan")
+    done = done[args.skip:]
+    busy_s = sum(b["duration_ms"].get("triggerExecution", 0) for b in done) / 1000
+    capacity = sum(b["input_rows"] for b in done) / busy_s if busy_s > 0 else float("nan")
+    placed = {op: set(by_node) for op, by_node in res.placement.items()}
+    times = sorted(b["duration_ms"].get("triggerExecution", 0) / 1000 for b in done)
+    return {"capacity": capacity, "batches": len(done), "first_batch_s": first,
+            "median_batch_s": times[len(times) // 2] if times else float("nan"),
+            "executor_start_s": res.measured.get("executor_start_s"), "wall_s": time.monotonic() - started,
+            "on_plan": all(placed.get(op, set()) == {n for n, c in per.items() if c > 0}
+                           for op, per in plan.replicas.items())}
+
+
+def ranking(values: dict[str, float]) -> list[str]:
+    return sorted(values, key=lambda k: -values[k])
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--topology", default="nasiri-linear")
-    parser.add_argument("--cluster", default="hetero-3")
-    parser.add_argument("--rate", type=float, default=1000.0, help="rows per micro-batch (1 s of this rate)")
-    parser.add_argument("--warmup", type=float, default=45.0)
+    parser.add_argument("--clusters", default="hetero-3,hetero-6")
+    parser.add_argument("--batch-s", type=float, default=4.0, help="batch size in seconds of predicted capacity")
+    parser.add_argument("--warmup", type=float, default=40.0)
     parser.add_argument("--duration", type=float, default=60.0)
-    parser.add_argument("--skip", type=int, default=3, help="first micro-batches left out (executors starting)")
+    parser.add_argument("--skip", type=int, default=2, help="first micro-batches left out (Python workers starting)")
+    parser.add_argument("--plans", default="hetero,round-robin,r-storm,optimal,max-throughput")
+    parser.add_argument("--no-cpu-quota", action="store_true", help="the old emulation: nodes share the machine")
+    parser.add_argument("--cpu-budget", type=float, default=None)
+    parser.add_argument("--verbose", action="store_true", help="print every batch's duration")
+    parser.add_argument("--no-start-boost", action="store_true", help="keep the quotas during the start too")
+    parser.add_argument("--executor-java-opts", default=None, help="spark.executor.extraJavaOptions (experiments)")
     args = parser.parse_args()
-    topo, cluster = resolve_topology(args.topology), resolve_cluster(args.cluster)
-    het = create("hetero").plan(topo, cluster)
-    same_graph = topo.with_replicas(het.counts())
-    plans = {"hetero": het, "round-robin": create("round-robin").plan(same_graph, cluster),
-             "r-storm": create("r-storm").plan(same_graph, cluster)}
-    speed = {n.id: n.speedup for n in cluster.nodes}
-    with tempfile.TemporaryDirectory(prefix="sp-bench-") as tmp:
-        started = time.perf_counter()
-        state = standalone.up(cluster, Path(tmp) / "cluster")
-        print(f"cluster {cluster.name} up in {time.perf_counter() - started:.1f} s at {state.master_url}")
-        rows = []
-        try:
-            for name, plan in plans.items():
-                plan = plan.evolve(source_rates={s.id: args.rate for s in topo.sources})
-                spark = local_session(master=state.master_url, conf=standalone.app_conf(state))
-                cfg = PipelineConfig(sink="noop", out_dir=Path(tmp) / name, workers=state.layout(), trigger_s=0,
-                                     batch_s=1.0)
-                res = run_pipeline(spark, topo, cluster, plan, args.duration, warmup_s=args.warmup, cfg=cfg)
-                spark.stop()
-                # capacity from the micro-batches themselves (rows over execution time), not from sink tuples in
-                # a window, which counts whole batches of several seconds and so moves in steps of one batch
-                done = [b for b in res.series if b["input_rows"] > 0][args.skip:]
-                busy_s = sum(b["duration_ms"].get("triggerExecution", 0) for b in done) / 1000
-                capacity = sum(b["input_rows"] for b in done) / busy_s if busy_s > 0 else float("nan")
-                cpu_per_tuple = sum(sum(v["tuples"] * v["cost_ms"] for v in by_node.values())
-                                    for by_node in res.placement.values())
-                sink_tuples = sum(v["tuples"] for s in topo.sinks for v in res.placement.get(s.id, {}).values())
-                rows.append((name, plan, capacity, len(done), cpu_per_tuple / max(sink_tuples, 1)))
-                print(f"  {name}: {capacity:.0f} t/s over {len(done)} batches (sinks in the window "
-                      f"{res.measured['throughput']:.0f} t/s), machine CPU {100 * (res.measured['cpu'] or 0):.0f} %",
-                      flush=True)
-        finally:
-            standalone.down(state.state_dir)
-    print()
-    print(f"{args.topology} on {args.cluster}, same execution graph ({sum(het.counts().values())} replicas), "
-          f"batches of {args.rate:g} rows back to back, measured over {args.duration:g} s after {args.warmup:g} s")
-    header = (f"{'plan':12s} {'model t/s':>10s} {'measured t/s':>13s} {'model gain':>11s} {'measured gain':>14s} "
-              f"{'CPU ms/tuple':>13s} {'stages':>6s} {'batches':>7s}  replicas by node (speed-up)")
-    print(header)
-    print("-" * len(header))
-    base_model = next(p.predicted["throughput"] for n, p, _, _, _ in rows if n == "round-robin")
-    base_meas = next(c for n, _, c, _, _ in rows if n == "round-robin")
-    for name, plan, meas, n_batches, cpu in rows:
-        model = plan.predicted["throughput"]
-        by_node = {}
-        for counts in plan.replicas.values():
-            for node, c in counts.items():
-                by_node[node] = by_node.get(node, 0) + c
-        stages = sum(1 for per in plan.replicas.values() for c in per.values() if c > 0)  # one per (op, node)
-        where = ", ".join(f"{n} ({speed[n]:g}): {c}" for n, c in sorted(by_node.items()))
-        print(f"{name:12s} {model:10.0f} {meas:13.0f} {100 * (model / base_model - 1):10.0f}% "
-              f"{100 * (meas / base_meas - 1):13.0f}% {cpu:13.2f} {stages:6d} {n_batches:7d}  {where}")
+    topo = resolve_topology(args.topology)
+    eng = api.engine_settings("spark")
+    assert eng is not None
+    tables = []
+    for name in args.clusters.split(","):
+        cluster = resolve_cluster(name)
+        plans = {k: v for k, v in make_plans(topo, cluster).items() if k in args.plans.split(",")}
+        with tempfile.TemporaryDirectory(prefix="sp-bench-") as tmp:
+            started = time.perf_counter()
+            state = standalone.up(cluster, Path(tmp) / "cluster", cpu_quota=not args.no_cpu_quota,
+                                  cpu_budget=args.cpu_budget)
+            scaled = scaled_cluster(cluster, state.cpu_scale) if state.cpu_scale else cluster
+            print(f"cluster {cluster.name} up in {time.perf_counter() - started:.1f} s at {state.master_url}; "
+                  + (f"CPU quotas: scale {state.cpu_scale:.4g}, "
+                     + ", ".join(f"{w.node} {w.cpu_quota_cores:.2f}" for w in state.workers)
+                     if state.cpu_scale else state.cpu_quota_note or "no CPU quotas"), flush=True)
+            sustain = {k: evaluate(topo, scaled, p, engine=eng).predicted()["throughput"] for k, p in plans.items()}
+            rows = max(50.0, round(max(sustain.values()) * args.batch_s, -1))
+            rows_list = []
+            try:
+                for plan_name, plan in plans.items():
+                    pred = predicted_capacity(topo, scaled, plan, rows, eng)
+                    got = measure(state, topo, scaled, plan, rows, args, Path(tmp) / plan_name)
+                    rows_list.append((plan_name, plan, pred, got))
+                    print(f"  {plan_name}: predicted {pred:.1f} t/s, measured {got['capacity']:.1f} t/s over "
+                          f"{got['batches']} batches (median {got['median_batch_s']:.1f} s; first "
+                          f"{got['first_batch_s']:.1f} s, executors "
+                          f"{got['executor_start_s'] or 0:.0f} s, every tuple on plan: {got['on_plan']})", flush=True)
+            finally:
+                standalone.down(Path(state.state_dir))
+        tables.append((cluster, rows, rows_list))
+    for cluster, rows, rows_list in tables:
+        print(f"\n{topo.name} on {cluster.name}, batches of {rows:g} rows back to back, {args.duration:g} s measured "
+              f"after {args.warmup:g} s; goal: measured within {GOAL:.0%} of predicted, same ranking")
+        header = f"{'plan':15s} {'replicas':>8s} {'predicted t/s':>13s} {'measured t/s':>12s} {'measured/pred':>13s}"
+        print(header)
+        print("-" * len(header))
+        for plan_name, plan, pred, got in rows_list:
+            ratio = got["capacity"] / pred
+            print(f"{plan_name:15s} {sum(plan.counts().values()):8d} {pred:13.1f} {got['capacity']:12.1f} "
+                  f"{ratio:13.2f}{'' if abs(ratio - 1) <= GOAL else '  (outside the goal)'}")
+        predicted = ranking({n: p for n, _, p, _ in rows_list})
+        measured = ranking({n: g["capacity"] for n, _, _, g in rows_list})
+        print(f"ranking predicted: {' > '.join(predicted)}")
+        print(f"ranking measured:  {' > '.join(measured)}  ({'same' if predicted == measured else 'differs'})")
 
 
 if __name__ == "__main__":

@@ -641,14 +641,25 @@ def run_cmd(
     for line in run_warnings(c, pl, predicted, here, None if state is not None else target_cluster):
         warn(line)
     out_dir = run_dir(t, pl, sink, out_dir)
-    spark = spark_session(master, state, cores, out_dir / "spark.log")
+    boost = None
+    if state is not None and state.cpu_scale:
+        from streamplace.spark.standalone import enforce_cpu_quotas
+
+        enforce_cpu_quotas(state, False)  # executors and the first batch start at full speed; quotas set after it
+        boost = functools.partial(enforce_cpu_quotas, state, True)
+    try:
+        spark = spark_session(master, state, cores, out_dir / "spark.log")
+    except BaseException:
+        if boost is not None:
+            boost()
+        raise
     cfg = PipelineConfig(trigger_s=trigger_s, sink=sink, out_dir=out_dir, workers=workers,  # type: ignore[arg-type]
                          source_lead_s=eng.spark.lead_s)
     with progress_bar("running {task.description}", "{task.completed:.0f}/{task.total:.0f} s",
                       disable=as_json or not err.is_terminal) as bar:
         task = bar.add_task(f"{t.name} ({pl.scheduler} plan)", total=warmup + duration)
         result = run_pipeline(spark, t, target_cluster, target_plan, duration, warmup, cfg,
-                              progress=lambda s: bar.update(task, completed=s), engine=eng)
+                              progress=lambda s: bar.update(task, completed=s), engine=eng, after_first_batch=boost)
     if series is not None and result.series:
         write_series({"batch_id": [b["batch_id"] for b in result.series],
                       "timestamp": [b["timestamp"] for b in result.series],
@@ -657,9 +668,13 @@ def run_cmd(
                       "processed_rows_per_s": [b["processed_rows_per_s"] for b in result.series],
                       "duration_ms": [b["duration_ms"].get("triggerExecution", 0) for b in result.series]}, series)
     if as_json:
-        emit_json(_clean(result.to_dict()))
+        emit_json(_clean(result.to_dict()) | ({"cpu_quotas": "lifted for the start, set after the first micro-batch"}
+                                               if boost is not None else {}))
     else:
         print_run(result, t, pl, master, duration, here)
+        if boost is not None:
+            out.print("  CPU quotas: lifted while the executors and the first micro-batch started, set after it "
+                      "(before the measured window)", highlight=False)
     if not result.measured.get("sink_tuples_total"):
         err.print(f"[bold red]error:[/] no tuple reached a sink in {warmup + duration:g} s: the pipeline did not "
                   "start or did not keep up; see the warnings above, try a longer --warmup, fewer replicas or lower "

@@ -5,13 +5,13 @@
   round trip (2 ms one way); 0.1 ms within a rack (assumed).
 * ``rstorm-24`` — the multi-topology testbed (§6.5): 24 machines in two
   sub-clusters of 12.
-* ``hetero-3`` and ``hetero-12`` — Nasiri et al.'s (2023) heterogeneous machine types.
+* ``hetero-3``, ``hetero-6`` and ``hetero-12`` — Nasiri et al.'s (2023) heterogeneous machine types.
   Its Table 2 was lost; we assume (and say so): Pentium — 2 cores (200
   points), speed-up 1.0, 4 GB; Core i3 — 2 cores / 4 threads (400 points),
   speed-up 1.5, 4 GB; Core i5 — 4 cores (400 points), speed-up 2.2, 8 GB;
   1 Gbit/s switch. Speed-ups are single-thread ratios typical of those
   generations. ``hetero-3`` has one worker of each type (the paper's three
-  workers); ``hetero-12`` four of each in two racks.
+  workers); ``hetero-6`` two and ``hetero-12`` four of each in two racks.
 * ``nasiri-small``, ``nasiri-medium``, ``nasiri-large`` — Nasiri et al.'s (2023) Table 4
   scenarios, whose sizes did not survive: we use 2, 4 and 8 machines of each
   type (6, 12 and 24 nodes).
@@ -88,6 +88,7 @@ BUILTIN_CLUSTERS: dict[str, tuple[Callable[[], Cluster], str]] = {
     "rstorm-12": (lambda: rstorm(2, 6), "R-Storm testbed: 12 × (1 core, 2 GB, 100 Mbit/s) in 2 racks"),
     "rstorm-24": (lambda: rstorm(2, 12), "R-Storm multi-topology testbed: 24 nodes in 2 racks of 12"),
     "hetero-3": (lambda: hetero(1, 1), "Nasiri et al. 2023: one Pentium, one Core i3, one Core i5"),
+    "hetero-6": (lambda: hetero(2, 2), "Nasiri et al. 2023 types, two of each, in 2 racks"),
     "hetero-12": (lambda: hetero(4, 2), "Nasiri et al. 2023 types, four of each, in 2 racks"),
     "debs-6": (lambda: debs(False), "Cardellini et al. 2017: 6 workers × 8 replicas, WAN delays 12–32 ms (seeded)"),
     "debs-6-avail": (lambda: debs(True), "Cardellini et al. 2017 Fig. 6: debs-6 with w4–w6 at 99 % availability"),

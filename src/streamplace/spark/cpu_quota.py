@@ -117,6 +117,16 @@ class CgroupBackend:
         return group
 
     @staticmethod
+    def set_quota(group: Path, cores: float | None) -> None:
+        """Set a group's quota to ``cores`` real cores, or lift it (None: unlimited)."""
+        group = Path(group)
+        quota = None if cores is None else max(MIN_QUOTA_US, round(cores * PERIOD_US))
+        if (group / "cpu.max").exists():
+            (group / "cpu.max").write_text(f"{'max' if quota is None else quota} {PERIOD_US}\n")
+        else:
+            (group / "cpu.cfs_quota_us").write_text(f"{-1 if quota is None else quota}\n")
+
+    @staticmethod
     def join(group: Path) -> None:
         """Move the calling process into ``group`` (called in a child before exec: what it starts inherits it)."""
         (Path(group) / "cgroup.procs").write_text(f"{os.getpid()}\n")

@@ -549,8 +549,19 @@ _PROFILES: dict[tuple[str, str, int], Any] = {}
 
 
 def _touch(sc: Any, k: int, profile: Any) -> int:
-    """A job of ``k`` tasks under ``profile``: its executor (and Python worker) starts for it."""
-    return sc.parallelize(range(k), k).withResources(profile).map(lambda x: x).count()
+    """A job of ``k`` tasks under ``profile``: its executor and Python workers start for it, and the workers load
+    what an operator's task needs (pandas, pyarrow, the operators), so the first micro-batch does not: under a
+    CPU quota of a fraction of a core those imports took most of a minute in the first batch."""
+    return sc.parallelize(range(k), k).withResources(profile).map(_warm_python_worker).count()
+
+
+def _warm_python_worker(x: int) -> int:
+    import pandas  # noqa: F401
+    import pyarrow  # noqa: F401
+
+    import streamplace.spark.operators  # noqa: F401
+
+    return x
 
 
 def merged(parts: list[DataFrame]) -> DataFrame:

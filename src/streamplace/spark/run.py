@@ -87,22 +87,37 @@ def measure(before: Snapshot, after: Snapshot, topology: Topology) -> tuple[dict
 def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, duration_s: float,
                  warmup_s: float = 15.0, cfg: PipelineConfig | None = None,
                  progress: Callable[[float], None] | None = None, profile: Profile | None = None,
-                 engine: EngineSettings | None = None) -> RunResult:
+                 engine: EngineSettings | None = None,
+                 after_first_batch: Callable[[], None] | None = None) -> RunResult:
     """Start the pipeline, wait ``warmup_s``, measure for ``duration_s`` (from the end of a batch to the end of one;
     ``RunResult.duration_s`` is the window measured), stop; predicted comes from ``engine``'s
     model of ``cluster`` (give the machine it really runs on: ``machine(cores)`` and ``on_one_node(plan)`` for a
-    local run)."""
+    local run). ``after_first_batch`` is called once, when the first micro-batch with rows has ended (at the latest
+    when the warm-up ends, or the run does): e.g. to set CPU quotas lifted for the start."""
     listener = ProgressListener()
     spark.streams.addListener(listener)
     pipeline = Pipeline(spark, topology, plan, cfg)
-    pipeline.start()  # a pinned run starts its executors first (Pipeline.start_executors): not part of the warm-up
+    pending = [after_first_batch] if after_first_batch is not None else []
+
+    def first_batch_done() -> None:
+        if pending and (any(b.input_rows > 0 for b in listener.batches)):
+            pending.pop()()
+
+    try:
+        pipeline.start()  # a pinned run starts its executors first (Pipeline.start_executors): not in the warm-up
+    except BaseException:
+        if pending:
+            pending.pop()()
+        raise
     started = time.perf_counter()
     wait_s = 30.0  # for the running batch to end, so the checkpoint is left between batches
     # the window opens and closes as a micro-batch ends (at most a trigger and a batch later than asked), so
     # that it holds whole batches: a window cut mid-batch counts one batch more or less, 1/k of k batches
     longest_wait_s = 2.0 * (cfg.trigger_s if cfg is not None else 1.0) + 10.0
     try:
-        _sleep(warmup_s, started, progress)
+        _sleep(warmup_s, started, progress, first_batch_done)
+        if pending:
+            pending.pop()()
         _batch_end(listener, longest_wait_s)
         before = Snapshot.take(pipeline.stats)
         _sleep(before.at - started + duration_s, started, progress)
@@ -115,6 +130,8 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
         wait_s = 0.0  # the user wants out now; a batch cut short is replayed on restart
         raise
     finally:
+        if pending:
+            pending.pop()()
         pipeline.stop(wait_s=wait_s)
         spark.streams.removeListener(listener)
     measured, operators = measure(before, after, topology)
@@ -250,8 +267,11 @@ def _batch_end(listener: ProgressListener, longest_s: float) -> None:
         time.sleep(0.02)
 
 
-def _sleep(until_s: float, started: float, progress: Callable[[float], None] | None) -> None:
+def _sleep(until_s: float, started: float, progress: Callable[[float], None] | None,
+           tick: Callable[[], None] | None = None) -> None:
     while (elapsed := time.perf_counter() - started) < until_s:
         time.sleep(min(0.5, until_s - elapsed))
         if progress is not None:
             progress(min(time.perf_counter() - started, until_s))
+        if tick is not None:
+            tick()
