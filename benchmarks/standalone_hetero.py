@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -39,6 +40,7 @@ from streamplace.perf.engines import EngineSettings
 from streamplace.schedulers import create
 from streamplace.spark import standalone
 from streamplace.spark.cpu_quota import scaled_cluster
+from streamplace.spark.layout import link_latencies, worker_layout
 from streamplace.spark.pipeline import PipelineConfig
 from streamplace.spark.run import run_pipeline
 from streamplace.spark.session import local_session
@@ -75,7 +77,8 @@ def measure(state: Any, topo: Topology, cluster: Cluster, plan: Plan, rows: floa
         standalone.enforce_cpu_quotas(state, False)
         boost = functools.partial(standalone.enforce_cpu_quotas, state, True)
     spark = local_session(master=state.master_url, conf=conf)
-    cfg = PipelineConfig(sink="noop", out_dir=out, workers=state.layout(), trigger_s=0, batch_s=1.0)
+    cfg = PipelineConfig(sink="noop", out_dir=out, workers=state.layout(), trigger_s=0, batch_s=1.0,
+                         link_latency_ms=link_latencies(cluster))
     started = time.monotonic()
     res = run_pipeline(spark, topo, cluster, plan, args.duration, warmup_s=args.warmup, cfg=cfg,
                        after_first_batch=boost)
@@ -86,7 +89,11 @@ def measure(state: Any, topo: Topology, cluster: Cluster, plan: Plan, rows: floa
     first = done[0]["duration_ms"].get("triggerExecution", 0) / 1000 if done else float("nan")
     done = done[args.skip:]
     busy_s = sum(b["duration_ms"].get("triggerExecution", 0) for b in done) / 1000
-    capacity = sum(b["input_rows"] for b in done) / busy_s if busy_s > 0 else float("nan")
+    # the rows of each batch are what the source was told (rowsPerBatch): Spark's numInputRows counts a source read
+    # by several stages (a source with replicas on two nodes) once per read
+    capacity = rows * len(done) / busy_s if busy_s > 0 else float("nan")
+    if args.verbose and done:
+        print(f"    numInputRows per batch / rowsPerBatch: {statistics.mean(b['input_rows'] for b in done) / rows:.2f}")
     placed = {op: set(by_node) for op, by_node in res.placement.items()}
     times = sorted(b["duration_ms"].get("triggerExecution", 0) / 1000 for b in done)
     return {"capacity": capacity, "batches": len(done), "first_batch_s": first,
@@ -124,7 +131,11 @@ def main() -> None:
         plans = {k: v for k, v in make_plans(topo, cluster).items() if k in args.plans.split(",")}
         with tempfile.TemporaryDirectory(prefix="sp-bench-") as tmp:
             started = time.perf_counter()
-            state = standalone.up(cluster, Path(tmp) / "cluster", cpu_quota=not args.no_cpu_quota,
+            # room for the most replicas any plan puts of one operator on one node (optimal may stack more replicas
+            # than a node has cores; under quotas executor cores do not add CPU)
+            most = max(c for p in plans.values() for per in p.replicas.values() for c in per.values())
+            slots = max([most] + [w.replica_slots for w in worker_layout(cluster)])
+            state = standalone.up(cluster, Path(tmp) / "cluster", replica_slots=slots, cpu_quota=not args.no_cpu_quota,
                                   cpu_budget=args.cpu_budget)
             scaled = scaled_cluster(cluster, state.cpu_scale) if state.cpu_scale else cluster
             print(f"cluster {cluster.name} up in {time.perf_counter() - started:.1f} s at {state.master_url}; "

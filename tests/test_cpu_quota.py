@@ -70,6 +70,11 @@ def test_cgroup_files_written_for_v1_and_v2(tmp_path: Path) -> None:
     assert (g2 / "cpu.max").read_text().split() == ["150000", str(PERIOD_US)]
     assert (root / "cgroup.subtree_control").read_text().strip() == "+cpu"  # the controller enabled down the path
     assert CgroupBackend.quota_cores(g2) == pytest.approx(1.5)
+    for group in (g, g2):  # run lifts the quotas for the start and sets them again after the first batch
+        CgroupBackend.set_quota(group, None)
+        assert CgroupBackend.quota_cores(group) is None
+        CgroupBackend.set_quota(group, 0.4)
+        assert CgroupBackend.quota_cores(group) == pytest.approx(0.4)
     assert group_name(tmp_path / "a") != group_name(tmp_path / "b")
 
 

@@ -146,6 +146,25 @@ def test_spark_stages_on_different_nodes_run_side_by_side() -> None:
     assert spread.engine_detail["stages"] == 3 and packed.engine_detail["stages"] == 2
 
 
+def test_spark_stages_wait_for_their_input_to_cross_a_link() -> None:
+    """A stage fed from another node waits that link's one-way latency once per batch (the shuffle fetch), on top of
+    its tasks' CPU time; a stage whose input is local does not. Worked by hand: src on x, a on y (40 ms away)."""
+    topo = Topology("t", (Operator("src", "source", rate=100.0), Operator("a", "sink", cost_ms=1.0)),
+                    (Stream("src", "a"),))
+    nodes = (Node("x", cpu=100.0, memory_mb=10_000, rack="r0"), Node("y", cpu=100.0, memory_mb=10_000, rack="r1"))
+    far = Cluster("far", nodes, Links(same_rack_ms=0.0, cross_rack_ms=40.0))
+    near = Cluster("near", nodes, Links(same_rack_ms=0.0, cross_rack_ms=0.0))
+    remote = Plan("m", "t", "far", {"src": {"x": 1}, "a": {"y": 1}}, source_rates={"src": 100.0})
+    local = Plan("m", "t", "far", {"src": {"x": 1}, "a": {"x": 1}}, source_rates={"src": 100.0})
+    f_far = evaluate(topo, far, remote, engine=spark()).engine_detail
+    f_near = evaluate(topo, near, remote, engine=spark()).engine_detail
+    # F = batch 0.2 + src (0.05 + 0.01) + a (0.05 + 0.01 + 0.04 fetch) = 0.36 s; W unchanged (the wait is not work)
+    assert f_far["batch_fixed_s"] == pytest.approx(0.36) and f_near["batch_fixed_s"] == pytest.approx(0.32)
+    assert f_far["work_s_per_scale_second"] == pytest.approx(f_near["work_s_per_scale_second"])
+    # both on x: one fused stage, no shuffle and no wait (0.2 + 0.05 + 0.01)
+    assert evaluate(topo, far, local, engine=spark()).engine_detail["batch_fixed_s"] == pytest.approx(0.26)
+
+
 def cross_rack() -> tuple[Topology, Cluster, Plan]:
     topo = Topology("t", (Operator("src", "source", rate=100.0, bytes_per_tuple=1000.0), Operator("a", "sink")),
                     (Stream("src", "a"),))

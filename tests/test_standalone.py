@@ -128,6 +128,13 @@ def test_standalone_cluster_pins_replicas_and_refuses_strangers(tmp_path: Path) 
                    "--trigger", "2", "--out", str(tmp_path / "out"), "--json", env=env)
         assert ran.returncode == 0, ran.stderr[-3000:]
         result = json.loads(ran.stdout)
+        if state.cpu_scale:  # cgroups writable here: each worker in its node's group, the quotas set again after run
+            from streamplace.spark.cpu_quota import CgroupBackend
+
+            assert result.get("cpu_quotas", "").startswith("lifted for the start")
+            for w in state.workers:
+                assert str(w.pid) in (Path(w.cgroup) / "cgroup.procs").read_text().split()
+                assert CgroupBackend.quota_cores(Path(w.cgroup)) == pytest.approx(w.cpu_quota_cores, rel=1e-3)
         placement = result["placement"]
         for op, planned in PLAN["replicas"].items():
             # every planned node processed tuples of the operator, and no other node did
@@ -149,6 +156,7 @@ def test_standalone_cluster_pins_replicas_and_refuses_strangers(tmp_path: Path) 
     assert "master" in stopped.stdout
     assert all(not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text().split()[2]
                for pid in [state.master_pid] + [w.pid for w in state.workers])
+    assert not any(w.cgroup and Path(w.cgroup).exists() for w in state.workers)  # down removed the groups
 
 
 THREE = textwrap.dedent("""\
@@ -229,3 +237,38 @@ def test_worker_config_gives_a_real_host_what_cluster_up_gives_its_worker() -> N
         assert '"name": "' + w.resource + '"' in text and "$STREAMPLACE" not in text
     with pytest.raises(ModelError, match="not a node of hetero-3"):
         worker_config(c, "nope", "spark://x:1")
+
+
+def test_emulated_links_make_a_pinned_stage_wait_for_its_remote_input() -> None:
+    """A pinned stage waits the longest one-way latency from a node holding an upstream replica (none for a local
+    input or a source), once per task before it processes; the spec's latencies come as PipelineConfig takes them."""
+    import dataclasses
+
+    from streamplace.model.cluster import Links
+    from streamplace.spark.layout import Branch, link_latencies
+    from streamplace.spark.pipeline import Pipeline, PipelineConfig, _run_chain
+
+    cluster = Cluster("two", _cluster().nodes, Links(same_rack_ms=25.0))
+    links = link_latencies(cluster)
+    assert links == {"fast": {"slow": 25.0}, "slow": {"fast": 25.0}}
+    pipeline = object.__new__(Pipeline)  # the wait is decided from the plan alone: no Spark needed
+    pipeline.topology, pipeline.cfg = _topology(), PipelineConfig(link_latency_ms=links)
+    pipeline.pinned = {op: [(Branch(node, resource_name(node), 0, n), None) for node, n in per.items()]
+                       for op, per in PLAN["replicas"].items()}
+    assert pipeline._fetch_wait_ms("src", "fast") == 0.0  # a source reads no shuffle
+    assert pipeline._fetch_wait_ms("mid", "fast") == 0.0  # src sits on fast too
+    assert pipeline._fetch_wait_ms("mid", "slow") == 25.0
+    assert pipeline._fetch_wait_ms("sink", "slow") == 25.0  # mid has a replica on fast
+    pipeline.cfg = PipelineConfig()
+    assert pipeline._fetch_wait_ms("sink", "slow") == 0.0  # no latencies emulated
+
+    @dataclasses.dataclass
+    class Step:
+        fetch_wait_ms: float
+
+        def __call__(self, batches: object, stats: object, batch_id: int) -> list[int]:
+            return [len(list(batches))]  # type: ignore[call-overload]
+
+    started = time.monotonic()
+    assert _run_chain(((Step(60.0), ()),), None, 3, None, iter([1, 2])) == [2]
+    assert time.monotonic() - started >= 0.06  # waited (a lower bound: load only lengthens it)

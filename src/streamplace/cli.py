@@ -653,8 +653,13 @@ def run_cmd(
         if boost is not None:
             boost()
         raise
+    links = None
+    if state is not None:  # an emulated cluster's workers talk over loopback: the spec's link latencies are waited
+        from streamplace.spark.layout import link_latencies
+
+        links = link_latencies(c)
     cfg = PipelineConfig(trigger_s=trigger_s, sink=sink, out_dir=out_dir, workers=workers,  # type: ignore[arg-type]
-                         source_lead_s=eng.spark.lead_s)
+                         source_lead_s=eng.spark.lead_s, link_latency_ms=links)
     with progress_bar("running {task.description}", "{task.completed:.0f}/{task.total:.0f} s",
                       disable=as_json or not err.is_terminal) as bar:
         task = bar.add_task(f"{t.name} ({pl.scheduler} plan)", total=warmup + duration)

@@ -118,3 +118,10 @@ def check_enactable(topology: Topology, plan: Plan, workers: list[WorkerLayout],
                                         "restart the cluster with a larger --replica-slots, or re-plan"))
     if problems:
         raise ModelError(problems, where)
+
+
+def link_latencies(cluster: Cluster) -> dict[str, dict[str, float]]:
+    """Every ordered pair of distinct nodes' one-way latency (ms), as PipelineConfig.link_latency_ms takes it."""
+    lat = cluster.latency
+    ids = cluster.ids
+    return {a: {b: float(lat[i, j]) for j, b in enumerate(ids) if j != i} for i, a in enumerate(ids)}

@@ -65,6 +65,8 @@ class OperatorTask:
     node: str | None = None
     resource: str | None = None
     partition_offset: int = 0
+    #: ms the task waits before it processes: its shuffle input crossing an emulated link (pipeline.py)
+    fetch_wait_ms: float = 0.0
 
     def __call__(self, batches: Iterator[pa.RecordBatch], stats: Any, batch_id: int) -> Iterator[pa.RecordBatch]:
         salt = salt_of(self.op_id)

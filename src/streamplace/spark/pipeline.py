@@ -102,6 +102,10 @@ class PipelineConfig:
     #: the standalone cluster's workers (layout.py): when given, every operator's replicas run on the planned
     #: nodes (stage-level scheduling) and emulate each node's speed-up; None runs wherever Spark likes (local)
     workers: list[WorkerLayout] | None = None
+    #: one-way latency between the planned nodes, ms ({a: {b: ms}}): on an emulated cluster (one machine, loopback)
+    #: a pinned stage's tasks wait the longest latency from a node that feeds them before they process — the shuffle
+    #: fetch crossing that link, once per micro-batch, as the spark engine models it. None: no wait
+    link_latency_ms: dict[str, dict[str, float]] | None = None
 
 
 class Pipeline:
@@ -429,11 +433,22 @@ class Pipeline:
                 # exchanges' partitioning (b.count tasks), which a projection in between would lose
                 shuffled.append(f.select(*cols, local.alias("_t")).repartition(b.count, F.col("_t")))
             x = reduce(lambda a, c: a.union(c), shuffled).drop("_t")
-            tasks = [task] + [self.pinned[o][j][1] for o in chain[1:]]
+            wait = self._fetch_wait_ms(op_id, b.node)
+            tasks = [dataclasses.replace(task, fetch_wait_ms=wait) if wait else task]
+            tasks += [self.pinned[o][j][1] for o in chain[1:]]
             writer = self._direct_sink(chain[-1], b.offset)
             out.append(x.mapInArrow(self._chain_mapper(chain, batch_id, tasks, writer), schema,
                                     profile=self.profiles[b.node]))
         return out
+
+    def _fetch_wait_ms(self, op_id: str, node: str) -> float:
+        """The longest one-way latency from a node holding an upstream replica of ``op_id`` to ``node`` (0 for a
+        source, or when every input is local or no latencies are emulated)."""
+        links = self.cfg.link_latency_ms
+        if not links:
+            return 0.0
+        upstream = {b.node for p in self.topology.forward_graph.predecessors(op_id) for b, _ in self.pinned[p]}
+        return max((links.get(u, {}).get(node, 0.0) for u in upstream if u != node), default=0.0)
 
     def _target_values(self, n: int) -> list[int]:
         """n ints whose hash partitions land on partitions 0..n−1 in order, one each."""
@@ -585,6 +600,9 @@ def _run_chain(steps: tuple[tuple[OperatorTask, tuple[str, ...]], ...], stats: A
     from pyspark import TaskContext
 
     ctx = TaskContext.get()
+    wait_ms = steps[0][0].fetch_wait_ms if steps else 0.0
+    if wait_ms > 0:  # the emulated link: this task's shuffle input crossed it (PipelineConfig.link_latency_ms)
+        time.sleep(wait_ms / 1000.0)
     if batch_id is None:
         value = ctx.getLocalProperty(BATCH_ID_PROPERTY) if ctx is not None else None
         if value is None:

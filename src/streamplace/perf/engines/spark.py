@@ -208,15 +208,34 @@ def _slots(cluster: Cluster) -> tuple[np.ndarray, np.ndarray]:
     return k, cores / k
 
 
+def fetch_waits(arrays: Stages, cluster: Cluster) -> np.ndarray:
+    """Per stage, the seconds its tasks wait for their shuffle input to cross the network: the longest one-way
+    latency from a node of a parent group's stages to the stage's own node (0 when every input is local, and for
+    the source stages). O(Σ_g stages_g · parent nodes_g)."""
+    waits = np.zeros(len(arrays))
+    for g, parents in enumerate(arrays.parents):
+        if not parents:
+            continue
+        upstream = np.unique(np.concatenate([arrays.node[arrays.bounds[p]:arrays.bounds[p + 1]] for p in parents]))
+        lo, hi = int(arrays.bounds[g]), int(arrays.bounds[g + 1])
+        lat = cluster.latency_block(upstream, arrays.node[lo:hi])  # upstream × this group's stages (no n × n)
+        lat = np.where(upstream[:, None] == arrays.node[None, lo:hi], 0.0, lat)
+        waits[lo:hi] = lat.max(axis=0) / 1000.0
+    return waits
+
+
 def simulate(arrays: Stages, slots: np.ndarray, speed: np.ndarray, stage_s: float, task_s: float,
-             per_tuple: float, jvm_cores: float = 0.0) -> tuple[float, np.ndarray, np.ndarray]:
+             per_tuple: float, jvm_cores: float = 0.0,
+             fetch_s: np.ndarray | None = None) -> tuple[float, np.ndarray, np.ndarray]:
     """List-schedule one batch: (makespan, task seconds per node, finish time per stage).
 
     A group's stages are ready ``stage_s`` after the last stage of its parent groups finishes; ready stages take
     the earliest free slots of their node in order of readiness (groups in order of readiness, then of index);
-    each task lasts (task_s + tuples · per_tuple · cost) / speed. A group's stages sit on different nodes, so
-    they are placed together, one wave of tasks at a time, vectorized over the group: O(G log G + Σ_g w_g · n_g)
-    array work for G groups, n_g stages of at most w_g tasks each, instead of a Python step per task.
+    each task lasts (task_s + tuples · per_tuple · cost) / speed, plus ``fetch_s`` of its stage (the wait for its
+    shuffle input to cross a link, fetch_waits; not CPU, so not scaled by speed). A group's stages sit on
+    different nodes, so they are placed together, one wave of tasks at a time, vectorized over the group:
+    O(G log G + Σ_g w_g · n_g) array work for G groups, n_g stages of at most w_g tasks each, instead of a Python
+    step per task.
     """
     n = len(arrays.node)
     finish = np.zeros(n)
@@ -230,6 +249,8 @@ def simulate(arrays: Stages, slots: np.ndarray, speed: np.ndarray, stage_s: floa
     running = np.minimum(w, k)  # tasks at once: Spark's own threads take jvm_cores of the node from them
     share = np.minimum(1.0, np.maximum(k * v - jvm_cores, 0.05 * k) / (running * v))
     d = (task_s + arrays.tuples * per_tuple * (arrays.logic_ms + arrays.spark_ms * spread) / 1000.0) / (v * share)
+    if fetch_s is not None:
+        d = d + fetch_s
     pool = np.where(np.arange(int(slots.max()))[None, :] < slots[:, None], 0.0, np.inf)  # free time per slot
     n_groups = len(arrays.parents)
     children: list[list[int]] = [[] for _ in range(n_groups)]
@@ -260,7 +281,7 @@ def simulate(arrays: Stages, slots: np.ndarray, speed: np.ndarray, stage_s: floa
             ready_at[c] = max(ready_at[c], last)
             if waiting[c] == 0:
                 heapq.heappush(heap, (ready_at[c] + stage_s, c))
-    busy = np.bincount(u, weights=d * w, minlength=len(slots))
+    busy = np.bincount(u, weights=(d if fetch_s is None else d - fetch_s) * w, minlength=len(slots))
     return float(finish.max()), busy, finish
 
 
@@ -271,7 +292,8 @@ def predict(topology: Topology, cluster: Cluster, cells: Cells, rates: OperatorR
     arrays = build_stages(topology, cells, rates, consts)
     slots, speed = _slots(cluster)
     jvm = consts.jvm_cores
-    fixed_span, _, _ = simulate(arrays, slots, speed, consts.stage_s, consts.task_s, 0.0, jvm)
+    fetch = fetch_waits(arrays, cluster) if len(cluster) > 1 else None
+    fixed_span, _, _ = simulate(arrays, slots, speed, consts.stage_s, consts.task_s, 0.0, jvm, fetch)
     fixed = consts.batch_s + fixed_span
     work, _, _ = simulate(arrays, slots, speed, 0.0, 0.0, 1.0, jvm)
     q, trig = settings.quantum_s, settings.trigger_s
@@ -280,14 +302,14 @@ def predict(topology: Topology, cluster: Cluster, cells: Cells, rates: OperatorR
     trigger_scale = max(0.0, (base - fixed) / (base * work)) if work > 0 else (math.inf if fixed <= base else 0.0)
 
     def batch(s: float, data_s: float) -> tuple[float, np.ndarray]:
-        span, busy, _ = simulate(arrays, slots, speed, consts.stage_s, consts.task_s, s * data_s, jvm)
+        span, busy, _ = simulate(arrays, slots, speed, consts.stage_s, consts.task_s, s * data_s, jvm, fetch)
         return consts.batch_s + span, busy
 
     if scale * work >= 1.0:  # cannot keep up: batches grow without bound, the nodes as busy as at capacity
         period = b = math.inf
         mean = worst = math.inf
         near, longest = (1.0 - 1e-3) / work, max(fixed, 1e-6) / 1e-3  # the period there: F / (1 − s·W)
-        _, busy, _ = simulate(arrays, slots, speed, consts.stage_s, consts.task_s, near * longest, jvm)
+        _, busy, _ = simulate(arrays, slots, speed, consts.stage_s, consts.task_s, near * longest, jvm, fetch)
         busy = busy / (longest * cluster.cpu / 100.0)
     elif q > 0:  # whole quanta of data on a trigger: replay the batches (triggers.py) at the run's phase
         leads = [settings.lead_s] if settings.lead_s is not None else [q * (k + 0.5) / 8 for k in range(8)]
