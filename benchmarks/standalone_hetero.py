@@ -23,6 +23,7 @@ Run: .venv/bin/python benchmarks/standalone_hetero.py [--clusters hetero-3,heter
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import statistics
 import tempfile
@@ -80,8 +81,12 @@ def measure(state: Any, topo: Topology, cluster: Cluster, plan: Plan, rows: floa
     cfg = PipelineConfig(sink="noop", out_dir=out, workers=state.layout(), trigger_s=0, batch_s=1.0,
                          link_latency_ms=link_latencies(cluster))
     started = time.monotonic()
+    sampler = CpuSampler(state) if args.verbose else None
     res = run_pipeline(spark, topo, cluster, plan, args.duration, warmup_s=args.warmup, cfg=cfg,
                        after_first_batch=boost)
+    if sampler is not None:
+        print("    real cores used in the last", f"{args.duration:g} s by node (JVMs / Python workers / quota):",
+              sampler.stop(args.duration))
     spark.stop()
     done = [b for b in res.series if b["input_rows"] > 0]
     if args.verbose:
@@ -101,6 +106,50 @@ def measure(state: Any, topo: Topology, cluster: Cluster, plan: Plan, rows: floa
             "executor_start_s": res.measured.get("executor_start_s"), "wall_s": time.monotonic() - started,
             "on_plan": all(placed.get(op, set()) == {n for n, c in per.items() if c > 0}
                            for op, per in plan.replicas.items())}
+
+
+class CpuSampler:
+    """Every 2 s, per node: CPU seconds of the JVMs (worker daemon, executors) and of the Python workers under its
+    worker process — where a node's quota goes (diagnostic, --verbose)."""
+
+    def __init__(self, state: Any) -> None:
+        import threading
+
+        self.state, self.samples, self.done = state, [], threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        import psutil
+
+        while not self.done.wait(2.0):
+            row: dict[str, tuple[float, float]] = {}
+            for w in self.state.workers:
+                java = py = 0.0
+                with contextlib.suppress(psutil.Error):
+                    root = psutil.Process(w.pid)
+                    for proc in [root, *root.children(recursive=True)]:
+                        with contextlib.suppress(psutil.Error):
+                            t = proc.cpu_times()
+                            busy = t.user + t.system + t.children_user + t.children_system
+                            if "java" in proc.name():
+                                java += busy
+                            elif "python" in proc.name():
+                                py += busy
+                row[w.node] = (java, py)
+            self.samples.append((time.monotonic(), row))
+
+    def stop(self, window_s: float) -> str:
+        self.done.set()
+        self.thread.join()
+        if len(self.samples) < 2:
+            return "no samples"
+        end_t, end = self.samples[-1]
+        start_t, start = min(self.samples, key=lambda s: abs(s[0] - (end_t - window_s)))
+        span = max(end_t - start_t, 1e-9)
+        quota = {w.node: w.cpu_quota_cores for w in self.state.workers}
+        return ", ".join(f"{n} {(end[n][0] - start[n][0]) / span:.2f} / {(end[n][1] - start[n][1]) / span:.2f} / "
+                         f"{quota[n] or 0:.2f}" for n in end if n in start)
 
 
 def ranking(values: dict[str, float]) -> list[str]:
