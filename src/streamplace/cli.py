@@ -797,7 +797,13 @@ def live_cmd(
             first = place_counts(t, c, first.counts(), slots)
     pol = make_policy(policy, t, c, parse_params(param), slots, first)
     spark = spark_session(master, state, cores, out_dir / "spark.log")
-    cfg = PipelineConfig(trigger_s=trigger, sink=sink, out_dir=out_dir, workers=workers)  # type: ignore[arg-type]
+    links = None
+    if state is not None:  # as `run`: an emulated cluster's stages wait the spec's link latencies
+        from streamplace.spark.layout import link_latencies
+
+        links = link_latencies(c)
+    cfg = PipelineConfig(trigger_s=trigger, sink=sink, out_dir=out_dir, workers=workers,  # type: ignore[arg-type]
+                         link_latency_ms=links)
     alive = None
     if state is not None:
         from streamplace.spark.standalone import alive_nodes
