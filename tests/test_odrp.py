@@ -187,3 +187,29 @@ def test_missing_bounds_are_computed_from_single_objective_solves() -> None:
     assert bounds["r_max"] == pytest.approx(max(best_r, alone["c"].predicted["odrp"]["response_ms"]))
     assert bounds["c_min"] == 0.0 and bounds["c_max"] >= alone["c"].predicted["odrp"]["cost"]  # c_min kept as given
     assert any("payoff table" in w for w in plan.warnings)
+
+
+def test_milp_never_returns_nan_columns_as_a_solution(monkeypatch) -> None:
+    """A HiGHS answer marked feasible whose columns hold NaN (seen once in CI) is solved again without presolve,
+    never handed on as a deployment."""
+    import highspy
+
+    from streamplace.schedulers.milp import Milp
+
+    milp = Milp(maximize=True)
+    a, b = milp.binary(cost=1.0), milp.binary(cost=2.0)
+    milp.row([(a, 1.0), (b, 1.0)], hi=1.0)
+    real = highspy.Highs.getSolution
+    calls = []
+
+    def flaky(self: highspy.Highs) -> highspy.HighsSolution:
+        sol = real(self)
+        calls.append(1)
+        if len(calls) == 1:
+            sol.col_value = [float("nan")] * len(sol.col_value)
+        return sol
+
+    monkeypatch.setattr(highspy.Highs, "getSolution", flaky)
+    result = milp.solve()
+    assert len(calls) == 2 and result.x is not None and np.isfinite(result.x).all()
+    assert result.x.tolist() == [0.0, 1.0] and result.status == "optimal"

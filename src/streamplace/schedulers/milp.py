@@ -8,7 +8,7 @@ the relative gap.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import highspy
@@ -146,6 +146,13 @@ class Milp:
         seconds = float(h.getRunTime())
         has_solution = info.primal_solution_status == 2  # kSolutionStatusFeasible
         x = np.asarray(h.getSolution().col_value, dtype=float) if has_solution else None
+        if x is not None and not np.isfinite(x).all():
+            # seen once in CI (a 2-operator instance of test_throughput_schedulers, not reproducible): a "feasible"
+            # solution with NaN columns; solve again without presolve rather than read NaN as a replica count
+            if (options or {}).get("presolve") != "off":
+                retry = self.solve(time_limit_s, mip_rel_gap, threads, start, {**(options or {}), "presolve": "off"})
+                return replace(retry, seconds=retry.seconds + float(h.getRunTime()))
+            has_solution, x = False, None
         objective = float(info.objective_function_value) if has_solution else None
         bound = float(info.mip_dual_bound) if np.isfinite(info.mip_dual_bound) else None
         gap = float(info.mip_gap) if has_solution and np.isfinite(info.mip_gap) else None
