@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import functools
 import statistics
 import tempfile
 import time
@@ -73,10 +72,7 @@ def measure(state: Any, topo: Topology, cluster: Cluster, plan: Plan, rows: floa
     conf = standalone.app_conf(state)
     if args.executor_java_opts is not None:
         conf["spark.executor.extraJavaOptions"] = args.executor_java_opts
-    boost = None
-    if state.cpu_scale and not args.no_start_boost:  # as `run` does: quotas lifted for the start
-        standalone.enforce_cpu_quotas(state, False)
-        boost = functools.partial(standalone.enforce_cpu_quotas, state, True)
+    boost = None if args.no_start_boost else standalone.lift_cpu_quotas(state)  # as `run` does
     spark = local_session(master=state.master_url, conf=conf)
     cfg = PipelineConfig(sink="noop", out_dir=out, workers=state.layout(), trigger_s=0, batch_s=1.0,
                          link_latency_ms=link_latencies(cluster))

@@ -642,24 +642,19 @@ def run_cmd(
         warn(line)
     out_dir = run_dir(t, pl, sink, out_dir)
     boost = None
-    if state is not None and state.cpu_scale:
-        from streamplace.spark.standalone import enforce_cpu_quotas
+    if state is not None:  # executors and the first batch start at full speed; the quotas are set after it
+        from streamplace.spark.standalone import lift_cpu_quotas
 
-        enforce_cpu_quotas(state, False)  # executors and the first batch start at full speed; quotas set after it
-        boost = functools.partial(enforce_cpu_quotas, state, True)
+        boost = lift_cpu_quotas(state)
     try:
         spark = spark_session(master, state, cores, out_dir / "spark.log")
     except BaseException:
         if boost is not None:
             boost()
         raise
-    links = None
-    if state is not None:  # an emulated cluster's workers talk over loopback: the spec's link latencies are waited
-        from streamplace.spark.layout import link_latencies
-
-        links = link_latencies(c)
+    # an emulated cluster's workers talk over loopback: its stages wait the spec's link latencies instead
     cfg = PipelineConfig(trigger_s=trigger_s, sink=sink, out_dir=out_dir, workers=workers,  # type: ignore[arg-type]
-                         source_lead_s=eng.spark.lead_s, link_latency_ms=links)
+                         source_lead_s=eng.spark.lead_s, link_latency_ms=emulated_links(state, c))
     with progress_bar("running {task.description}", "{task.completed:.0f}/{task.total:.0f} s",
                       disable=as_json or not err.is_terminal) as bar:
         task = bar.add_task(f"{t.name} ({pl.scheduler} plan)", total=warmup + duration)
@@ -688,6 +683,15 @@ def run_cmd(
     if not result.measured.get("throughput"):
         warn(f"no tuple reached a sink in the {duration:g} s measured (only during the {warmup:g} s warm-up): the "
              "figures above are not the pipeline's; measure longer (--duration) or after a longer --warmup")
+
+
+def emulated_links(state: Any, cluster: Cluster) -> dict[str, dict[str, float]] | None:
+    """The spec's link latencies for the stages to wait on a cluster `cluster up` started (None elsewhere)."""
+    if state is None:
+        return None
+    from streamplace.spark.layout import link_latencies
+
+    return link_latencies(cluster)
 
 
 def print_run(result: Any, t: Topology, pl: Plan, master: str | None, duration: float, here: str) -> None:
@@ -797,13 +801,8 @@ def live_cmd(
             first = place_counts(t, c, first.counts(), slots)
     pol = make_policy(policy, t, c, parse_params(param), slots, first)
     spark = spark_session(master, state, cores, out_dir / "spark.log")
-    links = None
-    if state is not None:  # as `run`: an emulated cluster's stages wait the spec's link latencies
-        from streamplace.spark.layout import link_latencies
-
-        links = link_latencies(c)
     cfg = PipelineConfig(trigger_s=trigger, sink=sink, out_dir=out_dir, workers=workers,  # type: ignore[arg-type]
-                         link_latency_ms=links)
+                         link_latency_ms=emulated_links(state, c))  # as `run`
     alive = None
     if state is not None:
         from streamplace.spark.standalone import alive_nodes

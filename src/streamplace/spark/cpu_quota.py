@@ -56,7 +56,12 @@ class CpuQuotas:
     cores: dict[str, float]  # node id → real cores of its quota
 
     def quota_us(self, node: str) -> int:
-        return max(MIN_QUOTA_US, round(self.cores[node] * PERIOD_US))
+        return quota_us(self.cores[node])
+
+
+def quota_us(cores: float) -> int:
+    """A quota of ``cores`` real cores in µs of CPU per CFS period (at least the kernel's minimum)."""
+    return max(MIN_QUOTA_US, round(cores * PERIOD_US))
 
 
 def default_budget(real_cores: int | None = None) -> float:
@@ -101,7 +106,7 @@ class CgroupBackend:
 
     def create(self, cluster_group: str, node_group: str, cores: float) -> Path:
         """The group for one node with a quota of ``cores`` real cores; parents made as needed."""
-        quota = max(MIN_QUOTA_US, round(cores * PERIOD_US))
+        quota = quota_us(cores)
         parent = self.base / cluster_group
         group = parent / node_group
         if self.version == 2:
@@ -120,7 +125,7 @@ class CgroupBackend:
     def set_quota(group: Path, cores: float | None) -> None:
         """Set a group's quota to ``cores`` real cores, or lift it (None: unlimited)."""
         group = Path(group)
-        quota = None if cores is None else max(MIN_QUOTA_US, round(cores * PERIOD_US))
+        quota = None if cores is None else quota_us(cores)
         if (group / "cpu.max").exists():
             (group / "cpu.max").write_text(f"{'max' if quota is None else quota} {PERIOD_US}\n")
         else:

@@ -201,6 +201,9 @@ class Pipeline:
             self.pinned[op.id] = [(b, dataclasses.replace(self._task(op.id, speed[b.node]), node=b.node,
                                                           resource=b.resource, partition_offset=b.offset))
                                   for b in branches(self.plan, op.id, workers)]
+        for op_id, per in self.pinned.items():  # the wait for input from other nodes, decided once per plan
+            self.pinned[op_id] = [(b, dataclasses.replace(task, fetch_wait_ms=self._fetch_wait_ms(op_id, b.node)))
+                                  for b, task in per]
         self.readers = {op.id: sum(len(self.pinned[t]) for t in self.topology.successors(op.id))
                         for op in self.topology.operators}
         for w in workers:
@@ -433,9 +436,7 @@ class Pipeline:
                 # exchanges' partitioning (b.count tasks), which a projection in between would lose
                 shuffled.append(f.select(*cols, local.alias("_t")).repartition(b.count, F.col("_t")))
             x = reduce(lambda a, c: a.union(c), shuffled).drop("_t")
-            wait = self._fetch_wait_ms(op_id, b.node)
-            tasks = [dataclasses.replace(task, fetch_wait_ms=wait) if wait else task]
-            tasks += [self.pinned[o][j][1] for o in chain[1:]]
+            tasks = [task] + [self.pinned[o][j][1] for o in chain[1:]]
             writer = self._direct_sink(chain[-1], b.offset)
             out.append(x.mapInArrow(self._chain_mapper(chain, batch_id, tasks, writer), schema,
                                     profile=self.profiles[b.node]))

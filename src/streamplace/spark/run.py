@@ -99,15 +99,18 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
     pipeline = Pipeline(spark, topology, plan, cfg)
     pending = [after_first_batch] if after_first_batch is not None else []
 
-    def first_batch_done() -> None:
-        if pending and (any(b.input_rows > 0 for b in listener.batches)):
+    def release() -> None:  # after_first_batch, once
+        if pending:
             pending.pop()()
+
+    def first_batch_done() -> None:
+        if any(b.input_rows > 0 for b in listener.batches):
+            release()
 
     try:
         pipeline.start()  # a pinned run starts its executors first (Pipeline.start_executors): not in the warm-up
     except BaseException:
-        if pending:
-            pending.pop()()
+        release()
         raise
     started = time.perf_counter()
     wait_s = 30.0  # for the running batch to end, so the checkpoint is left between batches
@@ -116,8 +119,7 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
     longest_wait_s = 2.0 * (cfg.trigger_s if cfg is not None else 1.0) + 10.0
     try:
         _sleep(warmup_s, started, progress, first_batch_done)
-        if pending:
-            pending.pop()()
+        release()
         _batch_end(listener, longest_wait_s)
         before = Snapshot.take(pipeline.stats)
         _sleep(before.at - started + duration_s, started, progress)
@@ -130,8 +132,7 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
         wait_s = 0.0  # the user wants out now; a batch cut short is replayed on restart
         raise
     finally:
-        if pending:
-            pending.pop()()
+        release()
         pipeline.stop(wait_s=wait_s)
         spark.streams.removeListener(listener)
     measured, operators = measure(before, after, topology)

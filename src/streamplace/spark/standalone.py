@@ -18,6 +18,7 @@ files readable by the owner (mode 600), never on a command line.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import secrets
@@ -25,6 +26,7 @@ import socket
 import subprocess
 import time
 import urllib.request
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -261,6 +263,11 @@ def enforce_cpu_quotas(state: ClusterState, enforce: bool = True) -> bool:
     for group, cores in groups:
         CgroupBackend.set_quota(Path(group), cores if enforce else None)
     return bool(groups)
+
+
+def lift_cpu_quotas(state: ClusterState) -> Callable[[], None] | None:
+    """Lift the nodes' CPU quotas for a run's start; returns what sets them again (None: the cluster has none)."""
+    return functools.partial(enforce_cpu_quotas, state, True) if enforce_cpu_quotas(state, False) else None
 
 
 def _wait(ready: Any, timeout_s: float, message: str) -> None:

@@ -248,9 +248,8 @@ def simulate(arrays: Stages, slots: np.ndarray, speed: np.ndarray, stage_s: floa
     spread = w / (k * np.ceil(w / k))  # Spark's per-tuple work spreads over the node's slots
     running = np.minimum(w, k)  # tasks at once: Spark's own threads take jvm_cores of the node from them
     share = np.minimum(1.0, np.maximum(k * v - jvm_cores, 0.05 * k) / (running * v))
-    d = (task_s + arrays.tuples * per_tuple * (arrays.logic_ms + arrays.spark_ms * spread) / 1000.0) / (v * share)
-    if fetch_s is not None:
-        d = d + fetch_s
+    cpu = (task_s + arrays.tuples * per_tuple * (arrays.logic_ms + arrays.spark_ms * spread) / 1000.0) / (v * share)
+    d = cpu if fetch_s is None else cpu + fetch_s
     pool = np.where(np.arange(int(slots.max()))[None, :] < slots[:, None], 0.0, np.inf)  # free time per slot
     n_groups = len(arrays.parents)
     children: list[list[int]] = [[] for _ in range(n_groups)]
@@ -281,7 +280,7 @@ def simulate(arrays: Stages, slots: np.ndarray, speed: np.ndarray, stage_s: floa
             ready_at[c] = max(ready_at[c], last)
             if waiting[c] == 0:
                 heapq.heappush(heap, (ready_at[c] + stage_s, c))
-    busy = np.bincount(u, weights=(d if fetch_s is None else d - fetch_s) * w, minlength=len(slots))
+    busy = np.bincount(u, weights=cpu * w, minlength=len(slots))
     return float(finish.max()), busy, finish
 
 
