@@ -233,7 +233,7 @@ def test_worker_config_gives_a_real_host_what_cluster_up_gives_its_worker() -> N
         assert (doc["cores"], doc["memory_mb"], doc["resource"]) == (w.cores, w.memory_mb, w.resource)
         text = render_worker_config(doc)
         assert f"spark.worker.resource.{w.resource}.discoveryScript /srv/w/{w.resource}.sh" in text
-        assert f"Worker spark://10.0.0.5:7077 --cores {w.cores} --memory {w.memory_mb}m" in text
+        assert f"Worker spark://10.0.0.5:7077 --host $SPARK_LOCAL_IP --cores {w.cores} --memory {w.memory_mb}m" in text
         assert '"name": "' + w.resource + '"' in text and "$STREAMPLACE" not in text
     with pytest.raises(ModelError, match="not a node of hetero-3"):
         worker_config(c, "nope", "spark://x:1")

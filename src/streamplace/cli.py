@@ -624,9 +624,11 @@ def run_cmd(
     workers = None
     if state is not None:
         from streamplace.spark.layout import check_enactable
+        from streamplace.spark.standalone import require_registered
 
         workers = state.layout()
         check_enactable(t, pl, workers, str(plan_file or "plan"))
+        require_registered(state, {n for per in pl.replicas.values() for n in per})
     engine_p, rest = split_engine_params(parse_params(param))
     if rest:
         raise ModelError([Problem("--param", f"run takes engine parameters only, got {next(iter(rest))!r}",
@@ -686,8 +688,9 @@ def run_cmd(
 
 
 def emulated_links(state: Any, cluster: Cluster) -> dict[str, dict[str, float]] | None:
-    """The spec's link latencies for the stages to wait on a cluster `cluster up` started (None elsewhere)."""
-    if state is None:
+    """The spec's link latencies for the stages to wait on a cluster `cluster up` emulates on this machine (None
+    elsewhere: locally there are no links, and workers on other hosts have real ones)."""
+    if state is None or any(w.remote for w in state.workers):
         return None
     from streamplace.spark.layout import link_latencies
 
@@ -1009,6 +1012,9 @@ def cluster_up(
                                             "are writable; otherwise the nodes share the machine)")] = True,
     cpu_budget: Annotated[float | None, typer.Option("--cpu-budget", min=0.01, help="real cores the nodes share "
                                                      "under quotas (default: this machine's less 0.5)")] = None,
+    remote: Annotated[str | None, typer.Option("--remote", help="nodes whose workers run on other hosts (comma-"
+                                               "separated, or `all`): not started here; start each there from "
+                                               "`cluster worker-config`")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Start a Spark standalone master and one worker per node of CLUSTER; print the master URL.
@@ -1018,16 +1024,21 @@ def cluster_up(
     from streamplace.spark.standalone import up
 
     c = resolve_cluster(cluster)
+    far = [n.id for n in c.nodes] if remote == "all" else [n for n in (remote or "").split(",") if n]
     with progress_bar("starting {task.description}", "", disable=as_json or not err.is_terminal) as bar:
-        bar.add_task(f"{len(c.nodes)} workers for {c.name}", total=None)
-        state = up(c, state_dir, host, replica_slots, cpu_quota=cpu_quota, cpu_budget=cpu_budget)
+        bar.add_task(f"{len(c.nodes) - len(far)} workers for {c.name}", total=None)
+        state = up(c, state_dir, host, replica_slots, cpu_quota=cpu_quota, cpu_budget=cpu_budget, remote=far)
     if as_json:
         emit_json({"master_url": state.master_url, "state_dir": state.state_dir,
-                   "workers": [w.node for w in state.workers], "cpu_scale": state.cpu_scale,
+                   "workers": [w.node for w in state.workers], "remote": far, "cpu_scale": state.cpu_scale,
                    "cpu_quota_cores": {w.node: w.cpu_quota_cores for w in state.workers},
                    "cpu_quota_note": state.cpu_quota_note or None})
         return
-    info(f"cluster {c.name}: {len(state.workers)} workers, state in {state.state_dir}", stderr=True)
+    info(f"cluster {c.name}: {len(state.workers) - len(far)} workers here, state in {state.state_dir}", stderr=True)
+    if far:
+        info(f"{len(far)} worker(s) to start on their hosts: {', '.join(far)} — for each, `streamplace cluster "
+             f"worker-config {c.name} NODE --state-dir {state.state_dir}` prints the recipe; `cluster status` "
+             "shows when they have registered", stderr=True)
     if state.cpu_scale:
         quotas = ", ".join(f"{w.node} {w.cpu_quota_cores:.2f}" for w in state.workers)
         info(f"CPU quotas (cgroup v{state.cgroup_version}): {state.cpu_budget_cores:g} real cores shared, scale "
@@ -1060,12 +1071,15 @@ def _state_dir(cluster: str | None, state_dir: Path | None) -> Path:
 def cluster_worker_config(
     cluster: ClusterArg,
     node: Annotated[str, typer.Argument(help="the node of CLUSTER this host serves as")],
-    master: Annotated[str, typer.Option("--master", help="the master's URL (spark://HOST:PORT), as `cluster up` "
-                                        "prints it")],
+    master: Annotated[str | None, typer.Option("--master", help="the master's URL (spark://HOST:PORT), as "
+                                               "`cluster up` prints it (default: the cluster started here)")] = None,
     replica_slots: Annotated[int | None, typer.Option("--replica-slots", min=1, help="as given to `cluster up`")]
     = None,
     directory: Annotated[str, typer.Option("--dir", help="where the worker's files go on that host")]
     = "/opt/streamplace-worker",
+    include_secret: Annotated[bool, typer.Option("--include-secret", help="put the master's secret (from the "
+                                                 "state directory) in the properties instead of naming its file; "
+                                                 "keep the output private")] = False,
     state_dir: StateOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -1073,11 +1087,18 @@ def cluster_worker_config(
 
     Example: streamplace cluster worker-config hetero-3 core-i5-1 --master spark://10.0.0.5:7077
     """
-    from streamplace.spark.standalone import render_worker_config, worker_config
+    from streamplace.spark.standalone import ClusterState, render_worker_config, worker_config
 
-    c = resolve_cluster(cluster)
-    secret = str(_state_dir(cluster, state_dir) / "secret")
-    doc = worker_config(c, node, master, replica_slots, secret, directory)
+    where = _state_dir(cluster, state_dir)
+    # the cluster `cluster up` started here (its URL, secret and workers as started), when there is one
+    state = ClusterState.load(where) if (where / "state.json").is_file() else None
+    if state is None and (master is None or include_secret):
+        raise ModelError([Problem("--master" if master is None else "--include-secret",
+                                  f"no cluster was started here for {cluster} ({where})",
+                                  "start it with `streamplace cluster up`, or give --master and copy the secret")])
+    spec = state if state is not None and replica_slots is None else resolve_cluster(cluster)
+    doc = worker_config(spec, node, master or state.master_url, replica_slots,  # type: ignore[union-attr]
+                        str(where / "secret"), directory, state.secret if include_secret and state else None)
     if as_json:
         emit_json(doc)
         return
@@ -1135,7 +1156,8 @@ def cluster_status(
         table.add_column(col)
     for w in st["workers"]:
         quota = w.get("cpu_quota_cores")
-        table.add_row(w["node"], str(w["pid"]), "alive" if w["process_alive"] else "dead",
+        process = "remote" if w.get("remote") else "alive" if w["process_alive"] else "dead"
+        table.add_row(w["node"], "" if w["pid"] is None else str(w["pid"]), process,
                       "yes" if w["registered"] else "no", str(w["cores"]), str(w["cores_used"] or 0),
                       str(w["replica_slots"]), f"{w['speedup']:g}", "none" if quota is None else f"{quota:.2f} cores")
     out.print(table)

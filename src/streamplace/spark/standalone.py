@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import ipaddress
 import json
 import os
 import secrets
@@ -26,7 +27,7 @@ import socket
 import subprocess
 import time
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -66,6 +67,8 @@ class WorkerState:
     log: str
     cpu_quota_cores: float | None = None  # real cores its cgroup allows (None: no quota)
     cgroup: str | None = None
+    #: started on another host from `cluster worker-config` (pid 0, no files here): not ours to start or stop
+    remote: bool = False
 
 
 @dataclass
@@ -185,14 +188,21 @@ def master_json(host: str, webui_port: int, timeout_s: float = 2.0) -> dict[str,
 
 def up(cluster: Cluster, state_dir: Path | None = None, host: str = "127.0.0.1", replica_slots: int | None = None,
        timeout_s: float = 90.0, cpu_quota: bool = True, cpu_budget: float | None = None,
-       cgroups: CgroupBackend | str | None = None) -> ClusterState:
-    """Start the master and one worker per node; return when every worker has registered (or raise).
+       cgroups: CgroupBackend | str | None = None, remote: Collection[str] = ()) -> ClusterState:
+    """Start the master and one worker per node; return when every worker started here has registered (or raise).
+
+    ``remote``: nodes whose workers run on other hosts (started there from ``worker_config``): recorded in the
+    state but not started here, and not waited for; the master must then listen on an address they reach.
 
     ``cpu_quota``: each node's worker (and what it starts) runs in a cgroup whose CPU quota is the node's share of
     ``cpu_budget`` real cores (default: this machine's cores less half a core for the driver), see cpu_quota.py;
     where cgroups are not writable the cluster starts without quotas and ``cpu_quota_note`` says why.
     ``cgroups`` overrides the detected backend (tests)."""
     workers = worker_layout(cluster, replica_slots)
+    _check_remote(cluster, host, remote)
+    local = [w for w in workers if w.node not in remote]
+    # quotas scale the whole spec onto this machine's cores: not when some nodes are real hosts
+    cpu_quota = cpu_quota and not remote
     quotas = plan_quotas(cluster, cpu_budget if cpu_budget is not None else default_budget()) if cpu_quota else None
     backend = (cgroups if cgroups is not None else detect()) if cpu_quota else None
     state_dir = Path(state_dir or state_root() / cluster.name).resolve()
@@ -219,6 +229,8 @@ def up(cluster: Cluster, state_dir: Path | None = None, host: str = "127.0.0.1",
             backend.version
     elif isinstance(backend, str):
         state.cpu_quota_note = f"no CPU quotas: {backend}; the nodes share this machine's cores"
+    elif remote:
+        state.cpu_quota_note = f"no CPU quotas: {len(remote)} node(s) run on other hosts at their own speed"
     state.save()
     try:
         _wait(lambda: master_json(host, webui) is not None, timeout_s,
@@ -226,6 +238,10 @@ def up(cluster: Cluster, state_dir: Path | None = None, host: str = "127.0.0.1",
         spare = state_dir / "scripts" / f"{SPARE}.sh"
         _discovery_script(spare, SPARE, ["0"])
         for w in workers:
+            if w.node in remote:
+                state.workers.append(WorkerState(w.node, w.resource, w.replica_slots, w.speedup, w.cores,
+                                                 w.memory_mb, 0, 0, "", "", remote=True))
+                continue
             script = state_dir / "scripts" / f"{w.resource}.sh"
             _discovery_script(script, w.resource, ["0"])
             props = state_dir / f"worker-{w.resource}.properties"
@@ -246,12 +262,65 @@ def up(cluster: Cluster, state_dir: Path | None = None, host: str = "127.0.0.1",
                                              quotas.cores[w.node] if group is not None and quotas else None,
                                              str(group) if group is not None else None))
             state.save()
-        _wait(lambda: len(alive_workers(state)) == len(workers), timeout_s,
+        mine = {w.resource for w in local}
+        _wait(lambda: mine <= set(alive_workers(state)), timeout_s,
               f"not every worker registered within {timeout_s:g} s (see the logs in {state_dir / 'logs'})")
+        state.save()
     except BaseException:
         down(state_dir)
         raise
     return state
+
+
+def _check_remote(cluster: Cluster, host: str, remote: Collection[str]) -> None:
+    """Remote nodes must be the cluster's, and must be able to reach the master."""
+    names = [n.id for n in cluster.nodes]
+    unknown = [n for n in remote if n not in names]
+    if unknown:
+        raise ModelError([Problem("--remote", f"{', '.join(map(repr, unknown))} is not a node of {cluster.name}",
+                                  f"name nodes of {', '.join(names)}, or `all`")])
+    if remote and _is_loopback(host):
+        raise ModelError([Problem("--host", f"workers on other hosts cannot reach a master bound to {host}",
+                                  "give --host an address of this machine those hosts reach")])
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
+def local_address(host: str, port: int) -> str:
+    """This machine's address on the route to ``host`` (what the master and the workers can reach the driver
+    at): the master's own address when it is local or loopback. Sends nothing (a UDP socket's connect only picks
+    the route)."""
+    if _is_loopback(host):
+        return host
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect((host, port))
+            return str(s.getsockname()[0])
+    except OSError as e:
+        raise ClusterLaunchError(f"no route from this machine to the master at {host}:{port} ({e}); run the "
+                                 "driver on a host that reaches it") from e
+
+
+def require_registered(state: ClusterState, nodes: Collection[str]) -> None:
+    """A clear error when a node the plan uses has no worker registered with the master (a remote host not
+    started yet, or a worker that died)."""
+    alive = alive_nodes(state)
+    if alive is None:
+        raise ModelError([Problem("--master", f"the master at {state.master_url} does not answer",
+                                  "start it again with `streamplace cluster up`")])
+    missing = sorted(set(nodes) - alive)
+    if missing:
+        remote = {w.node for w in state.workers if w.remote}
+        hint = ("start it on its host with the recipe of `streamplace cluster worker-config "
+                f"{state.name} NODE` and wait until `streamplace cluster status` shows it registered"
+                if set(missing) & remote else "see `streamplace cluster status`; `cluster down` and `up` again")
+        raise ModelError([Problem("plan", f"node(s) {', '.join(missing)} have no worker registered with the master "
+                                  f"at {state.master_url}", hint)])
 
 
 def enforce_cpu_quotas(state: ClusterState, enforce: bool = True) -> bool:
@@ -347,6 +416,8 @@ def kill_worker(state: ClusterState, node: str) -> None:
     """Kill one node's worker at once (SIGKILL), as a machine failure would (its executors die with it)."""
     for w in state.workers:
         if w.node == node:
+            if w.remote:
+                raise ClusterLaunchError(f"node {node!r} runs on another host: stop its worker there")
             for proc in _tree(w.pid):
                 with contextlib.suppress(psutil.Error):
                     proc.kill()
@@ -357,9 +428,10 @@ def kill_worker(state: ClusterState, node: str) -> None:
 def down(state_dir: Path) -> list[str]:
     """Stop the workers, then the master, that ``up`` started there; returns what was stopped."""
     state = ClusterState.load(state_dir)
-    stopped = [f"worker {w.node} (pid {w.pid})" for w in state.workers if stop_process(w.pid)]
+    stopped = [f"worker {w.node} (pid {w.pid})" for w in state.workers if not w.remote and stop_process(w.pid)]
     if stop_process(state.master_pid):
         stopped.append(f"master (pid {state.master_pid})")
+    stopped += [f"(worker {w.node} runs on another host: stop it there)" for w in state.workers if w.remote]
     groups = [Path(w.cgroup) for w in state.workers if w.cgroup]
     if groups and state.cgroup_version in (1, 2):
         root = groups[0].parent.parent.parent  # root/streamplace/<cluster>/<node>
@@ -379,7 +451,8 @@ def status(state_dir: Path) -> dict[str, Any]:
             "state_dir": state.state_dir, "cpu_scale": state.cpu_scale, "cpu_budget_cores": state.cpu_budget_cores,
             "cgroup_version": state.cgroup_version, "cpu_quota_note": state.cpu_quota_note,
             "applications": [a.get("name") for a in doc.get("activeapps", [])],
-            "workers": [{"node": w.node, "pid": w.pid, "process_alive": _alive(w.pid),
+            "workers": [{"node": w.node, "pid": None if w.remote else w.pid, "remote": w.remote,
+                         "process_alive": None if w.remote else _alive(w.pid),
                          "registered": w.resource in seen, "cores": w.cores, "memory_mb": w.memory_mb,
                          "replica_slots": w.replica_slots, "speedup": w.speedup,
                          "cpu_quota_cores": w.cpu_quota_cores,
@@ -404,7 +477,8 @@ def app_conf(state: ClusterState, secret: str | None = None) -> dict[str, str]:
     return {
         "spark.authenticate": "true",
         "spark.authenticate.secret": secret if secret is not None else state.secret,
-        "spark.driver.host": state.host, "spark.driver.bindAddress": state.host,
+        # the driver's address the executors reach: the master's own on one machine, this host's towards it else
+        "spark.driver.host": (driver := local_address(state.host, state.port)), "spark.driver.bindAddress": driver,
         "spark.dynamicAllocation.enabled": "true",
         "spark.dynamicAllocation.shuffleTracking.enabled": "true",
         # longer than an executor takes to start on a loaded host (20–45 s on 2 cores): with less, the executors
@@ -435,13 +509,17 @@ def state_at(master: str | None, state_dir: Path | None) -> ClusterState | None:
     return state
 
 
-def worker_config(cluster: Cluster, node: str, master_url: str, replica_slots: int | None = None,
-                  secret_file: str = "SECRET_FILE", directory: str = "/opt/streamplace-worker") -> dict[str, Any]:
+def worker_config(cluster: Cluster | ClusterState, node: str, master_url: str, replica_slots: int | None = None,
+                  secret_file: str = "SECRET_FILE", directory: str = "/opt/streamplace-worker",
+                  secret: str | None = None) -> dict[str, Any]:
     """What a real host needs to serve as ``node`` of ``cluster`` under a master started by ``cluster up`` (or
     any master with the same secret): the two resource discovery scripts, the worker's properties and the command
-    that starts it, with the cores and memory ``cluster up`` gives that node's worker. Pure: writes nothing
-    (``render_worker_config`` says where each part goes)."""
-    layout = {w.node: w for w in worker_layout(cluster, replica_slots)}
+    that starts it, with the cores and memory ``cluster up`` gives that node's worker. The properties name
+    ``secret_file`` unless ``secret`` is given (then they carry it: keep that output private). Pure: writes
+    nothing (``render_worker_config`` says where each part goes). ``cluster``: the spec, or the state of the
+    cluster `cluster up` started (its workers' layout as started; ``replica_slots`` is then ignored)."""
+    workers = cluster.layout() if isinstance(cluster, ClusterState) else worker_layout(cluster, replica_slots)
+    layout = {w.node: w for w in workers}
     if node not in layout:
         raise ModelError([Problem("NODE", f"{node!r} is not a node of {cluster.name}",
                                   f"use one of {', '.join(layout)}")])
@@ -454,12 +532,14 @@ def worker_config(cluster: Cluster, node: str, master_url: str, replica_slots: i
         "speedup": w.speedup, "cores": w.cores, "memory_mb": w.memory_mb, "master": master_url,
         "directory": directory,
         "scripts": {script: _discovery_text(w.resource, ["0"]), spare: _discovery_text(SPARE, ["0"])},
-        "properties": _worker_properties(f"<the master's secret: the contents of {secret_file}>", w.resource,
+        "properties": _worker_properties(secret if secret is not None else
+                                          f"<the master's secret: the contents of {secret_file}>", w.resource,
                                           script, spare),
         "environment": {"SPARK_LOCAL_IP": "<this host's address the master and the driver can reach>"},
         "command": (f"$(python -c 'import pyspark, os; print(os.path.dirname(pyspark.__file__))')/bin/spark-class "
-                    f"org.apache.spark.deploy.worker.Worker {master_url} --cores {w.cores} --memory {w.memory_mb}m "
-                    f"--properties-file {directory}/worker.properties"),
+                    f"org.apache.spark.deploy.worker.Worker {master_url} --host $SPARK_LOCAL_IP --cores {w.cores} "
+                    f"--memory {w.memory_mb}m "
+                    f"--work-dir {directory}/work --properties-file {directory}/worker.properties"),
     }
 
 
@@ -469,8 +549,9 @@ def render_worker_config(doc: dict[str, Any]) -> str:
     return (
         f"# streamplace worker for node {doc['node']} of {doc['cluster']} (replica slots {doc['replica_slots']}, "
         f"speed-up {doc['speedup']:g})\n"
-        "# 1. a directory for it, on a host with PySpark installed (the same version as the driver's):\n"
-        f"mkdir -p {doc['directory']}\n"
+        "# 1. a directory for it, on a host with streamplace and PySpark installed (the driver's versions; the\n"
+        "#    executors run the driver's PYSPARK_PYTHON, so install them at that path or set it on the driver):\n"
+        f"mkdir -p {doc['directory']}/work\n"
         f"# 2. {script} (chmod 755): names this worker to the scheduler's pinning\n{body}"
         f"# 3. {spare} (chmod 755): the spare resource every worker offers\n{spare_body}"
         f"# 4. {doc['directory']}/worker.properties (chmod 600; the secret must be the master's):\n"
