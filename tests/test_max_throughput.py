@@ -61,3 +61,47 @@ def test_under_the_spark_engine_it_optimizes_that_model() -> None:
     assert ours.predicted["engine"] == "spark" and any("spark engine" in w for w in ours.warnings)
     assert ours.predicted["throughput"] > 1.5 * het.predicted["throughput"]
     assert ours.predicted["throughput"] >= 0.95 * opt.predicted["throughput"]
+
+
+def test_type_moves_change_an_operator_on_every_machine_of_a_type_that_holds_it() -> None:
+    """Identical machines (nasiri-medium: 4 of each type), each with three replicas of the same operator, share
+    the bottleneck: one replica fewer on one of them leaves the others at it, so the search needs one fewer on
+    all of them."""
+    from streamplace.schedulers.max_throughput import group_moves, node_groups
+
+    topo, cl = resolve_topology("nasiri-linear"), resolve_cluster("nasiri-medium")
+    model = ThroughputModel.build(topo, cl)
+    groups = node_groups(model)
+    assert len(set(groups.tolist())) == len({n.type for n in cl.nodes})  # one group per machine type
+    same = np.flatnonzero(groups == groups[np.argmax(np.bincount(groups))])
+    assert len(same) >= 2
+    pop = np.ones((1, len(topo.operators), len(cl.nodes)), dtype=np.int64)
+    pop[0, 2] = 0
+    pop[0, 2, same] = 3
+    k = np.full(len(topo.operators), 20)
+    batch, owner = group_moves(model, pop, k, groups)
+    assert (owner == 0).all()
+    fewer, more = pop[0].copy(), pop[0].copy()
+    fewer[2, same], more[2, same] = 2, 4
+    assert any(np.array_equal(b, fewer) for b in batch) and any(np.array_equal(b, more) for b in batch)
+    for b in batch:  # one operator changed by one replica on every node of one type that holds it
+        changed = np.argwhere(b != pop[0])
+        assert len(set(changed[:, 0])) == 1 and (np.abs(b - pop[0]) <= 1).all()
+        i, nodes = changed[0, 0], changed[:, 1]
+        assert len(set(groups[nodes])) == 1 and set(nodes) == set(np.flatnonzero((groups == groups[nodes[0]])
+                                                                               & (pop[0, i] > 0)))
+    capped = group_moves(model, pop, pop[0].sum(axis=1), groups)[0]  # every operator at its k: nothing added
+    assert all((b.sum(axis=1) <= pop[0].sum(axis=1)).all() for b in capped)
+
+
+def test_reaches_the_optimum_on_the_authors_data_where_type_moves_matter() -> None:
+    """The authors' RollingCount scenario 5: without the type moves the search stopped 1.08 % below the proven
+    optimum (every seed 0–4 now within 1 %; here seed 0)."""
+    from streamplace.bench import resolve_profile
+
+    topo, cl = resolve_topology("rollingcount-authors"), resolve_cluster("nasiri-authors-rc-s5")
+    profile = resolve_profile("nasiri-authors-rc")
+    opt = create("optimal", {"time_limit_s": "60"}).plan(topo, cl, profile)
+    assert opt.status == "ok"
+    ours = create("max-throughput").plan(topo, cl, profile)
+    assert ours.predicted["throughput"] >= 0.99 * opt.predicted["throughput"]

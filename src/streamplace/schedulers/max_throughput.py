@@ -23,7 +23,10 @@ and says how far from the optimum it can be:
    perturbed copies of them) climb together: every round each takes its best
    improving neighbour — a replica of an operator on a bottleneck node (or at
    its one-thread limit) added elsewhere, moved off, dropped, or swapped with
-   another operator's replica — scored in one vectorized batch by the exact
+   another operator's replica, and an operator grown or shrunk by one replica
+   on every machine of a type that holds it (identical machines sharing a
+   bottleneck need that: one replica off one of them leaves the others at it)
+   — scored in one vectorized batch by the exact
    model, leximin: the scale, then how many nodes and replicas sit at it, so
    ties between bottlenecks are progress. A chain at a local optimum is kicked
    (a seeded random perturbation: a block swap of two operators' machine
@@ -39,8 +42,9 @@ as ``optimal`` models it there), by the same kind of population search from
 the ideal model's plan and hetero's; no bound is reported there.
 
 Complexity: the LP is one HiGHS solve; a round scores, per chain, O(h·m)
-additions and moves and O(h·o·m) swaps (h replicas on a bottleneck, o
-operators, m nodes), each an o·m matrix, in one vectorized batch.
+additions and moves, O(h·o·m) swaps (h replicas on a bottleneck, o
+operators, m nodes) and O(o·g) type moves (g machine types), each an o·m
+matrix, in one vectorized batch.
 """
 
 from __future__ import annotations
@@ -232,7 +236,7 @@ def leximin_key(model: ThroughputModel, batch: np.ndarray) -> tuple[np.ndarray, 
 
 
 def neighbours(model: ThroughputModel, pop: np.ndarray, k: np.ndarray, node_s: np.ndarray,
-               cell_s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+               cell_s: np.ndarray, groups: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Candidates one step from each count matrix of the population ``pop`` (chains, ops, nodes), given their node
     and cell scales, that may relieve a bottleneck: for every operator on a bottleneck node or at its one-thread
     limit there, one more replica on another node, one moved off, one fewer. Returns the candidates and the chain
@@ -269,6 +273,41 @@ def neighbours(model: ThroughputModel, pop: np.ndarray, k: np.ndarray, node_s: n
     batch[swaps, si, sv] += 1
     batch[swaps, sj, sv] -= 1
     batch[swaps, sj, su] += 1
+    if groups is not None:
+        more, whose = group_moves(model, pop, k, groups)
+        batch, owner = np.concatenate([batch, more]), np.concatenate([owner, whose])
+    return batch, owner
+
+
+def node_groups(model: ThroughputModel) -> np.ndarray:
+    """Per node, the id of its group of identical nodes (same costs, overheads, allowed operators, capacity and
+    memory for every operator): machines of one type."""
+    columns = np.column_stack([model.e.T, model.met.T, model.allowed.T, model.cap, model.node_memory])
+    return np.unique(columns, axis=0, return_inverse=True)[1].ravel()
+
+
+def group_moves(model: ThroughputModel, pop: np.ndarray, k: np.ndarray,
+                groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Candidates that change an operator by one replica on every node of a group of identical machines that
+    holds it — one fewer on each, or one more on each — for groups where it sits on two nodes or more (one node:
+    a single move does it). A plan whose bottleneck is shared by identical machines needs such a move: taking
+    one replica off one of them leaves the others at the bottleneck (and their load grows). O(P·ops·groups)."""
+    onehot = groups[:, None] == np.arange(int(groups.max()) + 1)[None, :]  # (nodes, G)
+    held = pop > 0
+    h = held.astype(np.int64) @ onehot  # (P, ops, G): nodes of the group holding the operator
+    n = pop.sum(axis=2)
+    mem = (pop * model.memory[None, :, None]).sum(axis=1)  # (P, nodes)
+    full = held & (mem[:, None, :] + model.memory[None, :, None] > model.node_memory + 1e-9)
+    blocked = full.astype(np.int64) @ onehot > 0  # (P, ops, G): one more would break a holder's memory
+    dp, di, dg = np.nonzero((h >= 2) & (n[:, :, None] - h >= 1))
+    ap, ai, ag = np.nonzero((h >= 2) & (n[:, :, None] + h <= k[None, :, None]) & ~blocked)
+    owner = np.concatenate([dp, ap])
+    ops = np.concatenate([di, ai])
+    sign = np.concatenate([-np.ones(len(dp), dtype=np.int64), np.ones(len(ap), dtype=np.int64)])
+    batch = pop[owner]
+    r = np.arange(len(owner))
+    change = held[owner, ops] & (groups[None, :] == np.concatenate([dg, ag])[:, None])  # (C, nodes)
+    batch[r, ops] += sign[:, None] * change
     return batch, owner
 
 
@@ -332,6 +371,7 @@ def population_search(model: ThroughputModel, starts: list[np.ndarray], k: np.nd
     for c in range(len(starts), len(pop)):
         pop[c] = kick(model, pop[c], k, rng)
     scale, at, node_s, cell_s = leximin_key(model, pop)
+    groups = node_groups(model)
     j = int(np.lexsort((at, -scale))[0])
     best, best_scale, best_at = pop[j].copy(), float(scale[j]), int(at[j])
     steps = 0
@@ -340,7 +380,7 @@ def population_search(model: ThroughputModel, starts: list[np.ndarray], k: np.nd
         if best_scale >= bound * (1 - TIE) or deadline.expired() or since >= patience:
             break
         since += 1
-        batch, owner = neighbours(model, pop, k, node_s, cell_s)
+        batch, owner = neighbours(model, pop, k, node_s, cell_s, groups)
         stuck = np.ones(len(pop), dtype=bool)
         if len(batch):
             s2, a2, n2, c2 = leximin_key(model, batch)
