@@ -269,6 +269,9 @@ def test_emulated_links_make_a_pinned_stage_wait_for_its_remote_input() -> None:
         def __call__(self, batches: object, stats: object, batch_id: int) -> list[int]:
             return [len(list(batches))]  # type: ignore[call-overload]
 
+    import pyarrow as pa
+
     started = time.monotonic()
-    assert _run_chain(((Step(60.0), ()),), None, 3, None, iter([1, 2])) == [2]
+    batches = iter([pa.record_batch({"value": [1], "_t": [0]}), pa.record_batch({"value": [2], "_t": [0]})])
+    assert _run_chain(((Step(60.0), ("value",)),), None, 3, None, batches) == [2]
     assert time.monotonic() - started >= 0.06  # waited (a lower bound: load only lengthens it)
