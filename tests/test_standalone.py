@@ -275,3 +275,21 @@ def test_emulated_links_make_a_pinned_stage_wait_for_its_remote_input() -> None:
     batches = iter([pa.record_batch({"value": [1], "_t": [0]}), pa.record_batch({"value": [2], "_t": [0]})])
     assert _run_chain(((Step(60.0), ("value",)),), None, 3, None, batches) == [2]
     assert time.monotonic() - started >= 0.06  # waited (a lower bound: load only lengthens it)
+
+
+def test_where_a_runs_start_goes_first_batch_after_the_query_started() -> None:
+    """The first micro-batch with rows: when it ended after the query started, and how long it took itself (empty
+    batches before it do not count); nothing when no batch had rows."""
+    from datetime import UTC, datetime
+
+    from streamplace.spark.metrics import BatchProgress
+    from streamplace.spark.run import first_batch
+
+    start = datetime(2026, 11, 24, 3, 0, 0, tzinfo=UTC).timestamp()
+    batches = [BatchProgress(0, "2026-11-24T03:00:01.000Z", 0, 0.0, 0.0, {"triggerExecution": 900}),
+               BatchProgress(1, "2026-11-24T03:00:04.500Z", 710, 0.0, 0.0, {"triggerExecution": 13_250}),
+               BatchProgress(2, "2026-11-24T03:00:17.750Z", 710, 0.0, 0.0, {"triggerExecution": 6_000})]
+    got = first_batch(batches, start)
+    assert got["first_batch_s"] == pytest.approx(13.25)
+    assert got["first_batch_end_s"] == pytest.approx(4.5 + 13.25)
+    assert first_batch(batches[:1], start) == {}

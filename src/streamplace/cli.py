@@ -11,6 +11,7 @@ import functools
 import json
 import os
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -648,12 +649,14 @@ def run_cmd(
         from streamplace.spark.standalone import lift_cpu_quotas
 
         boost = lift_cpu_quotas(state)
+    session_started = time.monotonic()
     try:
         spark = spark_session(master, state, cores, out_dir / "spark.log")
     except BaseException:
         if boost is not None:
             boost()
         raise
+    session_start_s = time.monotonic() - session_started
     # an emulated cluster's workers talk over loopback: its stages wait the spec's link latencies instead
     cfg = PipelineConfig(trigger_s=trigger_s, sink=sink, out_dir=out_dir, workers=workers,  # type: ignore[arg-type]
                          source_lead_s=eng.spark.lead_s, link_latency_ms=emulated_links(state, c))
@@ -662,6 +665,7 @@ def run_cmd(
         task = bar.add_task(f"{t.name} ({pl.scheduler} plan)", total=warmup + duration)
         result = run_pipeline(spark, t, target_cluster, target_plan, duration, warmup, cfg,
                               progress=lambda s: bar.update(task, completed=s), engine=eng, after_first_batch=boost)
+    result.measured["session_start_s"] = session_start_s
     if series is not None and result.series:
         write_series({"batch_id": [b["batch_id"] for b in result.series],
                       "timestamp": [b["timestamp"] for b in result.series],
@@ -720,10 +724,19 @@ def print_run(result: Any, t: Topology, pl: Plan, master: str | None, duration: 
         out.print(f"  trigger {params.get('trigger_s', 0):g} s; a source second ends before its tick by "
                   f"{ms(params.get('lead_s'))} (model), {ms(result.measured.get('source_lead_s'))} (run)",
                   highlight=False)
-    if "executor_start_s" in result.measured:
-        ready = "started" if result.measured.get("executors_ready") else "not all started (the batches start the rest)"
-        out.print(f"  pinned executors {ready} in {result.measured['executor_start_s']:.0f} s before the query "
+    m = result.measured
+    if "executor_start_s" in m:
+        ready = "started" if m.get("executors_ready") else "not all started (the batches start the rest)"
+        out.print(f"  pinned executors {ready} in {m['executor_start_s']:.0f} s before the query "
                   "(not in the warm-up)", highlight=False)
+    if "first_batch_end_s" in m:
+        parts = [f"Spark driver {m['session_start_s']:.1f} s"] if "session_start_s" in m else []
+        parts += [f"executors {m['executor_start_s']:.1f} s"] if "executor_start_s" in m else []
+        parts += [f"query to the end of its first micro-batch {m['first_batch_end_s']:.1f} s (the batch itself "
+                  f"{m['first_batch_s']:.1f} s)"]
+        total = sum(m.get(k, 0.0) for k in ("session_start_s", "executor_start_s", "first_batch_end_s"))
+        out.print(f"  start: {', '.join(parts)}: the first micro-batch ended {total:.1f} s after `run` began "
+                  "starting Spark", highlight=False)
     ops = Table(title="per operator (measured)")
     for col in ("operator", "in/s", "out/s", "cores busy", "ms per tuple"):
         ops.add_column(col, justify="right" if col != "operator" else "left")

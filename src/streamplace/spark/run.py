@@ -113,6 +113,7 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
         release()
         raise
     started = time.perf_counter()
+    query_started = time.time()
     wait_s = 30.0  # for the running batch to end, so the checkpoint is left between batches
     # the window opens and closes as a micro-batch ends (at most a trigger and a batch later than asked), so
     # that it holds whole batches: a window cut mid-batch counts one batch more or less, 1/k of k batches
@@ -140,9 +141,24 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
     if pipeline.pinned:
         measured["executor_start_s"] = pipeline.executor_start_s
         measured["executors_ready"] = pipeline.executors_ready
+    measured.update(first_batch(listener.batches, query_started))
     predicted = prediction(topology, cluster, plan, profile, engine)
     series = [vars(b) for b in listener.batches]
     return RunResult(after.at - before.at, measured, predicted, operators, series, placed_tuples(after))
+
+
+def first_batch(batches: list[Any], query_started: float) -> dict[str, float]:
+    """When the first micro-batch with rows ended, in seconds after the query started (``first_batch_end_s``),
+    and how long that batch itself took (``first_batch_s``): with the executors' start, where a run's start goes.
+    Empty when no batch had rows."""
+    from datetime import datetime
+
+    for b in batches:
+        if b.input_rows > 0:
+            took = b.duration_ms.get("triggerExecution", 0) / 1000.0
+            began = datetime.fromisoformat(b.timestamp.replace("Z", "+00:00")).timestamp()
+            return {"first_batch_end_s": max(0.0, began + took - query_started), "first_batch_s": took}
+    return {}
 
 
 def prediction(topology: Topology, cluster: Cluster, plan: Plan, profile: Profile | None,
