@@ -293,3 +293,22 @@ def test_where_a_runs_start_goes_first_batch_after_the_query_started() -> None:
     assert got["first_batch_s"] == pytest.approx(13.25)
     assert got["first_batch_end_s"] == pytest.approx(4.5 + 13.25)
     assert first_batch(batches[:1], start) == {}
+
+
+def test_exchange_stages_that_reread_a_cached_part_are_counted() -> None:
+    """An operator's output on each of its nodes is read by one exchange per downstream stage: the stages beyond
+    the first re-read the cached part. Counted by hand: pin-chain 1 (src on fast read by mid's two nodes); round
+    robin on hetero-3 14 (spout → low on three nodes: 2; low's three parts → mid's three stages: 3 × 2; mid → high:
+    3 × 2); none when every operator is read by one stage."""
+    from streamplace.bench import resolve_cluster, resolve_topology
+    from streamplace.schedulers import create
+    from streamplace.spark.layout import reread_stages
+
+    assert reread_stages(_topology(), _plan(PLAN["replicas"])) == 1
+    topo, cl = resolve_topology("nasiri-linear"), resolve_cluster("hetero-3")
+    counts = topo.with_replicas(create("hetero").plan(topo, cl).counts())
+    rr = create("round-robin").plan(counts, cl)
+    assert {op: len(per) for op, per in rr.replicas.items()} == {"spout": 1, "low": 3, "mid": 3, "high": 3}
+    assert reread_stages(topo, rr) == 14
+    one = _plan({"src": {"fast": 1}, "mid": {"slow": 3}, "sink": {"slow": 1}})
+    assert reread_stages(_topology(), one) == 0

@@ -97,6 +97,25 @@ def branches(plan: Plan, op_id: str, workers: list[WorkerLayout]) -> list[Branch
     return out
 
 
+def reread_stages(topology: Topology, plan: Plan) -> int:
+    """Exchange stages per micro-batch that re-read an operator's cached output for one more node: a chain's
+    output on each of its nodes is read by one exchange per downstream stage (one per node a successor is placed
+    on) — the first computes it, every other one is a stage of its own on that node reading the cached part (a
+    stage cannot read a subset of another shuffle's partitions). The spark engine does not count them. Chains as
+    the pinned runtime fuses them (model/fusion.py; dead-letter outputs are not known here). O(operators +
+    streams)."""
+    from streamplace.model.fusion import fused_chains
+
+    def nodes(op: str) -> int:
+        return sum(1 for c in plan.replicas.get(op, {}).values() if c > 0)
+
+    extra = 0
+    for chain in fused_chains(topology, plan.replicas):
+        readers = sum(nodes(t) for t in topology.successors(chain[-1]))
+        extra += nodes(chain[-1]) * max(readers - 1, 0)
+    return extra
+
+
 def check_enactable(topology: Topology, plan: Plan, workers: list[WorkerLayout], where: str = "plan") -> None:
     """Refuse a plan the workers cannot run: unknown nodes, or more replicas of one operator than a worker's slots."""
     by_node = {w.node: w for w in workers}
