@@ -48,12 +48,12 @@ def test_worker_recipe_carries_the_secret_only_when_asked() -> None:
 
 
 def test_remote_workers_are_not_ours_to_stop(tmp_path: Path) -> None:
-    from streamplace.spark.standalone import down, kill_worker, status
+    from streamplace.spark.standalone import ClusterLaunchError, down, kill_worker, status
 
     state = ClusterState("two", "10.0.0.5", 1, 2, str(tmp_path), str(tmp_path / "secret"), 2 ** 22 + 12345,
                          [WorkerState("fast", "sp_fast", 2, 2.0, 3, 4096, 0, 0, "", "", remote=True)])
     state.save()
-    with pytest.raises(Exception, match="runs on another host"):
+    with pytest.raises(ClusterLaunchError, match="runs on another host"):
         kill_worker(state, "fast")
     st = status(tmp_path)
     assert st["workers"][0]["remote"] and st["workers"][0]["pid"] is None

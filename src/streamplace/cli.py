@@ -624,14 +624,12 @@ def run_cmd(
     state = state_at(master, state_dir)
     workers = None
     if state is not None:
-        from streamplace.spark.layout import check_enactable
+        from streamplace.spark.layout import check_enactable, reread_stages
         from streamplace.spark.standalone import require_registered
 
         workers = state.layout()
         check_enactable(t, pl, workers, str(plan_file or "plan"))
         require_registered(state, {n for per in pl.replicas.values() for n in per})
-        from streamplace.spark.layout import reread_stages
-
         if extra := reread_stages(t, pl):
             warn(f"{extra} exchange stage(s) per micro-batch re-read an operator's cached output for another node "
                  "(operators read by stages on several nodes); the spark model does not count them, so expect "

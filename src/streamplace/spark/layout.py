@@ -106,14 +106,20 @@ def reread_stages(topology: Topology, plan: Plan) -> int:
     streams)."""
     from streamplace.model.fusion import fused_chains
 
-    def nodes(op: str) -> int:
-        return sum(1 for c in plan.replicas.get(op, {}).values() if c > 0)
+    readers = stage_readers(topology, plan)
+    return sum(_nodes(plan, chain[-1]) * max(readers[chain[-1]] - 1, 0)
+               for chain in fused_chains(topology, plan.replicas))
 
-    extra = 0
-    for chain in fused_chains(topology, plan.replicas):
-        readers = sum(nodes(t) for t in topology.successors(chain[-1]))
-        extra += nodes(chain[-1]) * max(readers - 1, 0)
-    return extra
+
+def stage_readers(topology: Topology, plan: Plan) -> dict[str, int]:
+    """Per operator, the pinned stages that read its output: one per node each successor is placed on (the
+    runtime persists an output read more than once)."""
+    return {op.id: sum(_nodes(plan, t) for t in topology.successors(op.id)) for op in topology.operators}
+
+
+def _nodes(plan: Plan, op_id: str) -> int:
+    """The nodes an operator has replicas on: one pinned stage each."""
+    return sum(1 for c in plan.replicas.get(op_id, {}).values() if c > 0)
 
 
 def check_enactable(topology: Topology, plan: Plan, workers: list[WorkerLayout], where: str = "plan") -> None:

@@ -54,7 +54,14 @@ from streamplace.model.topology import Stream, Topology
 from streamplace.perf.engines.spark import SOURCE_LEAD_S
 from streamplace.spark import sink as sink_files
 from streamplace.spark.feeder import FileFeeder
-from streamplace.spark.layout import EXECUTOR_MEMORY_MB, Branch, WorkerLayout, branches, check_enactable
+from streamplace.spark.layout import (
+    EXECUTOR_MEMORY_MB,
+    Branch,
+    WorkerLayout,
+    branches,
+    check_enactable,
+    stage_readers,
+)
 from streamplace.spark.library.generic import busy
 from streamplace.spark.logic import (
     BASE_COLUMNS,
@@ -204,8 +211,7 @@ class Pipeline:
         for op_id, per in self.pinned.items():  # the wait for input from other nodes, decided once per plan
             self.pinned[op_id] = [(b, dataclasses.replace(task, fetch_wait_ms=self._fetch_wait_ms(op_id, b.node)))
                                   for b, task in per]
-        self.readers = {op.id: sum(len(self.pinned[t]) for t in self.topology.successors(op.id))
-                        for op in self.topology.operators}
+        self.readers = stage_readers(self.topology, self.plan)
         for w in workers:
             k = w.replica_slots
             key = (self.spark.sparkContext.applicationId, w.resource, k)  # id() may recur after a context stops
