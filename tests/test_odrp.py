@@ -210,6 +210,7 @@ def test_milp_never_returns_nan_columns_as_a_solution(monkeypatch) -> None:
         return sol
 
     monkeypatch.setattr(highspy.Highs, "getSolution", flaky)
+    monkeypatch.setattr("streamplace.schedulers.milp._new_solver", highspy.Highs)  # the patchable Python class
     result = milp.solve()
     assert len(calls) == 2 and result.x is not None and np.isfinite(result.x).all()
     assert result.x.tolist() == [0.0, 1.0] and result.status == "optimal"

@@ -17,6 +17,14 @@ import numpy as np
 INF = highspy.kHighsInf
 
 
+def _new_solver():
+    """A HiGHS instance without the Python wrapper's callback set-up: ``highspy.Highs()`` enables callbacks in
+    its constructor, before any option can be set, and that prints HiGHS's banner to stdout on every first solve
+    of a process (HiGHS issue #2749). Falls back to the wrapper where a later highspy moves the core class."""
+    core = getattr(getattr(highspy, "_core", None), "_Highs", None)
+    return core() if core is not None else highspy.Highs()
+
+
 @dataclass
 class MilpResult:
     status: str  # "optimal" | "timeout" | "infeasible" | "unbounded" | "error"
@@ -108,7 +116,7 @@ class Milp:
               start: np.ndarray | None = None, options: dict[str, bool | int | float | str] | None = None
               ) -> MilpResult:
         """Solve with HiGHS; ``options`` are passed through verbatim (HiGHS option names)."""
-        h = highspy.Highs()
+        h = _new_solver()
         h.setOptionValue("output_flag", False)
         if time_limit_s is not None:
             h.setOptionValue("time_limit", float(time_limit_s))

@@ -153,7 +153,7 @@ class Optimal(BaseScheduler):
             feasible = feasibility_milp(model, k, 0.0, self.tasks_per_node).solve(self._remaining(deadline))
             if feasible.x is None:
                 return self._no_solution(feasible.status, feasible.solver_status)
-            best = _counts_from(feasible.x, model, k)
+            best = counts_from_feasibility(feasible.x, model, k)
             lo = model.max_scale(best)
         hi = min(scale_upper_bound(model, k), fluid_upper_bound(model, k))
         steps, solver_seconds, timed_out, solver_errors = 0, 0.0, False, 0
@@ -165,7 +165,7 @@ class Optimal(BaseScheduler):
             steps += 1
             solver_seconds += result.seconds
             if result.x is not None:
-                counts = _counts_from(result.x, model, k)
+                counts = counts_from_feasibility(result.x, model, k)
                 scale = model.max_scale(counts)
                 if scale >= lo:
                     best, lo = counts, max(scale, mid)
@@ -326,7 +326,7 @@ def identical_nodes(model: ThroughputModel) -> list[list[int]]:
     return [g for g in groups.values() if len(g) > 1]
 
 
-def _counts_from(x: np.ndarray, model: ThroughputModel, k: np.ndarray) -> np.ndarray:
+def counts_from_feasibility(x: np.ndarray, model: ThroughputModel, k: np.ndarray) -> np.ndarray:
     """Read c_iu = Σ_k w_iuk back from a feasibility solution (columns in the order feasibility_milp adds them)."""
     n_ops, n_nodes = model.e.shape
     counts = np.zeros((n_ops, n_nodes), dtype=np.int64)
