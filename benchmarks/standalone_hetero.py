@@ -83,6 +83,8 @@ def measure(state: Any, topo: Topology, cluster: Cluster, plan: Plan, rows: floa
     if sampler is not None:
         print("    real cores used in the last", f"{args.duration:g} s by node (JVMs / Python workers / quota):",
               sampler.stop(args.duration))
+    if args.stages:
+        print(stage_report(spark, args.duration, res.series))
     spark.stop()
     done = [b for b in res.series if b["input_rows"] > 0]
     if args.verbose:
@@ -133,6 +135,17 @@ class CpuSampler:
                             elif "python" in proc.name():
                                 py += busy
                 row[w.node] = (java, py)
+            java = py = 0.0  # the driver: this process (Python) and its JVM
+            me = psutil.Process()
+            for proc in [me, *me.children(recursive=True)]:
+                with contextlib.suppress(psutil.Error):
+                    t = proc.cpu_times()
+                    busy = t.user + t.system
+                    if "java" in proc.name():
+                        java += busy
+                    else:
+                        py += busy
+            row["driver"] = (java, py)
             self.samples.append((time.monotonic(), row))
 
     def stop(self, window_s: float) -> str:
@@ -143,9 +156,60 @@ class CpuSampler:
         end_t, end = self.samples[-1]
         start_t, start = min(self.samples, key=lambda s: abs(s[0] - (end_t - window_s)))
         span = max(end_t - start_t, 1e-9)
-        quota = {w.node: w.cpu_quota_cores for w in self.state.workers}
+        quota = {w.node: w.cpu_quota_cores for w in self.state.workers} | {"driver": None}
         return ", ".join(f"{n} {(end[n][0] - start[n][0]) / span:.2f} / {(end[n][1] - start[n][1]) / span:.2f} / "
                          f"{quota[n] or 0:.2f}" for n in end if n in start)
+
+
+def stage_report(spark: Any, window_s: float, series: list[dict]) -> str:
+    """Diagnostic (--stages): the stages that completed in the last ``window_s`` seconds, per node (the executor
+    profile they ran under) and kind — those reading a shuffle (an operator's stage) and those reading none (an
+    exchange re-reading a cached part, a source) — with tasks, summed task run and CPU seconds per batch, from
+    Spark's status store."""
+    from streamplace.spark.pipeline import _PROFILES
+
+    sc = spark.sparkContext
+    node_of = {prof.id: key[1].removeprefix("sp_") for key, prof in _PROFILES.items()
+               if key[0] == sc.applicationId}
+    store = sc._jsc.sc().statusStore()
+    stages = store.stageList(None, False, False, getattr(store, "stageList$default$4")(), None)
+    rows = []
+    for i in range(stages.size()):
+        st = stages.apply(i)
+        if str(st.status()) != "COMPLETE" or st.completionTime().isEmpty():
+            continue
+        rows.append((st.completionTime().get().getTime() / 1000.0, node_of.get(st.resourceProfileId(), "default"),
+                     "shuffle-in" if st.shuffleReadRecords() > 0 else "no-shuffle-in", st.numTasks(),
+                     st.executorRunTime() / 1000.0, st.executorCpuTime() / 1e9,
+                     st.submissionTime().get().getTime() / 1000.0 if st.submissionTime().isDefined() else 0.0))
+    if not rows:
+        return "    stages: none recorded"
+    end = max(r[0] for r in rows)
+    agg: dict[tuple[str, str], list[float]] = {}
+    for t, node, kind, tasks, run_s, cpu_s, _ in rows:
+        if t >= end - window_s:
+            a = agg.setdefault((node, kind), [0, 0, 0.0, 0.0])
+            a[0] += 1
+            a[1] += tasks
+            a[2] += run_s
+            a[3] += cpu_s
+    from datetime import datetime
+
+    ends = [datetime.fromisoformat(b["timestamp"]).timestamp() + b["duration_ms"].get("triggerExecution", 0) / 1000
+            for b in series if b["input_rows"] > 0]
+    per = max(sum(1 for e in ends if e >= end - window_s), 1)
+    last = [b for b in series if b["input_rows"] > 0][-1]
+    b0 = datetime.fromisoformat(last["timestamp"]).timestamp()
+    b1 = b0 + last["duration_ms"].get("triggerExecution", 0) / 1000
+    timeline = sorted((r[6] - b0, r[0] - b0, r[1], r[2], r[3], r[4]) for r in rows if b0 <= r[6] and r[0] <= b1)
+    lines = [f"    the last batch ({b1 - b0:.1f} s, durations {last['duration_ms']}): stage submitted, completed "
+             "(s from the batch's start), node, kind, tasks, task run s"]
+    lines += [f"      {a:6.2f} {c:6.2f} {node:10s} {kind:14s} {tasks:3d} {run_s:7.3f}"
+              for a, c, node, kind, tasks, run_s in timeline]
+    lines.append(f"    stages per batch (node kind: stages, tasks, task run s, task CPU s), over ~{per} batches:")
+    lines += [f"      {node:10s} {kind:14s} {a[0] / per:6.1f} {a[1] / per:7.1f} {a[2] / per:8.3f} {a[3] / per:8.3f}"
+              for (node, kind), a in sorted(agg.items())]
+    return "\n".join(lines)
 
 
 def ranking(values: dict[str, float]) -> list[str]:
@@ -164,6 +228,8 @@ def main() -> None:
     parser.add_argument("--no-cpu-quota", action="store_true", help="the old emulation: nodes share the machine")
     parser.add_argument("--cpu-budget", type=float, default=None)
     parser.add_argument("--verbose", action="store_true", help="print every batch's duration")
+    parser.add_argument("--stages", action="store_true",
+                        help="print the stages of the measured window per node and kind (diagnostic)")
     parser.add_argument("--no-start-boost", action="store_true", help="keep the quotas during the start too")
     parser.add_argument("--executor-java-opts", default=None, help="spark.executor.extraJavaOptions (experiments)")
     args = parser.parse_args()

@@ -422,23 +422,32 @@ class Pipeline:
         sit on the same nodes in the same numbers: model/fusion.py)."""
         op_id = chain[0]
         n = self.parallelism[op_id]
-        names = [c for c, _ in self.inputs[op_id]]
+        names = [f"`{c}`" for c, _ in self.inputs[op_id]]
+        # Each input once: its columns in the operator's order (missing ones null) and _g, the replica. Then per
+        # node only a filter and _t: SQL strings, so a batch's build costs a few Py4J calls per DataFrame (each
+        # call a round trip, each DataFrame an analysis of its whole plan; measured on hetero-6, round robin: the
+        # build of 4 s per batch before the first stage ran was most of the gap to the model).
+        prepared = []
+        for s, f in ins:
+            present = set(f.columns)
+            cols = [f"`{c}`" if c in present else f"CAST(NULL AS {t}) AS `{c}`" for c, t in self.inputs[op_id]]
+            every = s is not None and s.grouping == "all"
+            if not every:
+                field = (s.key or "key") if s is not None and s.grouping == "key" else "value"
+                cols.append(f"pmod(hash(`{field}`), {n}) AS _g")
+            prepared.append((every, f.selectExpr(*cols)))
         out = []
         for j, (b, task) in enumerate(self.pinned[op_id]):
-            targets = F.array(*[F.lit(t) for t in self._target_values(b.count)])
+            targets = f"array({', '.join(str(t) for t in self._target_values(b.count))})"
+            local = f"element_at({targets}, _g - {b.offset} + 1) AS _t"
             shuffled = []
-            for s, f in ins:
-                f = f.select(*[c for c in names if c in f.columns])
-                if s is not None and s.grouping == "all":
-                    copies = F.array(*[F.lit(g).cast("int") for g in range(b.offset, b.offset + b.count)])
-                    f = f.withColumn("_g", F.explode(copies))
+            for every, f in prepared:
+                if every:
+                    copies = ", ".join(str(g) for g in range(b.offset, b.offset + b.count))
+                    f = f.selectExpr(*names, f"explode(array({copies})) AS _g")
                 else:
-                    field = (s.key or "key") if s is not None and s.grouping == "key" else "value"
-                    f = f.withColumn("_g", F.expr(f"pmod(hash(`{field}`), {n})"))
-                    f = f.where((F.col("_g") >= b.offset) & (F.col("_g") < b.offset + b.count))
-                local = F.element_at(targets, (F.col("_g") - b.offset + 1).cast("int"))
-                cols = [F.col(c) if c in f.columns else F.lit(None).cast(t).alias(c) for c, t in self.inputs[op_id]]
-                shuffled.append(f.select(*cols, local.alias("_t")))
+                    f = f.where(f"_g >= {b.offset} AND _g < {b.offset + b.count}")
+                shuffled.append(f.selectExpr(*names, local))
             x = routed_union(shuffled, b.count)
             tasks = [task] + [self.pinned[o][j][1] for o in chain[1:]]
             writer = self._direct_sink(chain[-1], b.offset)
@@ -591,7 +600,7 @@ def routed_union(parts: list[DataFrame], count: int) -> DataFrame:
     projection after the union is pushed below it, between exchange and union, and the union then has one
     partition per part and replica (measured: 6 tasks instead of 2 behind three parts, each a Python worker round
     trip on the node); the task drops it (_run_chain reads its own columns)."""
-    return reduce(lambda a, c: a.union(c), [p.repartition(count, F.col("_t")) for p in parts])
+    return reduce(lambda a, c: a.union(c), [p.repartition(count, "_t") for p in parts])
 
 
 def merged(parts: list[DataFrame]) -> DataFrame:
