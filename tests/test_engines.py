@@ -19,7 +19,7 @@ from streamplace.perf.evaluate import evaluate
 
 #: round numbers so the expected values below can be worked out on paper
 CONSTS = SparkConstants(batch_s=0.2, stage_s=0.05, task_s=0.01, hop_us=0.0, source_us=0.0, sink_us=0.0,
-                        jvm_cores=0.0)
+                        jvm_cores=0.0, exchange_s=0.0)
 
 
 def spark(consts: SparkConstants = CONSTS, trigger_s: float = 1.0, lead_s: float | None = 0.05) -> EngineSettings:
@@ -101,7 +101,8 @@ def test_replayed_triggers_follow_the_batches_step_by_step() -> None:
 
 def test_spark_threads_share_a_full_node() -> None:
     topo, cluster, plan = two_stage()
-    ev = evaluate(topo, cluster, plan, engine=spark(SparkConstants(0.2, 0.05, 0.01, 0, 0, 0, jvm_cores=0.5)))
+    ev = evaluate(topo, cluster, plan, engine=spark(SparkConstants(0.2, 0.05, 0.01, 0, 0, 0, jvm_cores=0.5,
+                                                                   exchange_s=0.0)))
     # a's two tasks fill both cores, so they run at (2 − 0.5) / 2 of a core; the source's one task does not
     assert ev.engine_detail["work_s_per_scale_second"] == pytest.approx(0.05 / 0.75)
     assert ev.engine_detail["batch_fixed_s"] == pytest.approx(0.2 + 0.06 + 0.05 + 0.01 / 0.75)
@@ -222,7 +223,7 @@ def test_engine_parameters_are_coerced_and_checked() -> None:
 def test_calibration_file_round_trip_and_errors(tmp_path: Path) -> None:
     from streamplace.spark.calibration import load_calibration, write_calibration
 
-    consts = SparkConstants(0.31, 0.02, 0.07, 0.6, 0.8, 0.8, 0.1)
+    consts = SparkConstants(0.31, 0.02, 0.07, 0.6, 0.8, 0.8, 0.1, exchange_s=0.0)
     path = write_calibration(tmp_path / "cal.json", consts, {"cores": 2})
     back = load_calibration(path)
     assert back.as_dict() | {"origin": ""} == consts.as_dict() | {"origin": ""}
@@ -234,6 +235,12 @@ def test_calibration_file_round_trip_and_errors(tmp_path: Path) -> None:
     with pytest.raises(SpecError) as exc:
         load_calibration(path)
     assert "spark.task_s" in str(exc.value) and "spark.hop_us" in str(exc.value) and str(path) in str(exc.value)
+    # a file written before exchange_s existed: the built-in default, and the origin says so
+    doc = json.loads(write_calibration(tmp_path / "old.json", consts, {}).read_text())
+    del doc["spark"]["exchange_s"]
+    (tmp_path / "old.json").write_text(json.dumps(doc))
+    old = load_calibration(tmp_path / "old.json")
+    assert old.exchange_s == SparkConstants().exchange_s and "exchange_s: built-in default" in old.origin
 
 
 def test_calibration_fit_recovers_the_constants_of_the_model() -> None:
@@ -277,7 +284,7 @@ def test_optimal_under_spark_finds_the_enumerated_best_capacity() -> None:
                           Operator("b", "sink", cost_ms=0.5)), (Stream("src", "a"), Stream("a", "b")))
     cluster = Cluster("two", (Node("fast", cpu=200.0, memory_mb=10_000, speedup=2.0),
                               Node("slow", cpu=100.0, memory_mb=10_000)))
-    eng = spark(SparkConstants(0.2, 0.05, 0.01, 0.0, 0.0, 0.0, 0.0))
+    eng = spark(SparkConstants(0.2, 0.05, 0.01, 0.0, 0.0, 0.0, 0.0, exchange_s=0.0))
     per_op = [(f, s) for f, s in itertools.product(range(4), repeat=2) if 1 <= f + s <= 3]
     best = 0.0
     for combo in itertools.product(per_op, repeat=3):
@@ -318,3 +325,45 @@ def test_cluster_spec_engine_block(tmp_path: Path) -> None:
     with pytest.raises(SpecError) as exc:
         load_cluster(spec)
     assert str(spec) in str(exc.value) and "storm.max_pending" in str(exc.value)
+
+
+def test_a_pinned_plan_pays_the_drivers_build_per_routed_exchange() -> None:
+    """On several nodes the driver builds one routed exchange per (stage, upstream stage) pair before a batch's
+    first stage runs: exchange_s each, in F only. Worked by hand: src on x, a on x and y (not fusable: a has a
+    replica where src has none). Exchanges: src's stage reads the batch (1), each of a's two stages reads src's
+    one part (2): 3. F = 0.2 + 3 × 0.1 + src (0.05 + 0.01) + a (0.05 + 0.01) = 0.62 s. One node: no exchanges
+    (the local runtime, whose per-operator build is in batch_s and stage_s)."""
+    topo = Topology("t", (Operator("src", "source", rate=100.0), Operator("a", "sink", cost_ms=1.0)),
+                    (Stream("src", "a"),))
+    nodes = (Node("x", cpu=100.0, memory_mb=10_000), Node("y", cpu=100.0, memory_mb=10_000))
+    two = Cluster("two", nodes, Links(same_rack_ms=0.0, cross_rack_ms=0.0))  # no link wait: the build alone
+    plan = Plan("m", "t", "two", {"src": {"x": 1}, "a": {"x": 1, "y": 1}}, source_rates={"src": 100.0})
+    consts = SparkConstants(batch_s=0.2, stage_s=0.05, task_s=0.01, hop_us=0.0, source_us=0.0, sink_us=0.0,
+                            jvm_cores=0.0, exchange_s=0.1)
+    with_build = evaluate(topo, two, plan, engine=spark(consts)).engine_detail
+    without = evaluate(topo, two, plan, engine=spark()).engine_detail
+    assert with_build["batch_fixed_s"] == pytest.approx(0.62)
+    assert without["batch_fixed_s"] == pytest.approx(0.32)
+    assert with_build["work_s_per_scale_second"] == pytest.approx(without["work_s_per_scale_second"])
+    one = Cluster("one", nodes[:1])
+    alone = Plan("m", "t", "one", {"src": {"x": 1}, "a": {"x": 2}}, source_rates={"src": 100.0})
+    assert evaluate(topo, one, alone, engine=spark(consts)).engine_detail["batch_fixed_s"] == pytest.approx(
+        evaluate(topo, one, alone, engine=spark()).engine_detail["batch_fixed_s"])
+
+
+def test_the_driver_probe_plan_has_the_exchanges_the_engine_counts() -> None:
+    """calibration.driver_probe divides its build times by (ops − 1)·nodes² + nodes: the exchanges the engine
+    charges exchange_s for on that plan (unfused: the probe's pipeline runs each operator as its own stage)."""
+    from streamplace.model.cluster import Cluster as C
+    from streamplace.perf.cells import compile_cells
+    from streamplace.perf.engines.spark import build_stages, pinned_exchanges
+    from streamplace.perf.rates import operator_rates
+    from streamplace.spark.calibration import driver_probe_plan
+
+    for nodes, ops in ((2, 4), (5, 4), (3, 2)):
+        topo, plan, workers = driver_probe_plan(nodes, ops)
+        cluster = C("probe", tuple(Node(w.node, cpu=100.0, memory_mb=10_000) for w in workers))
+        rates = operator_rates(topo)
+        arrays = build_stages(topo, compile_cells(topo, cluster, plan.replicas, rates), rates, SparkConstants(),
+                              fuse=False)
+        assert pinned_exchanges(arrays) == (ops - 1) * nodes * nodes + nodes

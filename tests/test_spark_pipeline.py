@@ -222,3 +222,14 @@ def test_demo_runs_the_best_plan_on_spark_and_reports_it(spark, tmp_path: Path) 
     assert "as a real pipeline on local Spark" in page and "measured (Spark)" in page
     assert "why this plan" in page and "measured / predicted: throughput" in page
     assert any((tmp_path / "spark-run").rglob("*.parquet"))  # the pipeline wrote its sink
+
+
+def test_driver_probe_times_the_build_of_pinned_plans_without_running_them(spark) -> None:
+    """calibrate's exchange_s: the build of a pinned batch (every operator a part per emulated worker, the parts
+    read by several stages persisted) timed in this local session; nothing runs on the absent workers."""
+    from streamplace.spark.calibration import driver_probe
+
+    slope, points = driver_probe(spark, sizes=(1, 3), ops=3, repeats=1)
+    assert [e for e, _ in points] == [2 * 1 + 1, 2 * 9 + 3]
+    assert all(t > 0 for _, t in points) and slope > 0  # more exchanges, a longer build
+    assert spark._jsparkSession.sharedState().cacheManager().isEmpty()  # every persisted part released

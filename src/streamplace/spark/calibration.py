@@ -34,6 +34,9 @@ from streamplace.perf.engines.spark import SparkConstants
 from streamplace.spec.loader import read_document
 
 FIELDS = tuple(f.name for f in dataclasses.fields(SparkConstants) if f.name != "origin")
+#: fields added after files were first written: a file without one gets the built-in default, and its origin
+#: says so (run `streamplace calibrate` again to measure it)
+OPTIONAL = ("exchange_s",)
 
 
 def default_path() -> Path:
@@ -49,8 +52,12 @@ def load_calibration(path: str | Path) -> SparkConstants:
                                  "write it with `streamplace calibrate`, or give spark: {batch_s: …, …}")], str(path))
     problems = []
     values: dict[str, float] = {}
+    defaulted = []
     for name in FIELDS:
         if name not in spark:
+            if name in OPTIONAL:
+                defaulted.append(name)
+                continue
             problems.append(Problem(f"spark.{name}", "missing", f"give {name} (see `streamplace calibrate`)"))
             continue
         v = spark[name]
@@ -63,7 +70,10 @@ def load_calibration(path: str | Path) -> SparkConstants:
         problems.append(Problem(f"spark.{extra[0]}", "unknown field", f"use only {', '.join(FIELDS)}"))
     if problems:
         raise SpecError(problems, str(path))
-    return SparkConstants(**values, origin=f"calibration file {path}")
+    origin = f"calibration file {path}"
+    if defaulted:
+        origin += f" ({', '.join(defaulted)}: built-in default, the file predates it)"
+    return SparkConstants(**values, origin=origin)
 
 
 def constants_or_defaults(path: str | Path | None) -> SparkConstants:
@@ -105,6 +115,7 @@ class Calibration:
     r2: float
     seconds: float
     busy_s: float = 0.0  # the busy probe's batch time
+    driver_points: list[tuple[int, float]] = dataclasses.field(default_factory=list)  # (exchanges, build s)
 
 
 def probes(cores: int, large_rows: int = 300_000) -> list[Probe]:
@@ -195,16 +206,69 @@ def calibrate(spark: Any, cores: int, batches: int = 3, large_rows: int = 300_00
         progress("a busy operator filling every core")
     topo, plan, rows = busy_probe(cores)
     busy_s = time_batches(spark, topo, plan, rows, batches, {}, warm=1).seconds
-    consts = dataclasses.replace(consts, jvm_cores=jvm_cores_from(busy_s, consts, cores, rows))
+    if progress is not None:
+        progress("the driver's build of pinned plans of 14 to 80 exchanges")
+    exchange_s, driver_points = driver_probe(spark)
+    consts = dataclasses.replace(consts, jvm_cores=jvm_cores_from(busy_s, consts, cores, rows), exchange_s=exchange_s)
     points = [(p, s, float(f)) for (p, s), f in zip(measured, fitted, strict=True)]
-    return Calibration(consts, points, r2, time.perf_counter() - started, busy_s)
+    return Calibration(consts, points, r2, time.perf_counter() - started, busy_s, driver_points)
+
+
+def driver_probe_plan(nodes: int, ops: int = 4) -> tuple[Topology, Plan, list[Any]]:
+    """A chain of ``ops`` pass-through operators with one replica of each on every one of ``nodes`` emulated
+    workers: (ops − 1)·nodes² + nodes routed exchanges per micro-batch (every part feeds every next node)."""
+    from streamplace.spark.layout import WorkerLayout, resource_name
+
+    topo, _ = probe_topology(Probe(ops, 1, 1, 1))
+    ids = [f"n{j}" for j in range(nodes)]
+    plan = Plan("calibrate", topo.name, "probe", {o.id: {n: 1 for n in ids} for o in topo.operators})
+    return topo, plan, [WorkerLayout(n, resource_name(n), 1, 1.0) for n in ids]
+
+
+def driver_probe(spark: Any, sizes: tuple[int, ...] = (2, 3, 4, 5), ops: int = 4, repeats: int = 3
+                 ) -> tuple[float, list[tuple[int, float]]]:
+    """The driver's seconds per routed exchange of a pinned micro-batch (``exchange_s``): the pipeline's
+    build of a batch's DataFrames (Pipeline.build_pinned; each DataFrame step is a Py4J round trip and an
+    analysis of its plan) and the physical planning of its outputs, timed on chains spread over ``sizes``
+    emulated workers in this session — nothing runs on them. Returns the slope over the sizes by least
+    squares (the intercept is a batch's own fixed cost, batch_s) and (exchanges, seconds) per size. The time
+    grows a little faster than the exchanges (each analysis sees a larger plan: here 14, 30, 80 and 114
+    exchanges took 0.3–0.6, 0.6–1.0, 2.2 and 3.9–4.8 s), so the sizes span the plans it predicts for."""
+    import statistics
+    import tempfile
+
+    from streamplace.spark.pipeline import Pipeline, PipelineConfig, merged
+
+    points: list[tuple[int, float]] = []
+    batch = spark.range(1).selectExpr("current_timestamp() AS ts", "id AS value", "id AS key")
+    for nodes in sizes:
+        topo, plan, workers = driver_probe_plan(nodes, ops)
+        with tempfile.TemporaryDirectory(prefix="streamplace-probe-") as tmp:
+            pipeline = Pipeline(spark, topo, plan, PipelineConfig(sink="noop", out_dir=Path(tmp), workers=workers,
+                                                                  fuse=False, trigger_s=0.0))
+            times = []
+            for r in range(repeats + 1):  # the first build warms the JVM's code paths: left out
+                started = time.perf_counter()
+                parts, cached = pipeline.build_pinned(batch, r)
+                for out in pipeline.outputs:
+                    merged(parts[out])._jdf.queryExecution().executedPlan()
+                times.append(time.perf_counter() - started)
+                for frame in cached:
+                    frame.unpersist()
+        points.append(((ops - 1) * nodes * nodes + nodes, statistics.median(times[1:])))
+    x = np.array([e for e, _ in points], dtype=float)
+    y = np.array([t for _, t in points])
+    slope = float(np.polyfit(x, y, 1)[0]) if len(points) > 1 and np.ptp(x) > 0 else 0.0
+    return max(0.0, slope), points
 
 
 def measured_block(cal: Calibration, master: str, cores: int) -> dict[str, Any]:
     """The ``measured`` block of the file: how, where, when, and every point beside its fit."""
     return {"master": master, "cores": cores, "at": datetime.now(UTC).isoformat(timespec="seconds"),
             "method": "back-to-back micro-batches of pass-through chains, least squares on the engine model's "
-                      "batch time; jvm_cores from a busy operator filling every core", "r2": round(cal.r2, 4),
+                      "batch time; jvm_cores from a busy operator filling every core; exchange_s from the "
+                      "driver's build of pinned plans", "r2": round(cal.r2, 4),
             "busy_probe_s": round(cal.busy_s, 4), "seconds": round(cal.seconds, 1),
+            "driver_probe": [{"exchanges": e, "seconds": round(t, 4)} for e, t in cal.driver_points],
             "points": [{"operators": p.ops, "source_tasks": p.p_source, "tasks": p.p, "rows": p.rows,
                         "measured_s": round(s, 4), "fitted_s": round(f, 4)} for p, s, f in cal.points]}

@@ -385,6 +385,16 @@ class Pipeline:
         parts: a stage may carry one ResourceProfile only, so parts of different nodes meet only after a
         shuffle, where same-sized hash exchanges union partition by partition (replica l of every part's
         rows lands in task l)."""
+        parts, cached = self.build_pinned(batch, batch_id)
+        self._write_outputs({out: parts[out] for out in self.outputs}, batch_id)
+        for frame in cached:
+            frame.unpersist()
+        self._batch_done()
+
+    def build_pinned(self, batch: DataFrame, batch_id: int) -> tuple[dict[str, list[DataFrame]], list[DataFrame]]:
+        """The DataFrames of one pinned micro-batch — per operator its per-node parts — and the ones persisted
+        (to unpersist after the batch). Nothing runs here except the dead-letter writes; the driver's time here
+        grows with the plan's exchanges (calibration.driver_probe measures it)."""
         parts: dict[str, list[DataFrame]] = {}
         cached: list[DataFrame] = []
         several = len(self.topology.sources) > 1
@@ -407,10 +417,7 @@ class Pipeline:
                 outs = [f.persist() for f in outs]
                 cached += outs
             parts[op.id] = outs
-        self._write_outputs({out: parts[out] for out in self.outputs}, batch_id)
-        for frame in cached:
-            frame.unpersist()
-        self._batch_done()
+        return parts, cached
 
     def _pinned_stage(self, ins: list[tuple[Stream | None, DataFrame]], chain: tuple[str, ...], batch_id: int,
                       schema: str) -> list[DataFrame]:

@@ -27,8 +27,9 @@ readiness (list scheduling) gives the batch time
 
     B(s, D) ≈ F + s · D · W,
 
-F = batch_s + the makespan of the fixed costs alone, W = the makespan of the
-per-tuple work alone per unit of s·D (exact for a chain of single stages; an
+F = batch_s (+ exchange_s per routed exchange of a pinned plan on several nodes: the driver builds and plans
+a few DataFrames for each before the batch's first stage starts) + the makespan of the fixed costs alone,
+W = the makespan of the per-tuple work alone per unit of s·D (exact for a chain of single stages; an
 upper bound where stages run side by side). From that:
 
 * **capacity**: batches of any length keep up while s · W < 1 (a longer batch
@@ -83,12 +84,15 @@ class SparkConstants:
     source_us: float = 0.48  # per tuple the rate source generates
     sink_us: float = 0.48  # per tuple an output writes
     jvm_cores: float = 0.0  # cores Spark's own threads (JIT, driver, Arrow I/O) take from tasks that fill a node
+    # per routed exchange of a pinned (standalone) plan: the driver's build and planning of its DataFrames before
+    # a batch's first stage (calibration.driver_probe: 0.029–0.036 s here over three runs)
+    exchange_s: float = 0.033
     origin: str = "built-in defaults"  # where these figures come from (a calibration file, or the defaults)
 
     def as_dict(self) -> dict[str, float | str]:
         return {"batch_s": self.batch_s, "stage_s": self.stage_s, "task_s": self.task_s, "hop_us": self.hop_us,
                 "source_us": self.source_us, "sink_us": self.sink_us, "jvm_cores": self.jvm_cores,
-                "origin": self.origin}
+                "exchange_s": self.exchange_s, "origin": self.origin}
 
 
 #: seconds from the end of a rate source's second to the trigger that reads it: the runtime starts every fresh
@@ -224,6 +228,16 @@ def fetch_waits(arrays: Stages, cluster: Cluster) -> np.ndarray:
     return waits
 
 
+def pinned_exchanges(arrays: Stages) -> int:
+    """The routed exchanges the pinned runtime builds per micro-batch (spark/pipeline.py, _pinned_stage): every
+    stage of a group reads each stage of its parent groups through one exchange of its own (a source's stage
+    reads the micro-batch's rows through one). The driver builds and plans a few DataFrames for each, before
+    the batch's first stage can start (``exchange_s`` each). O(groups + parent links)."""
+    sizes = np.diff(arrays.bounds)
+    return int(sum(int(sizes[g]) * (sum(int(sizes[p]) for p in parents) if parents else 1)
+                   for g, parents in enumerate(arrays.parents)))
+
+
 def simulate(arrays: Stages, slots: np.ndarray, speed: np.ndarray, stage_s: float, task_s: float,
              per_tuple: float, jvm_cores: float = 0.0,
              fetch_s: np.ndarray | None = None) -> tuple[float, np.ndarray, np.ndarray]:
@@ -292,8 +306,9 @@ def predict(topology: Topology, cluster: Cluster, cells: Cells, rates: OperatorR
     slots, speed = _slots(cluster)
     jvm = consts.jvm_cores
     fetch = fetch_waits(arrays, cluster) if len(cluster) > 1 else None
+    driver_s = consts.batch_s + (consts.exchange_s * pinned_exchanges(arrays) if len(cluster) > 1 else 0.0)
     fixed_span, _, _ = simulate(arrays, slots, speed, consts.stage_s, consts.task_s, 0.0, jvm, fetch)
-    fixed = consts.batch_s + fixed_span
+    fixed = driver_s + fixed_span
     work, _, _ = simulate(arrays, slots, speed, 0.0, 0.0, 1.0, jvm)
     q, trig = settings.quantum_s, settings.trigger_s
     base = max(trig, q)
@@ -302,7 +317,7 @@ def predict(topology: Topology, cluster: Cluster, cells: Cells, rates: OperatorR
 
     def batch(s: float, data_s: float) -> tuple[float, np.ndarray]:
         span, busy, _ = simulate(arrays, slots, speed, consts.stage_s, consts.task_s, s * data_s, jvm, fetch)
-        return consts.batch_s + span, busy
+        return driver_s + span, busy
 
     if scale * work >= 1.0:  # cannot keep up: batches grow without bound, the nodes as busy as at capacity
         period = b = math.inf
