@@ -40,7 +40,7 @@ from streamplace.perf.engines import EngineSettings
 from streamplace.schedulers import create
 from streamplace.spark import standalone
 from streamplace.spark.cpu_quota import scaled_cluster
-from streamplace.spark.layout import link_latencies, worker_layout
+from streamplace.spark.layout import worker_layout
 from streamplace.spark.pipeline import PipelineConfig
 from streamplace.spark.run import run_pipeline
 from streamplace.spark.session import local_session
@@ -75,7 +75,7 @@ def measure(state: Any, topo: Topology, cluster: Cluster, plan: Plan, rows: floa
     boost = None if args.no_start_boost else standalone.lift_cpu_quotas(state)  # as `run` does
     spark = local_session(master=state.master_url, conf=conf)
     cfg = PipelineConfig(sink="noop", out_dir=out, workers=state.layout(), trigger_s=0, batch_s=1.0,
-                         link_latency_ms=link_latencies(cluster))
+                         link_latency_ms=standalone.emulated_links(state, cluster))
     started = time.monotonic()
     sampler = CpuSampler(state) if args.verbose else None
     res = run_pipeline(spark, topo, cluster, plan, args.duration, warmup_s=args.warmup, cfg=cfg,

@@ -662,6 +662,8 @@ def run_cmd(
         raise
     session_start_s = time.monotonic() - session_started
     # an emulated cluster's workers talk over loopback: its stages wait the spec's link latencies instead
+    from streamplace.spark.standalone import emulated_links
+
     cfg = PipelineConfig(trigger_s=trigger_s, sink=sink, out_dir=out_dir, workers=workers,  # type: ignore[arg-type]
                          source_lead_s=eng.spark.lead_s, link_latency_ms=emulated_links(state, c))
     with progress_bar("running {task.description}", "{task.completed:.0f}/{task.total:.0f} s",
@@ -693,16 +695,6 @@ def run_cmd(
     if not result.measured.get("throughput"):
         warn(f"no tuple reached a sink in the {duration:g} s measured (only during the {warmup:g} s warm-up): the "
              "figures above are not the pipeline's; measure longer (--duration) or after a longer --warmup")
-
-
-def emulated_links(state: Any, cluster: Cluster) -> dict[str, dict[str, float]] | None:
-    """The spec's link latencies for the stages to wait on a cluster `cluster up` emulates on this machine (None
-    elsewhere: locally there are no links, and workers on other hosts have real ones)."""
-    if state is None or any(w.remote for w in state.workers):
-        return None
-    from streamplace.spark.layout import link_latencies
-
-    return link_latencies(cluster)
 
 
 def print_run(result: Any, t: Topology, pl: Plan, master: str | None, duration: float, here: str) -> None:
@@ -821,6 +813,8 @@ def live_cmd(
             first = place_counts(t, c, first.counts(), slots)
     pol = make_policy(policy, t, c, parse_params(param), slots, first)
     spark = spark_session(master, state, cores, out_dir / "spark.log")
+    from streamplace.spark.standalone import emulated_links
+
     cfg = PipelineConfig(trigger_s=trigger, sink=sink, out_dir=out_dir, workers=workers,  # type: ignore[arg-type]
                          link_latency_ms=emulated_links(state, c))  # as `run`
     alive = None

@@ -37,7 +37,7 @@ import psutil
 from streamplace.errors import ModelError, Problem, StreamplaceError
 from streamplace.model.cluster import Cluster
 from streamplace.spark.cpu_quota import CgroupBackend, default_budget, detect, group_name, plan_quotas
-from streamplace.spark.layout import SPARE, SPARE_MEMORY_MB, WorkerLayout, resource_name, worker_layout
+from streamplace.spark.layout import SPARE, SPARE_MEMORY_MB, WorkerLayout, link_latencies, resource_name, worker_layout
 
 STATE_FILE = "state.json"
 #: JVM options of the executors and daemons: the client compiler only, serial GC (see app_conf)
@@ -470,6 +470,15 @@ def find_state(master_url: str) -> ClusterState | None:
             if state.master_url == master_url:
                 return state
     return None
+
+
+def emulated_links(state: ClusterState | None, cluster: Cluster) -> dict[str, dict[str, float]] | None:
+    """The spec's link latencies for the pinned stages to wait (PipelineConfig.link_latency_ms) on a cluster
+    `cluster up` emulates on this machine; None elsewhere: locally there are no links, and workers on other
+    hosts have real ones."""
+    if state is None or any(w.remote for w in state.workers):
+        return None
+    return link_latencies(cluster)
 
 
 def app_conf(state: ClusterState, secret: str | None = None) -> dict[str, str]:
