@@ -106,6 +106,25 @@ def measure(state: Any, topo: Topology, cluster: Cluster, plan: Plan, rows: floa
                            for op, per in plan.replicas.items())}
 
 
+def tree_cpu(pid: int) -> tuple[float, float]:
+    """CPU seconds so far of the JVMs and of the Python processes in the process tree under ``pid`` (itself
+    included); (0, 0) once it is gone."""
+    import psutil
+
+    java = py = 0.0
+    with contextlib.suppress(psutil.Error):
+        root = psutil.Process(pid)
+        for proc in [root, *root.children(recursive=True)]:
+            with contextlib.suppress(psutil.Error):
+                t = proc.cpu_times()
+                busy = t.user + t.system + t.children_user + t.children_system
+                if "java" in proc.name():
+                    java += busy
+                elif "python" in proc.name():
+                    py += busy
+    return java, py
+
+
 class CpuSampler:
     """Every 2 s, per node: CPU seconds of the JVMs (worker daemon, executors) and of the Python workers under its
     worker process — where a node's quota goes (diagnostic, --verbose)."""
@@ -118,34 +137,11 @@ class CpuSampler:
         self.thread.start()
 
     def _run(self) -> None:
-        import psutil
+        import os
 
         while not self.done.wait(2.0):
-            row: dict[str, tuple[float, float]] = {}
-            for w in self.state.workers:
-                java = py = 0.0
-                with contextlib.suppress(psutil.Error):
-                    root = psutil.Process(w.pid)
-                    for proc in [root, *root.children(recursive=True)]:
-                        with contextlib.suppress(psutil.Error):
-                            t = proc.cpu_times()
-                            busy = t.user + t.system + t.children_user + t.children_system
-                            if "java" in proc.name():
-                                java += busy
-                            elif "python" in proc.name():
-                                py += busy
-                row[w.node] = (java, py)
-            java = py = 0.0  # the driver: this process (Python) and its JVM
-            me = psutil.Process()
-            for proc in [me, *me.children(recursive=True)]:
-                with contextlib.suppress(psutil.Error):
-                    t = proc.cpu_times()
-                    busy = t.user + t.system
-                    if "java" in proc.name():
-                        java += busy
-                    else:
-                        py += busy
-            row["driver"] = (java, py)
+            row = {w.node: tree_cpu(w.pid) for w in self.state.workers}
+            row["driver"] = tree_cpu(os.getpid())  # this process (Python) and its JVM
             self.samples.append((time.monotonic(), row))
 
     def stop(self, window_s: float) -> str:
