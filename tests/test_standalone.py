@@ -98,12 +98,15 @@ def test_standalone_cluster_pins_replicas_and_refuses_strangers(tmp_path: Path) 
     (tmp_path / "plan.json").write_text(json.dumps(PLAN))
     env = dict(os.environ, STREAMPLACE_HOME=str(tmp_path / "home"))
     state_dir = tmp_path / "home" / "clusters" / "two"
-    started = _cli("cluster", "up", str(tmp_path / "two.yaml"), env=env, timeout=180)
+    started = _cli("cluster", "up", str(tmp_path / "two.yaml"), env=env, timeout=400)
     assert started.returncode == 0, started.stderr
     master = started.stdout.strip().splitlines()[-1]
     assert master.startswith("spark://127.0.0.1:")
     state = ClusterState.load(state_dir)
     try:
+        # `up` primed the class archives the run's driver and executors map (jvm_archive.py)
+        archives = state_dir / "jvm-archives"
+        assert (archives / "driver.jsa").is_file() and (archives / "executor.jsa").is_file(), state.jvm_archive_note
         assert oct(Path(state.secret_file).stat().st_mode & 0o777) == "0o600"
         # an application without the secret: the master refuses its RPCs and never registers it
         intruder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""\
@@ -128,6 +131,11 @@ def test_standalone_cluster_pins_replicas_and_refuses_strangers(tmp_path: Path) 
                    "--trigger", "2", "--out", str(tmp_path / "out"), "--json", env=env)
         assert ran.returncode == 0, ran.stderr[-3000:]
         result = json.loads(ran.stdout)
+        # its executors mapped the archive, and no JVM complained of it (a mismatch prints [warning][cds])
+        logs = [p.read_text(errors="replace") for p in (state_dir / "work").glob("*/*/*/stderr")]
+        run_logs = [t for t in logs if "SharedArchiveFile=" in t]
+        assert run_logs and not any("[warning][cds]" in t or "shared archive" in t.lower() for t in run_logs)
+        assert result["measured"]["launch_to_first_batch_s"] >= result["measured"]["first_batch_end_s"] > 0
         if state.cpu_scale:  # cgroups writable here: each worker in its node's group, the quotas set again after run
             from streamplace.spark.cpu_quota import CgroupBackend
 
@@ -186,7 +194,7 @@ def test_a_killed_worker_is_replaced_and_no_output_is_lost(tmp_path: Path) -> No
     (tmp_path / "chain.yaml").write_text(FAIL_CHAIN)
     (tmp_path / "plan.json").write_text(json.dumps(FAIL_PLAN))
     env = dict(os.environ, STREAMPLACE_HOME=str(tmp_path / "home"))
-    started = _cli("cluster", "up", str(tmp_path / "three.yaml"), env=env, timeout=180)
+    started = _cli("cluster", "up", str(tmp_path / "three.yaml"), "--no-jvm-archives", env=env, timeout=180)
     assert started.returncode == 0, started.stderr
     master = started.stdout.strip().splitlines()[-1]
     try:
@@ -292,6 +300,7 @@ def test_where_a_runs_start_goes_first_batch_after_the_query_started() -> None:
     got = first_batch(batches, start)
     assert got["first_batch_s"] == pytest.approx(13.25)
     assert got["first_batch_end_s"] == pytest.approx(4.5 + 13.25)
+    assert got["first_batch_end_at"] == pytest.approx(start + 4.5 + 13.25)
     assert first_batch(batches[:1], start) == {}
 
 

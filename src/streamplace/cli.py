@@ -654,7 +654,7 @@ def run_cmd(
         from streamplace.spark.standalone import lift_cpu_quotas
 
         boost = lift_cpu_quotas(state)
-    session_started = time.monotonic()
+    session_started, session_began_at = time.monotonic(), time.time()
     try:
         spark = spark_session(master, state, cores, out_dir / "spark.log")
     except BaseException:
@@ -673,6 +673,7 @@ def run_cmd(
         result = run_pipeline(spark, t, target_cluster, target_plan, duration, warmup, cfg,
                               progress=lambda s: bar.update(task, completed=s), engine=eng, after_first_batch=boost)
     result.measured["session_start_s"] = session_start_s
+    result.measured.update(launch_figures(result.measured, session_began_at))
     if series is not None and result.series:
         write_series({"batch_id": [b["batch_id"] for b in result.series],
                       "timestamp": [b["timestamp"] for b in result.series],
@@ -727,13 +728,16 @@ def print_run(result: Any, t: Topology, pl: Plan, master: str | None, duration: 
         out.print(f"  pinned executors {ready} in {m['executor_start_s']:.0f} s before the query "
                   "(not in the warm-up)", highlight=False)
     if "first_batch_end_s" in m:
-        parts = [f"Spark driver {m['session_start_s']:.1f} s"] if "session_start_s" in m else []
+        parts = [f"before Spark {m['before_spark_s']:.1f} s (imports, plan, prediction)"] if "before_spark_s" in m \
+            else []
+        parts += [f"Spark driver {m['session_start_s']:.1f} s"] if "session_start_s" in m else []
         parts += [f"executors {m['executor_start_s']:.1f} s"] if "executor_start_s" in m else []
-        parts += [f"query to the end of its first micro-batch {m['first_batch_end_s']:.1f} s (the batch itself "
-                  f"{m['first_batch_s']:.1f} s)"]
-        total = sum(m.get(k, 0.0) for k in ("session_start_s", "executor_start_s", "first_batch_end_s"))
-        out.print(f"  start: {', '.join(parts)}: the first micro-batch ended {total:.1f} s after `run` began "
-                  "starting Spark", highlight=False)
+        parts += [f"query to the end of its first micro-batch with rows {m['first_batch_end_s']:.1f} s (the batch "
+                  f"itself {m['first_batch_s']:.1f} s)"]
+        total = m.get("launch_to_first_batch_s")
+        if total is None:
+            total = sum(m.get(k, 0.0) for k in ("session_start_s", "executor_start_s", "first_batch_end_s"))
+        out.print(f"  start: {', '.join(parts)}: it ended {total:.1f} s after `run` was launched", highlight=False)
     ops = Table(title="per operator (measured)")
     for col in ("operator", "in/s", "out/s", "cores busy", "ms per tuple"):
         ops.add_column(col, justify="right" if col != "operator" else "left")
@@ -997,6 +1001,21 @@ def plan_to_run(plan_file: Path | None, scheduler: str, t: Topology, c: Cluster)
     return pl
 
 
+def launch_figures(measured: dict[str, Any], session_began_at: float, launched_at: float | None = None
+                   ) -> dict[str, float]:
+    """Where a run's start went, measured from this process's launch (``launched_at``, seconds since the epoch;
+    default: the process's creation time): ``before_spark_s`` up to the start of the Spark session (imports, the
+    plan, the prediction) and ``launch_to_first_batch_s`` to the end of the first micro-batch with rows."""
+    if launched_at is None:
+        import psutil
+
+        launched_at = psutil.Process().create_time()
+    out = {"before_spark_s": max(0.0, session_began_at - launched_at)}
+    if "first_batch_end_at" in measured:
+        out["launch_to_first_batch_s"] = max(0.0, measured["first_batch_end_at"] - launched_at)
+    return out
+
+
 def spark_session(master: str | None, state: Any, cores: int | None, log_to: Path | None = None) -> Any:
     """The process's SparkSession (spark.session.session_for); Spark's log goes to ``log_to`` (default:
     ~/.streamplace/logs/…), whose path is printed — on the terminal, only what streamplace itself says (-v: Spark's
@@ -1027,6 +1046,11 @@ def cluster_up(
     remote: Annotated[str | None, typer.Option("--remote", help="nodes whose workers run on other hosts (comma-"
                                                "separated, or `all`): not started here; start each there from "
                                                "`cluster worker-config`")] = None,
+    jvm_archives: Annotated[bool, typer.Option("--jvm-archives/--no-jvm-archives", help="write the class archives "
+                                               "that let each run's driver and executors start in less CPU (a short "
+                                               "pinned job on the cluster, about a minute; kept across `up`s of the "
+                                               "same state directory while they still fit the JDK and Spark)")]
+    = True,
     as_json: JsonOpt = False,
 ) -> None:
     """Start a Spark standalone master and one worker per node of CLUSTER; print the master URL.
@@ -1039,12 +1063,13 @@ def cluster_up(
     far = [n.id for n in c.nodes] if remote == "all" else [n for n in (remote or "").split(",") if n]
     with progress_bar("starting {task.description}", "", disable=as_json or not err.is_terminal) as bar:
         bar.add_task(f"{len(c.nodes) - len(far)} workers for {c.name}", total=None)
-        state = up(c, state_dir, host, replica_slots, cpu_quota=cpu_quota, cpu_budget=cpu_budget, remote=far)
+        state = up(c, state_dir, host, replica_slots, cpu_quota=cpu_quota, cpu_budget=cpu_budget, remote=far,
+                   jvm_archives=jvm_archives)
     if as_json:
         emit_json({"master_url": state.master_url, "state_dir": state.state_dir,
                    "workers": [w.node for w in state.workers], "remote": far, "cpu_scale": state.cpu_scale,
                    "cpu_quota_cores": {w.node: w.cpu_quota_cores for w in state.workers},
-                   "cpu_quota_note": state.cpu_quota_note or None})
+                   "cpu_quota_note": state.cpu_quota_note or None, "jvm_archives": state.jvm_archive_note or None})
         return
     info(f"cluster {c.name}: {len(state.workers) - len(far)} workers here, state in {state.state_dir}", stderr=True)
     if far:
@@ -1058,6 +1083,13 @@ def cluster_up(
              f"{quotas}", stderr=True)
     elif state.cpu_quota_note:
         warn(state.cpu_quota_note)
+    if state.jvm_archive_note:
+        from streamplace.spark.jvm_archive import driver_options, executor_options
+
+        if driver_options(state) and executor_options(state):
+            info(state.jvm_archive_note, stderr=True)
+        else:  # the cluster works; its runs start slower
+            warn(f"{state.jvm_archive_note}: runs on this cluster start their JVMs without them")
     print(state.master_url)
 
 
@@ -1163,6 +1195,8 @@ def cluster_status(
                   f"scale {st['cpu_scale']:.4g} real cores per spec core", highlight=False)
     elif st.get("cpu_quota_note"):
         out.print(st["cpu_quota_note"], highlight=False)
+    if st.get("jvm_archives"):
+        out.print(st["jvm_archives"], highlight=False)
     table = Table()
     for col in ("node", "pid", "process", "registered", "cores", "used", "replica slots", "speed-up", "CPU quota"):
         table.add_column(col)

@@ -38,7 +38,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import reduce
 from pathlib import Path
@@ -513,7 +513,7 @@ class Pipeline:
         for w in self.cfg.workers or []:
             if w.node in self.profiles:
                 k = w.replica_slots
-                jobs.append(functools.partial(_touch, sc, k, self.profiles[w.node]))
+                jobs.append(functools.partial(_touch, self.spark, k, self.profiles[w.node]))
         with ThreadPoolExecutor(len(jobs)) as pool:
             futures = [pool.submit(job) for job in jobs]
             done, pending = wait(futures, timeout=timeout_s)
@@ -584,20 +584,23 @@ class Pipeline:
 _PROFILES: dict[tuple[str, str, int], Any] = {}
 
 
-def _touch(sc: Any, k: int, profile: Any) -> int:
+def _touch(spark: Any, k: int, profile: Any) -> int:
     """A job of ``k`` tasks under ``profile``: its executor and Python workers start for it, and the workers load
     what an operator's task needs (pandas, pyarrow, the operators), so the first micro-batch does not: under a
-    CPU quota of a fraction of a core those imports took most of a minute in the first batch."""
-    return sc.parallelize(range(k), k).withResources(profile).map(_warm_python_worker).count()
+    CPU quota of a fraction of a core those imports took most of a minute in the first batch. It runs through
+    ``mapInArrow`` like the operators: an executor keeps one pool of Python workers for SQL's Arrow functions and
+    another for RDD functions (measured: a worker warmed by ``RDD.map`` was not the one the next ``mapInArrow``
+    got, and the first batch started 4 new workers per node, 4–5 s of its stages)."""
+    return len(spark.range(k, numPartitions=k).mapInArrow(_warm_python_worker, "id long", profile=profile).collect())
 
 
-def _warm_python_worker(x: int) -> int:
+def _warm_python_worker(batches: Iterator[Any]) -> Iterator[Any]:
     import pandas  # noqa: F401
     import pyarrow  # noqa: F401
 
     import streamplace.spark.operators  # noqa: F401
 
-    return x
+    yield from batches
 
 
 def routed_union(parts: list[DataFrame], count: int) -> DataFrame:

@@ -37,6 +37,7 @@ import psutil
 from streamplace.errors import ModelError, Problem, StreamplaceError
 from streamplace.model.cluster import Cluster
 from streamplace.spark.cpu_quota import CgroupBackend, default_budget, detect, group_name, plan_quotas
+from streamplace.spark.jvm_archive import executor_options
 from streamplace.spark.layout import SPARE, SPARE_MEMORY_MB, WorkerLayout, link_latencies, resource_name, worker_layout
 
 STATE_FILE = "state.json"
@@ -87,6 +88,8 @@ class ClusterState:
     cgroup_version: int | None = None
     #: why the nodes run without quotas, when they do
     cpu_quota_note: str = ""
+    #: what `up` left of the JVMs' class archives (jvm_archive.py), or why none
+    jvm_archive_note: str = ""
 
     @property
     def master_url(self) -> str:
@@ -188,7 +191,8 @@ def master_json(host: str, webui_port: int, timeout_s: float = 2.0) -> dict[str,
 
 def up(cluster: Cluster, state_dir: Path | None = None, host: str = "127.0.0.1", replica_slots: int | None = None,
        timeout_s: float = 90.0, cpu_quota: bool = True, cpu_budget: float | None = None,
-       cgroups: CgroupBackend | str | None = None, remote: Collection[str] = ()) -> ClusterState:
+       cgroups: CgroupBackend | str | None = None, remote: Collection[str] = (), jvm_archives: bool = True
+       ) -> ClusterState:
     """Start the master and one worker per node; return when every worker started here has registered (or raise).
 
     ``remote``: nodes whose workers run on other hosts (started there from ``worker_config``): recorded in the
@@ -197,7 +201,9 @@ def up(cluster: Cluster, state_dir: Path | None = None, host: str = "127.0.0.1",
     ``cpu_quota``: each node's worker (and what it starts) runs in a cgroup whose CPU quota is the node's share of
     ``cpu_budget`` real cores (default: this machine's cores less half a core for the driver), see cpu_quota.py;
     where cgroups are not writable the cluster starts without quotas and ``cpu_quota_note`` says why.
-    ``cgroups`` overrides the detected backend (tests)."""
+    ``cgroups`` overrides the detected backend (tests). ``jvm_archives``: once the workers have registered, write
+    the class archives that let a run's driver and executors start in less CPU (jvm_archive.py; 20–40 s here,
+    skipped when archives of an earlier ``up`` of this state directory still check)."""
     workers = worker_layout(cluster, replica_slots)
     _check_remote(cluster, host, remote)
     local = [w for w in workers if w.node not in remote]
@@ -265,6 +271,10 @@ def up(cluster: Cluster, state_dir: Path | None = None, host: str = "127.0.0.1",
         mine = {w.resource for w in local}
         _wait(lambda: mine <= set(alive_workers(state)), timeout_s,
               f"not every worker registered within {timeout_s:g} s (see the logs in {state_dir / 'logs'})")
+        if jvm_archives and local and not remote:
+            from streamplace.spark.jvm_archive import prime
+
+            state.jvm_archive_note = prime(state).describe()
         state.save()
     except BaseException:
         down(state_dir)
@@ -450,6 +460,7 @@ def status(state_dir: Path) -> dict[str, Any]:
     return {"name": state.name, "master_url": state.master_url, "master_alive": _alive(state.master_pid),
             "state_dir": state.state_dir, "cpu_scale": state.cpu_scale, "cpu_budget_cores": state.cpu_budget_cores,
             "cgroup_version": state.cgroup_version, "cpu_quota_note": state.cpu_quota_note,
+            "jvm_archives": state.jvm_archive_note,
             "applications": [a.get("name") for a in doc.get("activeapps", [])],
             "workers": [{"node": w.node, "pid": None if w.remote else w.pid, "remote": w.remote,
                          "process_alive": None if w.remote else _alive(w.pid),
@@ -501,7 +512,7 @@ def app_conf(state: ClusterState, secret: str | None = None) -> dict[str, str]:
         # the client compiler only and one GC thread: a fresh executor JVM compiled and collected for 2–3 minutes
         # under a node's CPU quota of a third of a core (batches 13.7 → 7.0 s); with these its executors started
         # in 50 s instead of 72 and its batches settled at 6.3–6.9 s within a minute (hetero-3, nasiri-linear)
-        "spark.executor.extraJavaOptions": EXECUTOR_JVM_OPTIONS,
+        "spark.executor.extraJavaOptions": " ".join(x for x in (EXECUTOR_JVM_OPTIONS, executor_options(state)) if x),
         f"spark.executor.resource.{SPARE}.amount": "1", f"spark.task.resource.{SPARE}.amount": "1",
     }
 
