@@ -65,8 +65,6 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import linprog
-from scipy.sparse import coo_matrix
 
 from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
@@ -182,6 +180,9 @@ def _spark_place(scheduler: MaxThroughput, topology: Topology, cluster: Cluster,
 
 def lp_bound(model: ThroughputModel, k: np.ndarray) -> tuple[float, np.ndarray]:
     """The LP relaxation's optimal scale (an upper bound on every plan's) and its flows y (ops × nodes, tuples/s)."""
+    from scipy.optimize import linprog  # here, not at import: scipy.optimize costs every CLI command 0.3 s
+    from scipy.sparse import coo_matrix
+
     n_ops, n_nodes = model.e.shape
     lam = model.lam + model.lam_all
     usable = model.allowed & (model.met < 100.0)
