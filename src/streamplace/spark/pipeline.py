@@ -511,9 +511,10 @@ class Pipeline:
         sc = self.spark.sparkContext
         jobs: list[Callable[[], Any]] = [lambda: [self._target_values(n) for n in self._counts()]]
         for w in self.cfg.workers or []:
-            if w.node in self.profiles:
-                k = w.replica_slots
-                jobs.append(functools.partial(_touch, self.spark, k, self.profiles[w.node]))
+            if w.node in self.profiles:  # one task: its worker daemon starts with the imports, and forks the
+                # others the batches need in ~40 ms each (worker_daemon.py); warming all of a node's replica slots
+                # cost the start 1 s more on hetero-3
+                jobs.append(functools.partial(_touch, self.spark, 1, self.profiles[w.node]))
         with ThreadPoolExecutor(len(jobs)) as pool:
             futures = [pool.submit(job) for job in jobs]
             done, pending = wait(futures, timeout=timeout_s)
@@ -585,9 +586,9 @@ _PROFILES: dict[tuple[str, str, int], Any] = {}
 
 
 def _touch(spark: Any, k: int, profile: Any) -> int:
-    """A job of ``k`` tasks under ``profile``: its executor and Python workers start for it, and the workers load
-    what an operator's task needs (pandas, pyarrow, the operators), so the first micro-batch does not: under a
-    CPU quota of a fraction of a core those imports took most of a minute in the first batch. It runs through
+    """A job of ``k`` tasks under ``profile``: its executor and Python worker daemon start for it, and the daemon
+    loads what an operator's task needs (pandas, pyarrow, the operators), so the first micro-batch does not: under
+    a CPU quota of a fraction of a core those imports took most of a minute in the first batch. It runs through
     ``mapInArrow`` like the operators: an executor keeps one pool of Python workers for SQL's Arrow functions and
     another for RDD functions (measured: a worker warmed by ``RDD.map`` was not the one the next ``mapInArrow``
     got, and the first batch started 4 new workers per node, 4–5 s of its stages)."""
