@@ -202,7 +202,7 @@ def up(cluster: Cluster, state_dir: Path | None = None, host: str = "127.0.0.1",
     ``cpu_budget`` real cores (default: this machine's cores less half a core for the driver), see cpu_quota.py;
     where cgroups are not writable the cluster starts without quotas and ``cpu_quota_note`` says why.
     ``cgroups`` overrides the detected backend (tests). ``jvm_archives``: once the workers have registered, write
-    the class archives that let a run's driver and executors start in less CPU (jvm_archive.py; 20–40 s here,
+    the class archives that let a run's driver and executors start in less CPU (jvm_archive.py; about 60 s here,
     skipped when archives of an earlier ``up`` of this state directory still check)."""
     workers = worker_layout(cluster, replica_slots)
     _check_remote(cluster, host, remote)
