@@ -735,10 +735,8 @@ def print_run(result: Any, t: Topology, pl: Plan, master: str | None, duration: 
         parts += [f"executors {m['executor_start_s']:.1f} s"] if "executor_start_s" in m else []
         parts += [f"query to the end of its first micro-batch with rows {m['first_batch_end_s']:.1f} s (the batch "
                   f"itself {m['first_batch_s']:.1f} s)"]
-        total = m.get("launch_to_first_batch_s")
-        if total is None:
-            total = sum(m.get(k, 0.0) for k in ("session_start_s", "executor_start_s", "first_batch_end_s"))
-        out.print(f"  start: {', '.join(parts)}: it ended {total:.1f} s after `run` was launched", highlight=False)
+        out.print(f"  start: {', '.join(parts)}: it ended {m['launch_to_first_batch_s']:.1f} s after `run` was "
+                  "launched", highlight=False)
     ops = Table(title="per operator (measured)")
     for col in ("operator", "in/s", "out/s", "cores busy", "ms per tuple"):
         ops.add_column(col, justify="right" if col != "operator" else "left")

@@ -193,12 +193,9 @@ def _wait_gone(pids: list[int], timeout_s: float) -> None:
     psutil.wait_procs(procs, timeout=timeout_s)
 
 
-def _executor_dumps(state_dir: Path, app_id: str, timeout_s: float = 60.0) -> list[tuple[Path, list[str]]]:
-    """The archives the application's executors wrote, each with its JVM's command line, once they all exited
-    (the worker stops them after the application ends; each dumps as it exits)."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline and _executors_of(app_id):
-        time.sleep(0.5)
+def _executor_dumps(state_dir: Path, app_id: str) -> list[tuple[Path, list[str]]]:
+    """The archives the application's executors wrote as they exited (``_workload`` stopped them and waited),
+    each with its JVM's command line; one cut short fails its check in ``_place``."""
     out = []
     for stderr in sorted((state_dir / "work").glob(f"*/{app_id}/*/stderr")):
         dump = stderr.parent / EXECUTOR_DUMP
