@@ -25,3 +25,12 @@ def test_a_fresh_checkpoint_gets_the_start_and_a_used_one_keeps_its_own(tmp_path
     (ck / "offsets").mkdir()
     assert not align_rate_sources(ck, [0], 0.5, now_ms=1_700_000_000_500)  # a restart keeps the phase it had
     assert source_lead(ck, 0) == pytest.approx(0.2)
+
+
+def test_a_head_start_moves_the_start_whole_seconds_back_on_the_same_phase(tmp_path: Path) -> None:
+    now = 1_700_000_000_500
+    assert align_rate_sources(tmp_path / "ck", [0], 0.2, now_ms=now, head_start_s=1)
+    start = int((tmp_path / "ck" / "sources" / "0" / "0").read_text().split("\n")[1])
+    # one second earlier than without: the query's first batch reads a whole second of rows
+    assert start == aligned_start_ms(now, 0.2) - 1000 and now - start > 1000
+    assert source_lead(tmp_path / "ck", 0) == pytest.approx(0.2)

@@ -136,12 +136,17 @@ def test_standalone_cluster_pins_replicas_and_refuses_strangers(tmp_path: Path) 
         run_logs = [t for t in logs if "SharedArchiveFile=" in t]
         assert run_logs and not any("[warning][cds]" in t or "shared archive" in t.lower() for t in run_logs)
         assert result["measured"]["launch_to_first_batch_s"] >= result["measured"]["first_batch_end_s"] > 0
+        # each node's Python daemons were forked by its zygote (zygote.py), none refused
+        for w in state.workers:
+            zlog = (state_dir / "logs" / f"zygote-{w.resource}.log").read_text()
+            assert "forked daemon" in zlog and "refused" not in zlog, zlog
         if state.cpu_scale:  # cgroups writable here: each worker in its node's group, the quotas set again after run
             from streamplace.spark.cpu_quota import CgroupBackend
 
             assert result.get("cpu_quotas", "").startswith("lifted for the start")
             for w in state.workers:
-                assert str(w.pid) in (Path(w.cgroup) / "cgroup.procs").read_text().split()
+                members = (Path(w.cgroup) / "cgroup.procs").read_text().split()
+                assert str(w.pid) in members and str(w.zygote_pid) in members
                 assert CgroupBackend.quota_cores(Path(w.cgroup)) == pytest.approx(w.cpu_quota_cores, rel=1e-3)
         placement = result["placement"]
         for op, planned in PLAN["replicas"].items():
@@ -163,7 +168,7 @@ def test_standalone_cluster_pins_replicas_and_refuses_strangers(tmp_path: Path) 
     assert stopped.returncode == 0, stopped.stderr
     assert "master" in stopped.stdout
     assert all(not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text().split()[2]
-               for pid in [state.master_pid] + [w.pid for w in state.workers])
+               for pid in [state.master_pid] + [w.pid for w in state.workers] + [w.zygote_pid for w in state.workers])
     assert not any(w.cgroup and Path(w.cgroup).exists() for w in state.workers)  # down removed the groups
 
 

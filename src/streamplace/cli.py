@@ -1197,14 +1197,17 @@ def cluster_status(
     if st.get("jvm_archives"):
         out.print(st["jvm_archives"], highlight=False)
     table = Table()
-    for col in ("node", "pid", "process", "registered", "cores", "used", "replica slots", "speed-up", "CPU quota"):
+    for col in ("node", "pid", "process", "registered", "cores", "used", "replica slots", "speed-up", "CPU quota",
+                "Python zygote"):
         table.add_column(col)
     for w in st["workers"]:
         quota = w.get("cpu_quota_cores")
         process = "remote" if w.get("remote") else "alive" if w["process_alive"] else "dead"
+        zygote = {None: "none", True: "alive", False: "dead (daemons import for themselves)"}[w.get("zygote_alive")]
         table.add_row(w["node"], "" if w["pid"] is None else str(w["pid"]), process,
                       "yes" if w["registered"] else "no", str(w["cores"]), str(w["cores_used"] or 0),
-                      str(w["replica_slots"]), f"{w['speedup']:g}", "none" if quota is None else f"{quota:.2f} cores")
+                      str(w["replica_slots"]), f"{w['speedup']:g}", "none" if quota is None else f"{quota:.2f} cores",
+                      zygote)
     out.print(table)
 
 

@@ -40,12 +40,16 @@ def _start_file(checkpoint: Path, index: int) -> Path:
     return checkpoint / "sources" / str(index) / "0"
 
 
-def align_rate_sources(checkpoint: Path, indices: list[int], lead_s: float, now_ms: int | None = None) -> bool:
+def align_rate_sources(checkpoint: Path, indices: list[int], lead_s: float, now_ms: int | None = None,
+                       head_start_s: int = 0) -> bool:
     """Write the start time of the rate sources at ``indices`` (their position among the query's sources) into a
-    fresh checkpoint; False, writing nothing, when the query has run before (its offsets log exists)."""
+    fresh checkpoint, ``head_start_s`` whole seconds before the latest aligned moment (the query's first batch
+    then reads those seconds: a rate source has no rows until its first second has passed, and that batch would
+    be empty); False, writing nothing, when the query has run before (its offsets log exists)."""
     if (checkpoint / "offsets").exists() or not indices:
         return False
-    start = aligned_start_ms(now_ms if now_ms is not None else int(time.time() * 1000), lead_s)
+    now = now_ms if now_ms is not None else int(time.time() * 1000)
+    start = aligned_start_ms(now, lead_s) - 1000 * head_start_s
     for i in indices:
         path = _start_file(checkpoint, i)
         path.parent.mkdir(parents=True, exist_ok=True)

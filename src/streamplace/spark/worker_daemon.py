@@ -12,6 +12,10 @@ lock one of them held would stay locked in the child), and pandas and pyarrow st
 pool and jemalloc's background thread. Both are switched off here before the imports (``OPENBLAS_NUM_THREADS``
 1, ``JE_ARROW_MALLOC_CONF`` background_thread:false; each worker runs one task on one thread anyway); should
 a thread still be running after them, the daemon forks nothing from it and leaves the imports to the workers.
+
+On a cluster that `cluster up` started here, the node's zygote (zygote.py) has done these imports once for all
+the node's executors: this module asks it to fork the daemon, and imports for itself only where there is no
+zygote or it refuses.
 """
 
 from __future__ import annotations
@@ -39,11 +43,17 @@ def preload() -> bool:
     import numpy  # noqa: F401
     import pandas  # noqa: F401
     import pyarrow
-    import pyarrow.compute  # noqa: F401
+    import pyarrow.compute
+    import pyarrow.pandas_compat
+    import pyarrow.parquet  # noqa: F401
     import pyspark.sql.pandas.serializers
     import pyspark.worker  # noqa: F401
 
-    import streamplace.spark.operators  # noqa: F401
+    # what unpickling an operator's task imports (its function lives in pipeline.py, its writer in sink.py): a
+    # worker's first task spent 0.12–0.16 CPU s on these before they were preloaded
+    import streamplace.spark.operators
+    import streamplace.spark.pipeline
+    import streamplace.spark.sink  # noqa: F401
 
     return _threads() == 1
 
@@ -51,6 +61,11 @@ def preload() -> bool:
 def main() -> None:
     import sys
 
+    from streamplace.spark.zygote import SOCKET_ENV, fork_daemon
+
+    zygote = os.environ.get(SOCKET_ENV)
+    if zygote and fork_daemon(zygote, sys.argv):  # its node's zygote forked the daemon, imports done (zygote.py)
+        return
     if not preload():  # never fork from a process with threads: start again without the imports
         os.execv(sys.executable, [sys.executable, "-m", "pyspark.daemon", *sys.argv[1:]])
     import gc
