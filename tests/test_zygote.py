@@ -129,3 +129,20 @@ def test_refusal_reasons(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     assert "PYTHONHASHSEED" in str(zygote.refusal({**ok, "env": {**env, "PYTHONHASHSEED": "7"}}, files))
     module.write_text("x = 22\n")
     assert "changed" in str(zygote.refusal(ok, files))
+
+
+def test_a_malformed_request_leaves_the_zygote_serving(served) -> None:
+    name, zyg = served
+    for junk in (b"x", b"\x00\x00\x00\x05{not json"):
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(30)
+            sock.connect("\0" + name[1:])
+            sock.sendall(junk)
+            sock.shutdown(socket.SHUT_WR)
+            assert b"refused" in sock.recv(4096)
+    client = _daemon(name)
+    daemon, _ = _port_owner(client)
+    assert daemon.ppid() == zyg.pid  # still forking
+    assert client.stdin is not None
+    client.stdin.close()
+    client.wait(30)

@@ -93,8 +93,12 @@ def _wait_for(pid: int) -> None:
         pidfd = os.pidfd_open(pid)
     except ProcessLookupError:  # it ran and exited already
         return
+    def stop(_signum: int, _frame: Any) -> None:
+        with contextlib.suppress(ProcessLookupError):  # it has exited already
+            signal.pidfd_send_signal(pidfd, signal.SIGTERM)
+
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(signum, lambda s, _f: signal.pidfd_send_signal(pidfd, signal.SIGTERM))
+        signal.signal(signum, stop)
     # the daemon has the executor's pipes now: this process keeps none open (stderr stays for messages)
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 0)
@@ -187,9 +191,9 @@ def _handle(conn: socket.socket, listener: socket.socket, files: dict[str, tuple
         if pid == 0:
             _become_daemon(conn, listener, fds, request)  # never returns
         _log(f"forked daemon {pid} for pid {peer} in {request.get('cwd')}")
-    except (OSError, ValueError) as exc:
+    except Exception as exc:  # a malformed request must not end the zygote (struct.error is no ValueError)
         with contextlib.suppress(OSError):
-            _reply(conn, {"refused": str(exc)})
+            _reply(conn, {"refused": f"{type(exc).__name__}: {exc}"})
     finally:
         for fd in fds:
             os.close(fd)
