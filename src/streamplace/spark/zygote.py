@@ -129,9 +129,9 @@ def refusal(request: dict[str, Any], files: dict[str, tuple[int, int]]) -> str |
     """Why a request cannot be served by this zygote (its imports), or None."""
     if request.get("executable") != sys.executable:
         return f"the executor runs {request.get('executable')}, the zygote {sys.executable}"
-    from streamplace.spark.worker_daemon import THREADLESS_ENV
+    from streamplace.spark.worker_daemon import with_threadless_defaults
 
-    env = {**THREADLESS_ENV, **request.get("env", {})}  # as preload() would set them in the executor's daemon
+    env = with_threadless_defaults(request.get("env", {}))  # as the executor's own daemon would have them
     for key in IMPORT_ENV:
         if env.get(key) != os.environ.get(key):
             return f"{key} is {env.get(key)!r} for the executor, {os.environ.get(key)!r} for the zygote"
@@ -147,14 +147,11 @@ def refusal(request: dict[str, Any], files: dict[str, tuple[int, int]]) -> str |
 
 def serve(path: str) -> None:
     """Import once, then fork a daemon for each request on the Unix socket ``path`` (until SIGTERM)."""
-    from streamplace.spark.worker_daemon import preload
+    from streamplace.spark.worker_daemon import ready_to_fork
 
-    if not preload():
+    if not ready_to_fork():
         raise SystemExit(f"zygote {path}: a thread is running after the imports; not forking from it")
     files = module_files()
-    import gc
-
-    gc.freeze()  # what the imports made stays out of the daemons' and workers' collections (worker_daemon.py)
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the daemons are reaped by the kernel
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(_address(path))  # abstract: only the uid check below keeps other users out
@@ -218,10 +215,10 @@ def _become_daemon(conn: socket.socket, listener: socket.socket, fds: list[int],
             os.close(fd)
         fds.clear()
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        from streamplace.spark.worker_daemon import THREADLESS_ENV
+        from streamplace.spark.worker_daemon import with_threadless_defaults
 
         os.environ.clear()
-        os.environ.update({**THREADLESS_ENV, **request["env"]})
+        os.environ.update(with_threadless_defaults(request["env"]))
         os.chdir(request["cwd"])
         sys.argv = list(request["argv"])
         # what the interpreter would have put on sys.path from the executor's PYTHONPATH (its later imports)
@@ -245,7 +242,7 @@ def _become_daemon(conn: socket.socket, listener: socket.socket, fds: list[int],
 
 def command(path: str) -> list[str]:
     """The command line that starts a zygote on ``path``."""
-    return [sys.executable, "-m", "streamplace.spark.zygote", str(path)]
+    return [sys.executable, "-m", "streamplace.spark.zygote", path]
 
 
 def environment(base: dict[str, str]) -> dict[str, str]:
