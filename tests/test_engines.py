@@ -101,8 +101,10 @@ def test_replayed_triggers_follow_the_batches_step_by_step() -> None:
 
 def test_spark_threads_share_a_full_node() -> None:
     topo, cluster, plan = two_stage()
+    # all of task_s CPU, no set-up of its own: the share stretches the whole task, as worked here
     ev = evaluate(topo, cluster, plan, engine=spark(SparkConstants(0.2, 0.05, 0.01, 0, 0, 0, jvm_cores=0.5,
-                                                                   exchange_s=0.0)))
+                                                                   exchange_s=0.0, task_cpu_s=0.01,
+                                                                   stage_cpu_s=0.0)))
     # a's two tasks fill both cores, so they run at (2 − 0.5) / 2 of a core; the source's one task does not
     assert ev.engine_detail["work_s_per_scale_second"] == pytest.approx(0.05 / 0.75)
     assert ev.engine_detail["batch_fixed_s"] == pytest.approx(0.2 + 0.06 + 0.05 + 0.01 / 0.75)

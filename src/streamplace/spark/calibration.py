@@ -35,7 +35,7 @@ from streamplace.spec.loader import read_document
 FIELDS = tuple(f.name for f in dataclasses.fields(SparkConstants) if f.name != "origin")
 #: fields added after files were first written: a file without one gets the built-in default, and its origin
 #: says so (run `streamplace calibrate` again to measure it)
-OPTIONAL = ("exchange_s",)
+OPTIONAL = ("exchange_s", "exchange_sq_s", "task_cpu_s", "stage_cpu_s")
 
 
 def default_path() -> Path:
@@ -209,8 +209,9 @@ def calibrate(spark: Any, cores: int, batches: int = 3, large_rows: int = 300_00
     busy_s = time_batches(spark, topo, plan, rows, batches, {}, warm=1).seconds
     if progress is not None:
         progress("the driver's build of pinned plans of 14 to 80 exchanges")
-    exchange_s, driver_points = driver_probe(spark)
-    consts = dataclasses.replace(consts, jvm_cores=jvm_cores_from(busy_s, consts, cores, rows), exchange_s=exchange_s)
+    (exchange_s, exchange_sq_s), driver_points = driver_probe(spark)
+    consts = dataclasses.replace(consts, jvm_cores=jvm_cores_from(busy_s, consts, cores, rows), exchange_s=exchange_s,
+                                 exchange_sq_s=exchange_sq_s)
     points = [(p, s, float(f)) for (p, s), f in zip(measured, fitted, strict=True)]
     return Calibration(consts, points, r2, time.perf_counter() - started, busy_s, driver_points)
 
@@ -226,19 +227,19 @@ def driver_probe_plan(nodes: int, ops: int = 4) -> tuple[Topology, Plan, list[An
     return topo, plan, [WorkerLayout(n, resource_name(n), 1, 1.0) for n in ids]
 
 
-def driver_probe(spark: Any, sizes: tuple[int, ...] = (2, 3, 4, 5), ops: int = 4, repeats: int = 3
-                 ) -> tuple[float, list[tuple[int, float]]]:
-    """The driver's seconds per routed exchange of a pinned micro-batch (``exchange_s``): the pipeline's
-    build of a batch's DataFrames (Pipeline.build_pinned; each DataFrame step is a Py4J round trip and an
-    analysis of its plan) and the physical planning of its outputs, timed on chains spread over ``sizes``
-    emulated workers in this session — nothing runs on them. Returns the slope over the sizes by least
-    squares (the intercept is a batch's own fixed cost, batch_s) and (exchanges, seconds) per size. The time
-    grows a little faster than the exchanges (each analysis sees a larger plan: here 14, 30, 80 and 114
-    exchanges took 0.3–0.6, 0.6–1.0, 2.2 and 3.9–4.8 s), so the sizes span the plans it predicts for."""
+def driver_probe(spark: Any, sizes: tuple[int, ...] = (2, 3, 4, 5, 6), ops: int = 4, repeats: int = 3
+                 ) -> tuple[tuple[float, float], list[tuple[int, float]]]:
+    """The driver's seconds per routed exchange of a pinned micro-batch (``exchange_s``) and per exchange squared
+    (``exchange_sq_s``): the pipeline's build of a batch's DataFrames (Pipeline.build_pinned; each DataFrame
+    step is a Py4J round trip and an analysis of its plan) and the physical planning of its outputs, timed on
+    chains spread over ``sizes`` emulated workers in this session (14 to 114 exchanges) — nothing runs on them.
+    The time grows faster than the exchanges, as each analysis walks the plan built so far: non-negative least
+    squares of a + b·X + c·X² (the intercept a is a batch's own fixed cost, batch_s) gives (b, c). Returns those
+    and (exchanges, seconds) per size."""
     import statistics
     import tempfile
 
-    from streamplace.spark.pipeline import Pipeline, PipelineConfig, merged
+    from streamplace.spark.pipeline import Pipeline, PipelineConfig
 
     points: list[tuple[int, float]] = []
     batch = spark.range(1).selectExpr("current_timestamp() AS ts", "id AS value", "id AS key")
@@ -251,16 +252,21 @@ def driver_probe(spark: Any, sizes: tuple[int, ...] = (2, 3, 4, 5), ops: int = 4
             for r in range(repeats + 1):  # the first build warms the JVM's code paths: left out
                 started = time.perf_counter()
                 parts, cached = pipeline.build_pinned(batch, r)
-                for out in pipeline.outputs:
-                    merged(parts[out])._jdf.queryExecution().executedPlan()
+                for out in pipeline.outputs:  # as the runtime runs them: each node's part a job of its own
+                    for frame in parts[out]:
+                        frame._jdf.queryExecution().executedPlan()
                 times.append(time.perf_counter() - started)
                 for frame in cached:
                     frame.unpersist()
         points.append(((ops - 1) * nodes * nodes + nodes, statistics.median(times[1:])))
+    from scipy.optimize import nnls
+
     x = np.array([e for e, _ in points], dtype=float)
     y = np.array([t for _, t in points])
-    slope = float(np.polyfit(x, y, 1)[0]) if len(points) > 1 and np.ptp(x) > 0 else 0.0
-    return max(0.0, slope), points
+    if len(points) < 3 or np.ptp(x) == 0:
+        return (0.0, 0.0), points
+    coef, _ = nnls(np.column_stack([np.ones_like(x), x, x * x]), y)
+    return (float(coef[1]), float(coef[2])), points
 
 
 def measured_block(cal: Calibration, master: str, cores: int) -> dict[str, Any]:
@@ -268,7 +274,9 @@ def measured_block(cal: Calibration, master: str, cores: int) -> dict[str, Any]:
     return {"master": master, "cores": cores, "at": datetime.now(UTC).isoformat(timespec="seconds"),
             "method": "back-to-back micro-batches of pass-through chains, least squares on the engine model's "
                       "batch time; jvm_cores from a busy operator filling every core; exchange_s from the "
-                      "driver's build of pinned plans", "r2": round(cal.r2, 4),
+                      "driver's build of pinned plans; task_cpu_s and stage_cpu_s are the built-in values (they "
+                      "stretch fixed costs on nodes slower than a full core, which probes on this machine's full "
+                      "cores cannot see)", "r2": round(cal.r2, 4),
             "busy_probe_s": round(cal.busy_s, 4), "seconds": round(cal.seconds, 1),
             "driver_probe": [{"exchanges": e, "seconds": round(t, 4)} for e, t in cal.driver_points],
             "points": [{"operators": p.ops, "source_tasks": p.p_source, "tasks": p.p, "rows": p.rows,

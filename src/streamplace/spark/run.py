@@ -88,20 +88,28 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
                  warmup_s: float = 15.0, cfg: PipelineConfig | None = None,
                  progress: Callable[[float], None] | None = None, profile: Profile | None = None,
                  engine: EngineSettings | None = None,
-                 after_first_batch: Callable[[], None] | None = None) -> RunResult:
+                 after_first_batch: Callable[[], None] | None = None,
+                 after_warmup: Callable[[], None] | None = None) -> RunResult:
     """Start the pipeline, wait ``warmup_s``, measure for ``duration_s`` (from the end of a batch to the end of one;
     ``RunResult.duration_s`` is the window measured), stop; predicted comes from ``engine``'s
     model of ``cluster`` (give the machine it really runs on: ``machine(cores)`` and ``on_one_node(plan)`` for a
     local run). ``after_first_batch`` is called once, when the first micro-batch with rows has ended (at the latest
-    when the warm-up ends, or the run does): e.g. to set CPU quotas lifted for the start."""
+    when the warm-up ends, or the run does): e.g. to set CPU quotas lifted for the start; ``after_warmup`` once
+    when the warm-up ends (at the latest when the run does), before the measured window opens at the next batch's
+    end. ``measured["window_batches"]`` holds the ids of the micro-batches that ended inside the window."""
     listener = ProgressListener()
     spark.streams.addListener(listener)
     pipeline = Pipeline(spark, topology, plan, cfg)
     pending = [after_first_batch] if after_first_batch is not None else []
+    warm = [after_warmup] if after_warmup is not None else []
 
     def release() -> None:  # after_first_batch, once
         if pending:
             pending.pop()()
+
+    def warmed() -> None:  # after_warmup, once
+        if warm:
+            warm.pop()()
 
     def first_batch_done() -> None:
         if any(b.input_rows > 0 for b in listener.batches):
@@ -121,11 +129,14 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
     try:
         _sleep(warmup_s, started, progress, first_batch_done)
         release()
+        warmed()
         _batch_end(listener, longest_wait_s)
         before = Snapshot.take(pipeline.stats)
+        opened = len(listener.batches)
         _sleep(before.at - started + duration_s, started, progress)
         _batch_end(listener, longest_wait_s)
         after = Snapshot.take(pipeline.stats)
+        window = [b.batch_id for b in listener.batches[opened:]]
         exc = pipeline.query.exception() if pipeline.query is not None else None
         if exc is not None:
             raise RuntimeError(f"the streaming query failed: {exc}")
@@ -134,10 +145,12 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
         raise
     finally:
         release()
+        warmed()
         pipeline.stop(wait_s=wait_s)
         spark.streams.removeListener(listener)
     measured, operators = measure(before, after, topology)
     measured["source_lead_s"] = pipeline.source_lead_s()  # the phase the rate sources ran with (spark/phase.py)
+    measured["window_batches"] = window
     if pipeline.pinned:
         measured["executor_start_s"] = pipeline.executor_start_s
         measured["executors_ready"] = pipeline.executors_ready

@@ -27,8 +27,9 @@ readiness (list scheduling) gives the batch time
 
     B(s, D) ≈ F + s · D · W,
 
-F = batch_s (+ exchange_s per routed exchange of a pinned plan on several nodes: the driver builds and plans
-a few DataFrames for each before the batch's first stage starts) + the makespan of the fixed costs alone,
+F = batch_s (+ exchange_s · X + exchange_sq_s · X² for the X routed exchanges of a pinned plan on several nodes:
+the driver builds and plans a few DataFrames for each before the batch's first stage starts, each analysis over
+the plan built so far) + the makespan of the fixed costs alone,
 W = the makespan of the per-tuple work alone per unit of s·D (exact for a chain of single stages; an
 upper bound where stages run side by side). From that:
 
@@ -87,12 +88,24 @@ class SparkConstants:
     # per routed exchange of a pinned (standalone) plan: the driver's build and planning of its DataFrames before
     # a batch's first stage (calibration.driver_probe: 0.029–0.036 s here over three runs)
     exchange_s: float = 0.033
+    # per exchange²: the same build, each analysis walking the plan built so far; `calibrate` fits it beside
+    # exchange_s (0.020 s and 6.9e-5 s here on an idle driver); the built-in pair is the linear fit of before
+    exchange_sq_s: float = 0.0
+    # of task_s, the CPU a task spends on its node (deserializing, running and reporting it in the executor, the
+    # Python worker's round trip): it takes the node's cores, so a slow or fractional node stretches it; the rest
+    # of task_s is waiting (the driver's scheduling, status round trips), which tasks running at once overlap
+    task_cpu_s: float = 0.0024
+    # per stage on each node it runs on: the executor's CPU to set the stage up (fetch and deserialize its task
+    # binary, compile its generated code, the Python command); part of stage_s and task_s on a node of full-speed
+    # slots, stretched by 1 / speed on a slower one (fractional cores: an emulated node's CPU quota)
+    stage_cpu_s: float = 0.073
     origin: str = "built-in defaults"  # where these figures come from (a calibration file, or the defaults)
 
     def as_dict(self) -> dict[str, float | str]:
-        return {"batch_s": self.batch_s, "stage_s": self.stage_s, "task_s": self.task_s, "hop_us": self.hop_us,
+        return {"batch_s": self.batch_s, "stage_s": self.stage_s, "task_s": self.task_s,
+                "task_cpu_s": self.task_cpu_s, "stage_cpu_s": self.stage_cpu_s, "hop_us": self.hop_us,
                 "source_us": self.source_us, "sink_us": self.sink_us, "jvm_cores": self.jvm_cores,
-                "exchange_s": self.exchange_s, "origin": self.origin}
+                "exchange_s": self.exchange_s, "exchange_sq_s": self.exchange_sq_s, "origin": self.origin}
 
 
 #: seconds from the end of a rate source's second to the trigger that reads it: the runtime starts every fresh
@@ -212,6 +225,15 @@ def _slots(cluster: Cluster) -> tuple[np.ndarray, np.ndarray]:
     return k, cores / k
 
 
+def tasks_at_once(cluster: Cluster) -> np.ndarray:
+    """Per node: the tasks its executor runs at once — its worker's replica slots, max(slots, ⌈cores⌉), as the
+    runtime gives them (spark/layout.py, worker_layout). Tasks beyond that wait for a wave of their own. A
+    node of fewer cores than slots (an emulated node's CPU quota, a fractional spec) runs them side by side
+    on the cores it has."""
+    k, _ = _slots(cluster)
+    return np.maximum(k, np.array([n.slots for n in cluster.nodes], dtype=int))
+
+
 def fetch_waits(arrays: Stages, cluster: Cluster) -> np.ndarray:
     """Per stage, the seconds its tasks wait for their shuffle input to cross the network: the longest one-way
     latency from a node of a parent group's stages to the stage's own node (0 when every input is local, and for
@@ -238,15 +260,26 @@ def pinned_exchanges(arrays: Stages) -> int:
                    for g, parents in enumerate(arrays.parents)))
 
 
+def driver_build_s(exchanges: int, consts: SparkConstants) -> float:
+    """The driver's build and planning of a pinned micro-batch of X routed exchanges: exchange_s · X +
+    exchange_sq_s · X², since each DataFrame's analysis walks the plan built so far (calibration.driver_probe fits
+    both). O(1)."""
+    return consts.exchange_s * exchanges + consts.exchange_sq_s * exchanges * exchanges
+
+
 def simulate(arrays: Stages, slots: np.ndarray, speed: np.ndarray, stage_s: float, task_s: float,
-             per_tuple: float, jvm_cores: float = 0.0,
-             fetch_s: np.ndarray | None = None) -> tuple[float, np.ndarray, np.ndarray]:
-    """List-schedule one batch: (makespan, task seconds per node, finish time per stage).
+             per_tuple: float, jvm_cores: float = 0.0, fetch_s: np.ndarray | None = None,
+             task_cpu_s: float | None = None, at_once: np.ndarray | None = None, stage_cpu_s: float = 0.0
+             ) -> tuple[float, np.ndarray, np.ndarray]:
+    """List-schedule one batch: (makespan, CPU seconds of tasks per node, finish time per stage).
 
     A group's stages are ready ``stage_s`` after the last stage of its parent groups finishes; ready stages take
     the earliest free slots of their node in order of readiness (groups in order of readiness, then of index);
-    each task lasts (task_s + tuples · per_tuple · cost) / speed, plus ``fetch_s`` of its stage (the wait for its
-    shuffle input to cross a link, fetch_waits; not CPU, so not scaled by speed). A group's stages sit on
+    each task's CPU lasts (task_cpu_s + tuples · per_tuple · cost) / speed, plus ``fetch_s`` of its stage (the
+    wait for its shuffle input to cross a link, fetch_waits; not CPU, so not scaled by speed). The rest of a
+    task's fixed cost, task_s − task_cpu_s, is waiting that the tasks the node's executor runs at once
+    (``at_once``, default its slots) overlap: a stage ends ⌈tasks / at_once⌉ such waits after its last task's CPU.
+    ``task_cpu_s`` None: all of task_s is CPU. A group's stages sit on
     different nodes, so they are placed together, one wave of tasks at a time, vectorized over the group:
     O(G log G + Σ_g w_g · n_g) array work for G groups, n_g stages of at most w_g tasks each, instead of a Python
     step per task.
@@ -262,8 +295,13 @@ def simulate(arrays: Stages, slots: np.ndarray, speed: np.ndarray, stage_s: floa
     spread = w / (k * np.ceil(w / k))  # Spark's per-tuple work spreads over the node's slots
     running = np.minimum(w, k)  # tasks at once: Spark's own threads take jvm_cores of the node from them
     share = np.minimum(1.0, np.maximum(k * v - jvm_cores, 0.05 * k) / (running * v))
-    cpu = (task_s + arrays.tuples * per_tuple * (arrays.logic_ms + arrays.spark_ms * spread) / 1000.0) / (v * share)
+    own = task_s if task_cpu_s is None else min(task_cpu_s, task_s)
+    cpu = (own + arrays.tuples * per_tuple * (arrays.logic_ms + arrays.spark_ms * spread) / 1000.0) / (v * share)
     d = cpu if fetch_s is None else cpu + fetch_s
+    concurrent = k if at_once is None else at_once[u].astype(float)
+    # the stage's own set-up CPU on its node: within stage_s and task_s at full speed, stretched on a slower slot
+    setup = stage_cpu_s * np.maximum(1.0 / (v * share) - 1.0, 0.0) if task_s > 0 or stage_s > 0 else 0.0 * v
+    waits = np.ceil(w / concurrent) * (task_s - own) + setup
     pool = np.where(np.arange(int(slots.max()))[None, :] < slots[:, None], 0.0, np.inf)  # free time per slot
     n_groups = len(arrays.parents)
     children: list[list[int]] = [[] for _ in range(n_groups)]
@@ -287,6 +325,7 @@ def simulate(arrays: Stages, slots: np.ndarray, speed: np.ndarray, stage_s: floa
             done = np.maximum(pool[rows, j], ready) + dd[act]
             pool[rows, j] = done
             end[act] = np.maximum(end[act], done)
+        end = end + waits[lo:hi]
         finish[lo:hi] = end
         last = float(end.max())
         for c in children[g]:
@@ -294,7 +333,7 @@ def simulate(arrays: Stages, slots: np.ndarray, speed: np.ndarray, stage_s: floa
             ready_at[c] = max(ready_at[c], last)
             if waiting[c] == 0:
                 heapq.heappush(heap, (ready_at[c] + stage_s, c))
-    busy = np.bincount(u, weights=cpu * w, minlength=len(slots))
+    busy = np.bincount(u, weights=(cpu + task_s - own) * w, minlength=len(slots))  # a task's whole fixed cost
     return float(finish.max()), busy, finish
 
 
@@ -304,10 +343,16 @@ def predict(topology: Topology, cluster: Cluster, cells: Cells, rates: OperatorR
     consts = settings.constants
     arrays = build_stages(topology, cells, rates, consts)
     slots, speed = _slots(cluster)
+    at_once = tasks_at_once(cluster)
     jvm = consts.jvm_cores
     fetch = fetch_waits(arrays, cluster) if len(cluster) > 1 else None
-    driver_s = consts.batch_s + (consts.exchange_s * pinned_exchanges(arrays) if len(cluster) > 1 else 0.0)
-    fixed_span, _, _ = simulate(arrays, slots, speed, consts.stage_s, consts.task_s, 0.0, jvm, fetch)
+    driver_s = consts.batch_s + (driver_build_s(pinned_exchanges(arrays), consts) if len(cluster) > 1 else 0.0)
+
+    def run(data_s: float) -> tuple[float, np.ndarray, np.ndarray]:
+        return simulate(arrays, slots, speed, consts.stage_s, consts.task_s, data_s, jvm, fetch, consts.task_cpu_s,
+                        at_once, consts.stage_cpu_s)
+
+    fixed_span, _, _ = run(0.0)
     fixed = driver_s + fixed_span
     work, _, _ = simulate(arrays, slots, speed, 0.0, 0.0, 1.0, jvm)
     q, trig = settings.quantum_s, settings.trigger_s
@@ -316,14 +361,14 @@ def predict(topology: Topology, cluster: Cluster, cells: Cells, rates: OperatorR
     trigger_scale = max(0.0, (base - fixed) / (base * work)) if work > 0 else (math.inf if fixed <= base else 0.0)
 
     def batch(s: float, data_s: float) -> tuple[float, np.ndarray]:
-        span, busy, _ = simulate(arrays, slots, speed, consts.stage_s, consts.task_s, s * data_s, jvm, fetch)
+        span, busy, _ = run(s * data_s)
         return driver_s + span, busy
 
     if scale * work >= 1.0:  # cannot keep up: batches grow without bound, the nodes as busy as at capacity
         period = b = math.inf
         mean = worst = math.inf
         near, longest = (1.0 - 1e-3) / work, max(fixed, 1e-6) / 1e-3  # the period there: F / (1 − s·W)
-        _, busy, _ = simulate(arrays, slots, speed, consts.stage_s, consts.task_s, near * longest, jvm, fetch)
+        _, busy, _ = run(near * longest)
         busy = busy / (longest * cluster.cpu / 100.0)
     elif q > 0:  # whole quanta of data on a trigger: replay the batches (triggers.py) at the run's phase
         leads = [settings.lead_s] if settings.lead_s is not None else [q * (k + 0.5) / 8 for k in range(8)]
