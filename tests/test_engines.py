@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -369,3 +370,31 @@ def test_the_driver_probe_plan_has_the_exchanges_the_engine_counts() -> None:
         arrays = build_stages(topo, compile_cells(topo, cluster, plan.replicas, rates), rates, SparkConstants(),
                               fuse=False)
         assert pinned_exchanges(arrays) == (ops - 1) * nodes * nodes + nodes
+
+
+def test_a_fractional_node_stretches_only_the_cpu_of_fixed_costs_and_tasks_at_once_overlap_their_waits() -> None:
+    """Worked by hand: src (1 task) → a (4 tasks) on one node, task_s 0.01 of which 0.004 CPU, stage set-up 0.02
+    CPU, no per-tuple work. At 0.3 cores (one slot of speed 0.3, 4 tasks at once) a stage ends after its tasks'
+    CPU (0.004 / 0.3 each, on the one slot), one wave of waiting (0.006) and the set-up's stretch
+    0.02 · (1 / 0.3 − 1): src 0.05 + 0.01333 + 0.006 + 0.04667 = 0.116, a 0.05 + 4 · 0.01333 + 0.006 + 0.04667 =
+    0.156, F = 0.2 + 0.116 + 0.156 = 0.472 s. With one task at once a waits four times (+0.018). At a full core
+    it is the calibrated waves of task_s: 0.2 + (0.05 + 0.01) + (0.05 + 4 · 0.01) = 0.35 s."""
+    topo = Topology("t", (Operator("src", "source", rate=100.0), Operator("a", "sink", cost_ms=1.0)),
+                    (Stream("src", "a"),))
+    consts = SparkConstants(batch_s=0.2, stage_s=0.05, task_s=0.01, hop_us=0.0, source_us=0.0, sink_us=0.0,
+                            jvm_cores=0.0, exchange_s=0.0, task_cpu_s=0.004, stage_cpu_s=0.02)
+    plan = Plan("m", "t", "one", {"src": {"x": 1}, "a": {"x": 4}}, source_rates={"src": 100.0})
+
+    def fixed(cpu: float, slots: int) -> float:
+        one = Cluster("one", (Node("x", cpu=cpu, memory_mb=10_000, slots=slots),))
+        return evaluate(topo, one, plan, engine=spark(consts)).engine_detail["batch_fixed_s"]
+
+    assert fixed(30.0, 4) == pytest.approx(0.2 + (0.05 + 0.004 / 0.3 + 0.006 + 0.02 * (1 / 0.3 - 1))
+                                           + (0.05 + 4 * 0.004 / 0.3 + 0.006 + 0.02 * (1 / 0.3 - 1)))
+    assert fixed(30.0, 1) == pytest.approx(fixed(30.0, 4) + 3 * 0.006)
+    assert fixed(100.0, 1) == pytest.approx(0.35)
+    # all of task_s CPU and no set-up of its own: the model of before, every fixed cost stretched by 1 / speed
+    whole = dataclasses.replace(consts, task_cpu_s=0.01, stage_cpu_s=0.0)
+    one = Cluster("one", (Node("x", cpu=30.0, memory_mb=10_000, slots=1),))
+    assert evaluate(topo, one, plan, engine=spark(whole)).engine_detail["batch_fixed_s"] == pytest.approx(
+        0.2 + (0.05 + 0.01 / 0.3) + (0.05 + 4 * 0.01 / 0.3))

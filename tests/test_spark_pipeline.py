@@ -94,6 +94,8 @@ def test_run_command_prints_predicted_and_measured_on_a_quiet_terminal(tmp_path:
     assert data["measured"]["source_rate"] > 0 and data["measured"]["throughput"] > 0
     assert data["predicted"]["offered_throughput"] == 4000
     assert data["measured"]["source_lead_s"] == pytest.approx(0.05)  # the rate source on its phase
+    window = data["measured"]["window_batches"]  # the batches that ended inside the measured window, in order
+    assert window and window == sorted(window) and window[0] > 0
     assert (tmp_path / "series.csv").read_text().startswith("batch_id,")
     # Spark's log went to the file under --out, and the terminal got only streamplace's own lines
     assert f"Spark's log: {tmp_path / 'spark.log'}" in res.stderr.replace("\n", "")
@@ -225,11 +227,13 @@ def test_demo_runs_the_best_plan_on_spark_and_reports_it(spark, tmp_path: Path) 
 
 
 def test_driver_probe_times_the_build_of_pinned_plans_without_running_them(spark) -> None:
-    """calibrate's exchange_s: the build of a pinned batch (every operator a part per emulated worker, the parts
-    read by several stages persisted) timed in this local session; nothing runs on the absent workers."""
+    """calibrate's exchange_s and exchange_sq_s: the build of a pinned batch (every operator a part per emulated
+    worker, the parts read by several stages persisted) timed in this local session; nothing runs on the absent
+    workers."""
     from streamplace.spark.calibration import driver_probe
 
-    slope, points = driver_probe(spark, sizes=(1, 3), ops=3, repeats=1)
-    assert [e for e, _ in points] == [2 * 1 + 1, 2 * 9 + 3]
-    assert all(t > 0 for _, t in points) and slope > 0  # more exchanges, a longer build
+    (per, per_sq), points = driver_probe(spark, sizes=(1, 2, 3), ops=3, repeats=1)
+    assert [e for e, _ in points] == [2 * 1 + 1, 2 * 4 + 2, 2 * 9 + 3]
+    assert all(t > 0 for _, t in points) and per >= 0 and per_sq >= 0
+    assert per * 21 + per_sq * 21 ** 2 > 0  # more exchanges, a longer build
     assert spark._jsparkSession.sharedState().cacheManager().isEmpty()  # every persisted part released
