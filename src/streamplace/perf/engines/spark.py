@@ -300,7 +300,7 @@ def simulate(arrays: Stages, slots: np.ndarray, speed: np.ndarray, stage_s: floa
     d = cpu if fetch_s is None else cpu + fetch_s
     concurrent = k if at_once is None else at_once[u].astype(float)
     # the stage's own set-up CPU on its node: within stage_s and task_s at full speed, stretched on a slower slot
-    setup = stage_cpu_s * np.maximum(1.0 / (v * share) - 1.0, 0.0) if task_s > 0 or stage_s > 0 else 0.0 * v
+    setup = stage_cpu_s * np.maximum(1.0 / (v * share) - 1.0, 0.0)
     waits = np.ceil(w / concurrent) * (task_s - own) + setup
     pool = np.where(np.arange(int(slots.max()))[None, :] < slots[:, None], 0.0, np.inf)  # free time per slot
     n_groups = len(arrays.parents)
