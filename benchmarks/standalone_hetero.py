@@ -85,7 +85,8 @@ def measure(state: Any, topo: Topology, cluster: Cluster, plan: Plan, rows: floa
     started = time.monotonic()
     sampler = CpuSampler(state) if args.verbose else None
     res = run_pipeline(spark, topo, cluster, plan, args.duration, warmup_s=args.warmup, cfg=cfg,
-                       **{"after_first_batch" if args.warm_quota else "after_warmup": boost})
+                       after_first_batch=boost if args.warm_quota else None,
+                       after_warmup=None if args.warm_quota else boost)
     if sampler is not None:
         print("    real cores used in the last", f"{args.duration:g} s by node (JVMs / Python workers / quota):",
               sampler.stop(args.duration))
@@ -95,10 +96,11 @@ def measure(state: Any, topo: Topology, cluster: Cluster, plan: Plan, rows: floa
     done = [b for b in res.series if b["input_rows"] > 0]
     window = set(res.measured.get("window_batches") or [])
     if args.verbose:
-        print("    batch s (| the window):", " ".join(("|" if b["batch_id"] in window and i and done[i - 1]["batch_id"]
-                                                        not in window else "")
-                                                       + f"{b['duration_ms'].get('triggerExecution', 0) / 1000:.1f}"
-                                                       for i, b in enumerate(done)))
+        times = [f"{b['duration_ms'].get('triggerExecution', 0) / 1000:.1f}" for b in done]
+        opens = next((i for i, b in enumerate(done) if b["batch_id"] in window), None)
+        if opens is not None:
+            times[opens] = "|" + times[opens]
+        print("    batch s (| the window):", " ".join(times))
     first = done[0]["duration_ms"].get("triggerExecution", 0) / 1000 if done else float("nan")
     done = [b for b in done if b["batch_id"] in window]
     busy_s = sum(b["duration_ms"].get("triggerExecution", 0) for b in done) / 1000

@@ -208,7 +208,7 @@ def calibrate(spark: Any, cores: int, batches: int = 3, large_rows: int = 300_00
     topo, plan, rows = busy_probe(cores)
     busy_s = time_batches(spark, topo, plan, rows, batches, {}, warm=1).seconds
     if progress is not None:
-        progress("the driver's build of pinned plans of 14 to 80 exchanges")
+        progress("the driver's build of pinned plans of 14 to 114 exchanges")
     (exchange_s, exchange_sq_s), driver_points = driver_probe(spark)
     consts = dataclasses.replace(consts, jvm_cores=jvm_cores_from(busy_s, consts, cores, rows), exchange_s=exchange_s,
                                  exchange_sq_s=exchange_sq_s)

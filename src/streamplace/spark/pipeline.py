@@ -332,10 +332,10 @@ class Pipeline:
 
     def _write_outputs(self, outputs: dict[str, list[DataFrame]], batch_id: int) -> None:
         """Run every output's job: an output whose tasks write their own files (one frame per node in pinned
-        runs, run side by side: a stage carries one node's profile) is then published, the others go through
-        _write (their per-node frames merged)."""
+        runs, run side by side: a stage carries one node's profile) is then published; with the noop sink every
+        frame runs as its own job, side by side too; the others go through _write (their per-node frames merged)."""
         for out, frames in outputs.items():
-            if self.cfg.sink == "noop" and len(frames) > 1:
+            if self.cfg.sink == "noop":
                 _run_jobs(frames)  # nothing to merge: no shuffle of every part into one more stage
                 continue
             if not self._writes_own_files(out):
