@@ -15,6 +15,7 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m streamplace.spark.locality  # the placed runtime's JVM class, compiled once (locality.py)
 	@touch $(STAMP)
 
 demo: setup

@@ -330,12 +330,13 @@ def test_cluster_spec_engine_block(tmp_path: Path) -> None:
     assert str(spec) in str(exc.value) and "storm.max_pending" in str(exc.value)
 
 
-def test_a_pinned_plan_pays_the_drivers_build_per_routed_exchange() -> None:
-    """On several nodes the driver builds one routed exchange per (stage, upstream stage) pair before a batch's
-    first stage runs: exchange_s each, in F only. Worked by hand: src on x, a on x and y (not fusable: a has a
-    replica where src has none). Exchanges: src's stage reads the batch (1), each of a's two stages reads src's
-    one part (2): 3. F = 0.2 + 3 × 0.1 + src (0.05 + 0.01) + a (0.05 + 0.01) = 0.62 s. One node: no exchanges
-    (the local runtime, whose per-operator build is in batch_s and stage_s)."""
+def test_a_placed_plan_pays_the_drivers_build_per_routed_input() -> None:
+    """On several nodes the driver builds one routed input per chain and upstream chain (the batch's rows for a
+    source) and cuts the plan there before a batch's first stage runs: exchange_s each, in F only, however many
+    nodes the chains' replicas sit on. Worked by hand: src on x, a on x and y (not fusable: a has a replica where
+    src has none). Inputs: src reads the batch (1), a reads src (1): 2. F = 0.2 + 2 × 0.1 + src (0.05 + 0.01) +
+    a (0.05 + 0.01) = 0.52 s. One node: none (the local runtime, whose per-operator build is in batch_s and
+    stage_s)."""
     topo = Topology("t", (Operator("src", "source", rate=100.0), Operator("a", "sink", cost_ms=1.0)),
                     (Stream("src", "a"),))
     nodes = (Node("x", cpu=100.0, memory_mb=10_000), Node("y", cpu=100.0, memory_mb=10_000))
@@ -345,7 +346,7 @@ def test_a_pinned_plan_pays_the_drivers_build_per_routed_exchange() -> None:
                             jvm_cores=0.0, exchange_s=0.1)
     with_build = evaluate(topo, two, plan, engine=spark(consts)).engine_detail
     without = evaluate(topo, two, plan, engine=spark()).engine_detail
-    assert with_build["batch_fixed_s"] == pytest.approx(0.62)
+    assert with_build["batch_fixed_s"] == pytest.approx(0.52)
     assert without["batch_fixed_s"] == pytest.approx(0.32)
     assert with_build["work_s_per_scale_second"] == pytest.approx(without["work_s_per_scale_second"])
     one = Cluster("one", nodes[:1])
@@ -354,12 +355,13 @@ def test_a_pinned_plan_pays_the_drivers_build_per_routed_exchange() -> None:
         evaluate(topo, one, alone, engine=spark()).engine_detail["batch_fixed_s"])
 
 
-def test_the_driver_probe_plan_has_the_exchanges_the_engine_counts() -> None:
-    """calibration.driver_probe divides its build times by (ops − 1)·nodes² + nodes: the exchanges the engine
-    charges exchange_s for on that plan (unfused: the probe's pipeline runs each operator as its own stage)."""
+def test_the_driver_probe_plan_has_the_routed_inputs_the_engine_counts() -> None:
+    """calibration.driver_probe fits its build times over ``ops`` routed inputs per batch: what the engine
+    charges exchange_s for on that plan (unfused: the probe's pipeline runs each operator as its own stage),
+    whatever the nodes."""
     from streamplace.model.cluster import Cluster as C
     from streamplace.perf.cells import compile_cells
-    from streamplace.perf.engines.spark import build_stages, pinned_exchanges
+    from streamplace.perf.engines.spark import build_stages, routed_inputs
     from streamplace.perf.rates import operator_rates
     from streamplace.spark.calibration import driver_probe_plan
 
@@ -369,7 +371,7 @@ def test_the_driver_probe_plan_has_the_exchanges_the_engine_counts() -> None:
         rates = operator_rates(topo)
         arrays = build_stages(topo, compile_cells(topo, cluster, plan.replicas, rates), rates, SparkConstants(),
                               fuse=False)
-        assert pinned_exchanges(arrays) == (ops - 1) * nodes * nodes + nodes
+        assert routed_inputs(arrays) == ops
 
 
 def test_a_fractional_node_stretches_only_the_cpu_of_fixed_costs_and_tasks_at_once_overlap_their_waits() -> None:

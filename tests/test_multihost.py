@@ -142,7 +142,9 @@ def test_a_pinned_plan_runs_across_workers_on_separate_hosts(tmp_path: Path) -> 
                 props.write_text("".join(f"{k} {v}\n" for k, v in doc["properties"].items()))
                 props.chmod(0o600)
                 ns, ip = hosts[node]
-                exports = "".join(f"export {k}={ip}; " for k in doc["environment"])  # this host's address
+                # the recipe's environment: this host's address, and the node it serves as given
+                exports = "".join(f"export {k}={ip if k == 'SPARK_LOCAL_IP' else v}; "
+                                  for k, v in doc["environment"].items())
                 with (tmp_path / f"{node}.log").open("wb") as log:
                     workers.append(subprocess.Popen(["ip", "netns", "exec", ns, "sh", "-c", exports + doc["command"]],
                                                     stdout=log, stderr=subprocess.STDOUT, env=env,

@@ -599,6 +599,9 @@ def run_cmd(
                                                "started by `streamplace cluster up` gets every replica pinned to "
                                                "its planned node")] = None,
     state_dir: StateOpt = None,
+    placement: Annotated[str, typer.Option("--placement", help="on a cluster `cluster up` started: plan (every "
+                                           "replica on its planned node) or spark (the plan's replica counts, "
+                                           "Spark's own scheduler choosing the nodes: the baseline)")] = "plan",
     series: Annotated[Path | None, typer.Option("--series", help="write the per-batch series "
                                                 "(.csv, or .parquet)")] = None,
     as_json: JsonOpt = False,
@@ -621,26 +624,26 @@ def run_cmd(
     if sink not in ("parquet", "noop", "memory"):
         raise ModelError([Problem("--sink", f"unknown sink {sink!r}", "use parquet, noop or memory")])
     state = state_at(master, state_dir)
+    if placement not in ("plan", "spark"):
+        raise ModelError([Problem("--placement", f"unknown placement {placement!r}", "use plan or spark")])
+    if placement == "spark" and state is None:
+        raise ModelError([Problem("--placement", "spark placement compares schedulers on a cluster of several "
+                                  "nodes", "give --master the URL of a cluster `streamplace cluster up` started")])
     workers = None
     if state is not None:
-        from streamplace.spark.layout import check_enactable, reread_stages
+        from streamplace.spark.layout import check_enactable
         from streamplace.spark.standalone import require_registered
 
         workers = state.layout()
         check_enactable(t, pl, workers, str(plan_file or "plan"))
         require_registered(state, {n for per in pl.replicas.values() for n in per})
-        if extra := reread_stages(t, pl):
-            warn(f"{extra} exchange stage(s) per micro-batch re-read an operator's cached output for another node "
-                 "(operators read by stages on several nodes); the spark model does not count them, so expect "
-                 "less than predicted (on the emulated hetero-6, round robin with 59 a batch measured 0.82 of it, "
-                 "plans with fewer 0.90–0.92)")
     engine_p, rest = split_engine_params(parse_params(param))
     if rest:
         raise ModelError([Problem("--param", f"run takes engine parameters only, got {next(iter(rest))!r}",
                                   "write spark.KEY=VALUE or storm.KEY=VALUE")])
     trigger_s = parse_trigger(trigger)
     eng = engine_settings(engine, calibration, engine_p, trigger_s=trigger_s, cluster=c)
-    target_cluster, target_plan, here = run_target(t, c, pl, state, master, cores)
+    target_cluster, target_plan, here = run_target(t, c, pl, state, master, cores, placement)
     if trigger_s is None:
         trigger_s = steady_trigger(t, target_cluster, target_plan, None, eng)
         eng = eng.with_params({"spark.trigger_s": trigger_s}, "--trigger auto")
@@ -665,7 +668,8 @@ def run_cmd(
     from streamplace.spark.standalone import emulated_links
 
     cfg = PipelineConfig(trigger_s=trigger_s, sink=sink, out_dir=out_dir, workers=workers,  # type: ignore[arg-type]
-                         source_lead_s=eng.spark.lead_s, link_latency_ms=emulated_links(state, c))
+                         source_lead_s=eng.spark.lead_s, link_latency_ms=emulated_links(state, c),
+                         placement=placement)  # type: ignore[arg-type]
     with progress_bar("running {task.description}", "{task.completed:.0f}/{task.total:.0f} s",
                       disable=as_json or not err.is_terminal) as bar:
         task = bar.add_task(f"{t.name} ({pl.scheduler} plan)", total=warmup + duration)
@@ -726,7 +730,7 @@ def print_run(result: Any, t: Topology, pl: Plan, master: str | None, duration: 
     m = result.measured
     if "executor_start_s" in m:
         ready = "started" if m.get("executors_ready") else "not all started (the batches start the rest)"
-        out.print(f"  pinned executors {ready} in {m['executor_start_s']:.0f} s before the query "
+        out.print(f"  executors {ready} in {m['executor_start_s']:.0f} s before the query "
                   "(not in the warm-up)", highlight=False)
     if "first_batch_end_s" in m:
         parts = [f"before Spark {m['before_spark_s']:.1f} s (imports, plan, prediction)"] if "before_spark_s" in m \

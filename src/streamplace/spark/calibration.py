@@ -208,7 +208,7 @@ def calibrate(spark: Any, cores: int, batches: int = 3, large_rows: int = 300_00
     topo, plan, rows = busy_probe(cores)
     busy_s = time_batches(spark, topo, plan, rows, batches, {}, warm=1).seconds
     if progress is not None:
-        progress("the driver's build of pinned plans of 14 to 114 exchanges")
+        progress("the driver's build of placed plans of 2 to 16 routed inputs")
     (exchange_s, exchange_sq_s), driver_points = driver_probe(spark)
     consts = dataclasses.replace(consts, jvm_cores=jvm_cores_from(busy_s, consts, cores, rows), exchange_s=exchange_s,
                                  exchange_sq_s=exchange_sq_s)
@@ -218,24 +218,25 @@ def calibrate(spark: Any, cores: int, batches: int = 3, large_rows: int = 300_00
 
 def driver_probe_plan(nodes: int, ops: int = 4) -> tuple[Topology, Plan, list[Any]]:
     """A chain of ``ops`` pass-through operators with one replica of each on every one of ``nodes`` emulated
-    workers: (ops − 1)·nodes² + nodes routed exchanges per micro-batch (every part feeds every next node)."""
+    workers: ``ops`` routed inputs per micro-batch (each operator's stage reads its upstream's output, the first
+    the batch's rows), whatever ``nodes``."""
     from streamplace.spark.layout import WorkerLayout, resource_name
 
     topo, _ = probe_topology(Probe(ops, 1, 1, 1))
     ids = [f"n{j}" for j in range(nodes)]
     plan = Plan("calibrate", topo.name, "probe", {o.id: {n: 1 for n in ids} for o in topo.operators})
-    return topo, plan, [WorkerLayout(n, resource_name(n), 1, 1.0) for n in ids]
+    return topo, plan, [WorkerLayout(n, resource_name(n), 1, 1.0, f"127.0.1.{j + 1}") for j, n in enumerate(ids)]
 
 
-def driver_probe(spark: Any, sizes: tuple[int, ...] = (2, 3, 4, 5, 6), ops: int = 4, repeats: int = 3
+def driver_probe(spark: Any, sizes: tuple[int, ...] = (2, 4, 8, 12, 16), nodes: int = 4, repeats: int = 3
                  ) -> tuple[tuple[float, float], list[tuple[int, float]]]:
-    """The driver's seconds per routed exchange of a pinned micro-batch (``exchange_s``) and per exchange squared
-    (``exchange_sq_s``): the pipeline's build of a batch's DataFrames (Pipeline.build_pinned; each DataFrame
-    step is a Py4J round trip and an analysis of its plan) and the physical planning of its outputs, timed on
-    chains spread over ``sizes`` emulated workers in this session (14 to 114 exchanges) — nothing runs on them.
-    The time grows faster than the exchanges, as each analysis walks the plan built so far: non-negative least
-    squares of a + b·X + c·X² (the intercept a is a batch's own fixed cost, batch_s) gives (b, c). Returns those
-    and (exchanges, seconds) per size."""
+    """The driver's seconds per routed input of a placed micro-batch (``exchange_s``) and per input squared
+    (``exchange_sq_s``): the pipeline's build of a batch's DataFrames (Pipeline.build_placed: per chain a
+    projection of each input, the exchange over their union, its physical planning and the plan's cut at the
+    stage, LocatedRDD) and the planning of its outputs, timed on chains of ``sizes`` operators spread over
+    ``nodes`` emulated workers in this session — nothing runs on them. Non-negative least squares of
+    a + b·X + c·X² (the intercept a is a batch's own fixed cost, batch_s) gives (b, c). Returns those and
+    (inputs, seconds) per size."""
     import statistics
     import tempfile
 
@@ -243,7 +244,7 @@ def driver_probe(spark: Any, sizes: tuple[int, ...] = (2, 3, 4, 5, 6), ops: int 
 
     points: list[tuple[int, float]] = []
     batch = spark.range(1).selectExpr("current_timestamp() AS ts", "id AS value", "id AS key")
-    for nodes in sizes:
+    for ops in sizes:
         topo, plan, workers = driver_probe_plan(nodes, ops)
         with tempfile.TemporaryDirectory(prefix="streamplace-probe-") as tmp:
             pipeline = Pipeline(spark, topo, plan, PipelineConfig(sink="noop", out_dir=Path(tmp), workers=workers,
@@ -251,14 +252,13 @@ def driver_probe(spark: Any, sizes: tuple[int, ...] = (2, 3, 4, 5, 6), ops: int 
             times = []
             for r in range(repeats + 1):  # the first build warms the JVM's code paths: left out
                 started = time.perf_counter()
-                parts, cached = pipeline.build_pinned(batch, r)
-                for out in pipeline.outputs:  # as the runtime runs them: each node's part a job of its own
-                    for frame in parts[out]:
-                        frame._jdf.queryExecution().executedPlan()
+                frames, cached = pipeline.build_placed(batch, r)
+                for out in pipeline.outputs:
+                    frames[out]._jdf.queryExecution().executedPlan()
                 times.append(time.perf_counter() - started)
                 for frame in cached:
                     frame.unpersist()
-        points.append(((ops - 1) * nodes * nodes + nodes, statistics.median(times[1:])))
+        points.append((ops, statistics.median(times[1:])))
     from scipy.optimize import nnls
 
     x = np.array([e for e, _ in points], dtype=float)
@@ -274,7 +274,7 @@ def measured_block(cal: Calibration, master: str, cores: int) -> dict[str, Any]:
     return {"master": master, "cores": cores, "at": datetime.now(UTC).isoformat(timespec="seconds"),
             "method": "back-to-back micro-batches of pass-through chains, least squares on the engine model's "
                       "batch time; jvm_cores from a busy operator filling every core; exchange_s from the "
-                      "driver's build of pinned plans; task_cpu_s and stage_cpu_s are the built-in values (they "
+                      "driver's build of placed plans; task_cpu_s and stage_cpu_s are the built-in values (they "
                       "stretch fixed costs on nodes slower than a full core, which probes on this machine's full "
                       "cores cannot see)", "r2": round(cal.r2, 4),
             "busy_probe_s": round(cal.busy_s, 4), "seconds": round(cal.seconds, 1),

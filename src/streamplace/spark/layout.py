@@ -34,6 +34,9 @@ from streamplace.model.plan import Plan
 from streamplace.model.topology import Topology
 
 SPARE = "spare"
+#: the environment variable naming the node a worker serves (`cluster up` and the worker recipe set it): its
+#: executor and Python workers inherit it, and a task reports where it really ran by it (operators.py)
+NODE_ENV = "STREAMPLACE_NODE"
 EXECUTOR_MEMORY_MB = 768  # one pinned executor per node (all its operators' tasks)
 SPARE_MEMORY_MB = 512
 
@@ -49,6 +52,8 @@ class WorkerLayout:
     resource: str
     replica_slots: int  # the most replicas of one operator this worker runs at once
     speedup: float
+    #: the host the worker's executor runs on (what a placed task's preferred location names); "" where unknown
+    host: str = ""
 
     @property
     def cores(self) -> int:
@@ -97,29 +102,30 @@ def branches(plan: Plan, op_id: str, workers: list[WorkerLayout]) -> list[Branch
     return out
 
 
-def reread_stages(topology: Topology, plan: Plan) -> int:
-    """Exchange stages per micro-batch that re-read an operator's cached output for one more node: a chain's
-    output on each of its nodes is read by one exchange per downstream stage (one per node a successor is placed
-    on) — the first computes it, every other one is a stage of its own on that node reading the cached part (a
-    stage cannot read a subset of another shuffle's partitions). The spark engine does not count them. Chains as
-    the pinned runtime fuses them (model/fusion.py; dead-letter outputs are not known here). O(operators +
-    streams)."""
-    from streamplace.model.fusion import fused_chains
+def spark_spread(plan: Plan, workers: list[WorkerLayout]) -> Plan:
+    """The plan's replica counts as Spark's own scheduler spreads them (placement "spark"): each operator's tasks
+    dealt one per worker in turn, in the cluster's order, skipping a worker whose replica slots are full — what
+    TaskSchedulerImpl's rounds of one task per executor with free cores give in expectation, on executors that
+    are all free (the order of its shuffled offers is chance; this one is fixed, so the prediction is
+    reproducible). Operators of equal counts get the same nodes, as the runtime fuses them. O(replicas)."""
+    import dataclasses
 
-    readers = stage_readers(topology, plan)
-    return sum(_nodes(plan, chain[-1]) * max(readers[chain[-1]] - 1, 0)
-               for chain in fused_chains(topology, plan.replicas))
-
-
-def stage_readers(topology: Topology, plan: Plan) -> dict[str, int]:
-    """Per operator, the pinned stages that read its output: one per node each successor is placed on (the
-    runtime persists an output read more than once)."""
-    return {op.id: sum(_nodes(plan, t) for t in topology.successors(op.id)) for op in topology.operators}
-
-
-def _nodes(plan: Plan, op_id: str) -> int:
-    """The nodes an operator has replicas on: one pinned stage each."""
-    return sum(1 for c in plan.replicas.get(op_id, {}).values() if c > 0)
+    replicas: dict[str, dict[str, int]] = {}
+    for op, per in plan.replicas.items():
+        n = sum(int(c) for c in per.values())
+        counts = dict.fromkeys((w.node for w in workers), 0)
+        room = sum(w.replica_slots for w in workers)
+        while n > 0 and room > 0:
+            for w in workers:
+                if n > 0 and counts[w.node] < w.replica_slots:
+                    counts[w.node] += 1
+                    n -= 1
+                    room -= 1
+        if n > 0:
+            raise ModelError([Problem(f"replicas.{op}", f"{n} more replicas than the workers' slots",
+                                      "re-plan with fewer replicas")])
+        replicas[op] = {node: c for node, c in counts.items() if c}
+    return dataclasses.replace(plan, replicas=replicas)
 
 
 def check_enactable(topology: Topology, plan: Plan, workers: list[WorkerLayout], where: str = "plan") -> None:

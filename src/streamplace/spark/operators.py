@@ -11,6 +11,7 @@ statistics to a Spark accumulator (metrics.py).
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from streamplace.spark.hashing import salt_of, unit_hash
+from streamplace.spark.layout import NODE_ENV
 from streamplace.spark.logic import ERROR_COLUMN, Logic
 
 # operator statistics, summed over tasks by a Spark accumulator (see metrics.py)
@@ -60,27 +62,22 @@ class OperatorTask:
     measure_latency: bool
     parallelism: int = 1
     state_dir: str | None = None
-    #: pinned replicas (a standalone cluster): the node these tasks were planned on, the custom resource only that
-    #: node's worker has, and the global index of this branch's first replica
+    #: placed replicas (a standalone cluster): the node these tasks emulate (its speed); their statistics are kept
+    #: under the node the task really ran on, which the worker's environment names (NODE_ENV), so a replica off its
+    #: planned node shows in them
     node: str | None = None
-    resource: str | None = None
-    partition_offset: int = 0
     #: ms the task waits before it processes: its shuffle input crossing an emulated link (pipeline.py)
     fetch_wait_ms: float = 0.0
 
     def __call__(self, batches: Iterator[pa.RecordBatch], stats: Any, batch_id: int) -> Iterator[pa.RecordBatch]:
         salt = salt_of(self.op_id)
         store, state, partition = None, None, 0
-        if self.logic.stateful or self.resource is not None:
+        ran_on = None if self.node is None else os.environ.get(NODE_ENV) or self.node
+        if self.logic.stateful:
             from pyspark import TaskContext
 
             ctx = TaskContext.get()
-            partition = self.partition_offset + (ctx.partitionId() if ctx is not None else 0)
-            if self.resource is not None:
-                held = ctx.resources() if ctx is not None else {}
-                if self.resource not in held:  # a replica outside its planned node would be a placement bug: loud
-                    raise RuntimeError(f"a replica of {self.op_id} planned on {self.node} ran without resource "
-                                       f"{self.resource} (it holds {sorted(held)})")
+            partition = ctx.partitionId() if ctx is not None else 0
         if self.logic.stateful:
             from streamplace.spark.state import StateStore
 
@@ -103,8 +100,7 @@ class OperatorTask:
                 ts = out.column("ts").cast(pa.int64()).to_numpy(zero_copy_only=False)  # µs since the epoch
                 lat = time.time() - ts / 1e6
                 row[LAT_SUM_S], row[LAT_COUNT], row[LAT_MAX_S] = float(lat.sum()), out.num_rows, float(lat.max())
-            stats.add({self.op_id: row} if self.node is None
-                      else {self.op_id: row, placed_key(self.op_id, self.node): row})
+            stats.add({self.op_id: row} if ran_on is None else {self.op_id: row, placed_key(self.op_id, ran_on): row})
             yield out
         if store is not None:
             store.save(batch_id, state)

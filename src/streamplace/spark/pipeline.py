@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -54,14 +55,7 @@ from streamplace.model.topology import Stream, Topology
 from streamplace.perf.engines.spark import SOURCE_LEAD_S
 from streamplace.spark import sink as sink_files
 from streamplace.spark.feeder import FileFeeder
-from streamplace.spark.layout import (
-    EXECUTOR_MEMORY_MB,
-    Branch,
-    WorkerLayout,
-    branches,
-    check_enactable,
-    stage_readers,
-)
+from streamplace.spark.layout import NODE_ENV, WorkerLayout, branches, check_enactable
 from streamplace.spark.library.generic import busy
 from streamplace.spark.logic import (
     BASE_COLUMNS,
@@ -80,7 +74,7 @@ from streamplace.spark.sink import ParquetParts
 #: the local property Spark's MicroBatchExecution sets on every job of a micro-batch (its id)
 BATCH_ID_PROPERTY = "streaming.sql.batchId"
 
-#: seconds the pinned executors may take to start before the first batch (measured 20–45 s on 2 cores)
+#: seconds the executors may take to start before the first batch (measured 20–45 s on 2 cores)
 EXECUTOR_START_TIMEOUT_S = 180.0
 
 
@@ -111,11 +105,17 @@ class PipelineConfig:
     source_head_start_s: int = 1
     #: run consecutive operators that need no shuffle between them in one stage (model/fusion.py)
     fuse: bool = True
-    #: the standalone cluster's workers (layout.py): when given, every operator's replicas run on the planned
-    #: nodes (stage-level scheduling) and emulate each node's speed-up; None runs wherever Spark likes (local)
+    #: the standalone cluster's workers (layout.py): when given, every operator's replicas run on the cluster and
+    #: emulate the speed-up of the node each runs on; None runs wherever Spark likes (local)
     workers: list[WorkerLayout] | None = None
+    #: node → the host its worker's executor runs on (default: the workers' own ``host``): with ``placement``
+    #: "plan", each replica's task prefers its planned node's host and waits for it (task locality, locality.py)
+    hosts: dict[str, str] | None = None
+    #: "plan": every replica runs on the node the plan puts it on; "spark": the plan's replica counts, but Spark's
+    #: own scheduler chooses where each task runs (the baseline every Spark user has)
+    placement: Literal["plan", "spark"] = "plan"
     #: one-way latency between the planned nodes, ms ({a: {b: ms}}): on an emulated cluster (one machine, loopback)
-    #: a pinned stage's tasks wait the longest latency from a node that feeds them before they process — the shuffle
+    #: a placed task waits the longest latency from a node that feeds them before they process — the shuffle
     #: fetch crossing that link, once per micro-batch, as the spark engine models it. None: no wait
     link_latency_ms: dict[str, dict[str, float]] | None = None
 
@@ -138,18 +138,17 @@ class Pipeline:
         self.file_input = {op.id for op in topology.sources if op.logic.get("input") == "file"}
         self.inputs, self.columns = self._columns()
         self.tasks = {op.id: self._task(op.id) for op in topology.operators}
-        self.pinned: dict[str, list[tuple[Branch, OperatorTask]]] = {}
-        self.readers: dict[str, int] = {}  # pinned: stages reading an operator's output (one per consumer node)
-        self.profiles: dict[str, Any] = {}
+        #: on a standalone cluster: per operator, its replicas' nodes and a task per node (placement.py)
+        self.placed: dict[str, PlacedOperator] = {}
         if self.cfg.workers is not None:
-            self._pin(self.cfg.workers)
+            self._place(self.cfg.workers)
         self.feeders: list[FileFeeder] = []
         self._values: dict[int, list[int]] = {}
         self.query = None
-        self.executors_ready, self.executor_start_s = True, 0.0  # start(): did the pinned executors start, when
+        self.executors_ready, self.executor_start_s = True, 0.0  # start(): did the executors start, how long
         #: operators run fused, one stage per chain (model/fusion.py): local runs fuse on equal parallelism,
-        #: pinned runs on equal replicas per node; an operator with a dead-letter output ends its chain
-        where = (self.plan.replicas if self.cfg.workers is not None
+        #: placed runs on equal replicas per node; an operator with a dead-letter output ends its chain
+        where = (self.plan.replicas if self.cfg.workers is not None and self.cfg.placement == "plan"
                  else {op_id: {"local": n} for op_id, n in self.parallelism.items()})
         dead = {op.id for op in topology.operators if self.logic[op.id].dead_letter}
         self.chains = fused_chains(topology, where, standalone=dead) if self.cfg.fuse else \
@@ -161,8 +160,8 @@ class Pipeline:
         """The chain that runs inside the streaming query's own plan rather than being built on each micro-batch:
         the first chain of a lone rate source in a local run. Spark then analyses its ``mapInArrow`` once, when
         the query starts, instead of in every batch (~30 ms a batch here: benchmarks/batch_cost.py); its tasks
-        read the batch id from the local property Spark sets for each micro-batch. Pinned runs build per-node
-        stages from each batch, and several sources or a file source need a projection first: None there."""
+        read the batch id from the local property Spark sets for each micro-batch. Placed runs route each batch's
+        rows to their replicas first, and several sources or a file source need a projection first: None there."""
         if self.cfg.workers is not None or len(self.topology.sources) != 1:
             return None
         src = self.topology.sources[0]
@@ -202,38 +201,31 @@ class Pipeline:
         return OperatorTask(op_id, logic, float(op.selectivity), self.consumers[op_id] == 0, self.parallelism[op_id],
                             str(self.checkpoint / "state"))
 
-    def _pin(self, workers: list[WorkerLayout]) -> None:
-        """Per operator, its replicas by node with a task that emulates that node's speed, and per node the
-        ResourceProfile that only that node's worker can satisfy (layout.py explains the rule)."""
-        from pyspark.resource import ExecutorResourceRequests, ResourceProfileBuilder, TaskResourceRequests
-
+    def _place(self, workers: list[WorkerLayout]) -> None:
+        """Per operator, the node of each replica (global replica index, in the cluster's node order) and a task
+        per node of the cluster that emulates that node's speed (under Spark's placement a replica may run on
+        any node; a task emulates the node it finds itself on)."""
         check_enactable(self.topology, self.plan, workers)
         speed = {w.node: w.speedup for w in workers}
         for op in self.topology.operators:
-            self.pinned[op.id] = [(b, dataclasses.replace(self._task(op.id, speed[b.node]), node=b.node,
-                                                          resource=b.resource, partition_offset=b.offset))
-                                  for b in branches(self.plan, op.id, workers)]
-        for op_id, per in self.pinned.items():  # the wait for input from other nodes, decided once per plan
-            self.pinned[op_id] = [(b, dataclasses.replace(task, fetch_wait_ms=self._fetch_wait_ms(op_id, b.node)))
-                                  for b, task in per]
-        self.readers = stage_readers(self.topology, self.plan)
-        for w in workers:
-            k = w.replica_slots
-            key = (self.spark.sparkContext.applicationId, w.resource, k)  # id() may recur after a context stops
-            if key not in _PROFILES:  # one profile object per node and context: every plan (and re-plan) shares
-                ereq = ExecutorResourceRequests().cores(k).memory(f"{EXECUTOR_MEMORY_MB}m").resource(w.resource, 1)
-                treq = TaskResourceRequests().cpus(1).resource(w.resource, 1.0 / k)
-                _PROFILES[key] = ResourceProfileBuilder().require(ereq).require(treq).build
-            self.profiles[w.node] = _PROFILES[key]
+            nodes = tuple(b.node for b in branches(self.plan, op.id, workers) for _ in range(b.count))
+            self.placed[op.id] = PlacedOperator(nodes, {})
+        spread = self.cfg.placement == "spark"
+        for op in self.topology.operators:
+            tasks = {w.node: dataclasses.replace(self._task(op.id, speed[w.node]), node=w.node,
+                                                 fetch_wait_ms=self._fetch_wait_ms(op.id, w.node, spread))
+                     for w in workers}
+            self.placed[op.id] = PlacedOperator(self.placed[op.id].nodes, tasks)
 
-    def _chain_mapper(self, chain: tuple[str, ...], batch_id: int | None, tasks: list[OperatorTask] | None = None,
-                      sink: ParquetParts | None = None) -> Callable:
+    def _chain_mapper(self, chain: tuple[str, ...], batch_id: int | None, sink: ParquetParts | None = None
+                      ) -> Callable:
         """One function over a task's Arrow batches that runs every operator of ``chain`` in turn, each on the
         columns it reads (one Python worker round trip for the whole chain); with ``sink`` the tasks write the
         chain's output themselves (sink.py) and return nothing to Spark. ``batch_id`` None: each task reads its
-        micro-batch's id from Spark (the streamed chain)."""
-        steps = tuple((task, tuple(c for c, _ in self.inputs[op_id]))
-                      for op_id, task in zip(chain, tasks or [self.tasks[o] for o in chain], strict=True))
+        micro-batch's id from Spark (the streamed chain). Placed: each task picks its operators' tasks for the
+        node it runs on (PlacedOperator.pick)."""
+        steps = tuple((self.placed.get(op_id) or self.tasks[op_id], tuple(c for c, _ in self.inputs[op_id]))
+                      for op_id in chain)
         return functools.partial(_run_chain, steps, self.stats, batch_id, sink)
 
     def _writes_own_files(self, op_id: str) -> bool:
@@ -267,10 +259,9 @@ class Pipeline:
                                                min(0.5, self.cfg.trigger_s / 2)))
                 df = self.spark.readStream.schema(ddl(self.columns[src.id])).parquet(str(directory))
             else:
-                # pinned: every node's stage of the source reads the batch through an exchange of its own, a stage
-                # of the spare executor (one core) with a task per source partition — one partition, one task
-                # each (measured on hetero-6, optimal's 9 spout replicas on 3 nodes: 27 tasks, 0.9 s a batch)
-                partitions = 1 if self.pinned else self.parallelism[src.id]
+                # placed: the source's replicas read the batch through an exchange (_routed), so one partition,
+                # one task on any executor, reads it (a task per partition and node cost hetero-6 0.9 s a batch)
+                partitions = 1 if self.placed else self.parallelism[src.id]
                 reader = self.spark.readStream.option("numPartitions", partitions)
                 if self.cfg.batch_s:
                     reader = reader.format("rate-micro-batch").option("rowsPerBatch",
@@ -331,9 +322,8 @@ class Pipeline:
         self._batch_done()
 
     def _write_outputs(self, outputs: dict[str, list[DataFrame]], batch_id: int) -> None:
-        """Run every output's job: an output whose tasks write their own files (one frame per node in pinned
-        runs, run side by side: a stage carries one node's profile) is then published; with the noop sink every
-        frame runs as its own job, side by side too; the others go through _write (their per-node frames merged)."""
+        """Run every output's job: an output whose tasks write their own files is then published; with the noop
+        sink every frame runs as its own job (side by side when several); the others go through _write."""
         for out, frames in outputs.items():
             if self.cfg.sink == "noop":
                 _run_jobs(frames)  # nothing to merge: no shuffle of every part into one more stage
@@ -385,96 +375,86 @@ class Pipeline:
                 routed.append(f.withColumn("_p", F.hash(F.col("value"))))
         return union(routed).repartition(n, F.col("_p")).drop("_p")
 
-    # ----------------------------------------------------------------- pinned (standalone cluster)
-    def run_batch_pinned(self, batch: DataFrame, batch_id: int) -> None:
-        """run_batch with every replica on its planned node. An operator's output stays a list of per-node
-        parts: a stage may carry one ResourceProfile only, so parts of different nodes meet only after a
-        shuffle, where same-sized hash exchanges union partition by partition (replica l of every part's
-        rows lands in task l)."""
-        parts, cached = self.build_pinned(batch, batch_id)
-        self._write_outputs({out: parts[out] for out in self.outputs}, batch_id)
+    # ----------------------------------------------------------------- placed (standalone cluster)
+    def run_batch_placed(self, batch: DataFrame, batch_id: int) -> None:
+        """run_batch with every replica where the placement puts it: one stage per operator (or fused chain), its
+        task l running replica l, on replica l's planned node (placement "plan": the partition prefers that node's
+        host, LocatedRDD) or wherever Spark's scheduler sends it ("spark")."""
+        frames, cached = self.build_placed(batch, batch_id)
+        self._write_outputs({out: [frames[out]] for out in self.outputs}, batch_id)
         for frame in cached:
             frame.unpersist()
         self._batch_done()
 
-    def build_pinned(self, batch: DataFrame, batch_id: int) -> tuple[dict[str, list[DataFrame]], list[DataFrame]]:
-        """The DataFrames of one pinned micro-batch — per operator its per-node parts — and the ones persisted
-        (to unpersist after the batch). Nothing runs here except the dead-letter writes; the driver's time here
-        grows with the plan's exchanges (calibration.driver_probe measures it)."""
-        parts: dict[str, list[DataFrame]] = {}
+    def build_placed(self, batch: DataFrame, batch_id: int) -> tuple[dict[str, DataFrame], list[DataFrame]]:
+        """The DataFrames of one placed micro-batch — per operator its output — and the ones persisted (to
+        unpersist after the batch). Nothing runs here except the dead-letter writes. Per chain the driver builds
+        one routed exchange over the union of its inputs and, placed by the plan, cuts the plan there (locate):
+        each chain's plan is then a few nodes long whatever came before, so the build costs O(chains + streams)."""
+        frames: dict[str, DataFrame] = {}
         cached: list[DataFrame] = []
         several = len(self.topology.sources) > 1
         for chain in self.chains:
-            op = self.topology.op(chain[0])
-            if op.is_source:
-                ins: list[tuple[Stream | None, DataFrame]] = [(None, self._source_rows(batch, op.id, several))]
+            first = self.topology.op(chain[0])
+            if first.is_source:
+                ins: list[tuple[Stream | None, DataFrame]] = [(None, self._source_rows(batch, first.id, several))]
             else:
-                ins = [(s, f) for s in self.topology.streams if s.target == op.id and s.source in parts
-                       for f in parts[s.source]]
+                ins = [(s, frames[s.source]) for s in self.topology.streams
+                       if s.target == first.id and s.source in frames]
             op = self.topology.op(chain[-1])
-            outs = self._pinned_stage(ins, chain, batch_id, self._schema(op.id))
+            frame = self._routed(ins, first.id).mapInArrow(
+                self._chain_mapper(chain, batch_id, sink=self._direct_sink(op.id)), self._schema(op.id))
             if self.logic[op.id].dead_letter:
-                outs = [f.persist() for f in outs]
-                cached += outs
-                self._write(merged([f.where(F.col(ERROR_COLUMN).isNotNull()) for f in outs]), f"_deadletter/{op.id}",
-                            batch_id)
-                outs = [f.where(F.col(ERROR_COLUMN).isNull()).drop(ERROR_COLUMN) for f in outs]
-            if self.readers[op.id] > 1:  # read by several stages: persisted, or each would recompute it
-                outs = [f.persist() for f in outs]
-                cached += outs
-            parts[op.id] = outs
-        return parts, cached
+                frame = frame.persist()
+                cached.append(frame)
+                self._write(frame.where(F.col(ERROR_COLUMN).isNotNull()), f"_deadletter/{op.id}", batch_id)
+                frame = frame.where(F.col(ERROR_COLUMN).isNull()).drop(ERROR_COLUMN)
+            if self.consumers[op.id] > 1:  # read by several exchanges: persisted, or each would recompute it
+                frame = frame.persist()
+                cached.append(frame)
+            frames[op.id] = frame
+        return frames, cached
 
-    def _pinned_stage(self, ins: list[tuple[Stream | None, DataFrame]], chain: tuple[str, ...], batch_id: int,
-                      schema: str) -> list[DataFrame]:
-        """One stage per node the operator is placed on. Each input row gets ``_g``, the replica (0..n−1) it goes
-        to — a hash of the tuple id (shuffle grouping, sources), of the key (key grouping: a key always meets
-        the same replica), every replica for ``all`` — and each node's stage takes the rows in its range, one
-        task per replica (exactly: the partition key is chosen so Spark's hash lands on it), run by an executor
-        of that node's ResourceProfile. A fused chain's later operators run in the same tasks (their replicas
-        sit on the same nodes in the same numbers: model/fusion.py)."""
-        op_id = chain[0]
+    def _routed(self, ins: list[tuple[Stream | None, DataFrame]], op_id: str) -> DataFrame:
+        """An operator's input in n partitions, row r in partition l when replica l is to take it: ``_t`` is a hash
+        target of l (chosen so Spark's hash partitioner lands it on partition l) for l = a hash of the tuple id
+        (shuffle grouping, sources), of the key (key grouping: a key always meets the same replica), every l for
+        ``all``. One exchange over the union of the inputs, each projected once to the operator's columns (missing
+        ones null) as SQL strings: a few Py4J calls per input. Placed by the plan, partition l prefers the host of
+        replica l's node. ``_t`` stays for the task to drop (_run_chain reads its own columns)."""
         n = self.parallelism[op_id]
-        names = [f"`{c}`" for c, _ in self.inputs[op_id]]
-        # Each input once: its columns in the operator's order (missing ones null) and _g, the replica. Then per
-        # node only a filter and _t: SQL strings, so a batch's build costs a few Py4J calls per DataFrame (each
-        # call a round trip, each DataFrame an analysis of its whole plan; measured on hetero-6, round robin: the
-        # build of 4 s per batch before the first stage ran was most of the gap to the model).
+        targets = f"array({', '.join(str(t) for t in self._target_values(n))})"
         prepared = []
         for s, f in ins:
             present = set(f.columns)
             cols = [f"`{c}`" if c in present else f"CAST(NULL AS {t}) AS `{c}`" for c, t in self.inputs[op_id]]
-            every = s is not None and s.grouping == "all"
-            if not every:
+            if s is not None and s.grouping == "all":
+                cols.append(f"explode({targets}) AS _t")
+            else:
                 field = (s.key or "key") if s is not None and s.grouping == "key" else "value"
-                cols.append(f"pmod(hash(`{field}`), {n}) AS _g")
-            prepared.append((every, f.selectExpr(*cols)))
-        out = []
-        for j, (b, task) in enumerate(self.pinned[op_id]):
-            targets = f"array({', '.join(str(t) for t in self._target_values(b.count))})"
-            local = f"element_at({targets}, _g - {b.offset} + 1) AS _t"
-            shuffled = []
-            for every, f in prepared:
-                if every:
-                    copies = ", ".join(str(g) for g in range(b.offset, b.offset + b.count))
-                    f = f.selectExpr(*names, f"explode(array({copies})) AS _g")
-                else:
-                    f = f.where(f"_g >= {b.offset} AND _g < {b.offset + b.count}")
-                shuffled.append(f.selectExpr(*names, local))
-            x = routed_union(shuffled, b.count)
-            tasks = [task] + [self.pinned[o][j][1] for o in chain[1:]]
-            writer = self._direct_sink(chain[-1], b.offset)
-            out.append(x.mapInArrow(self._chain_mapper(chain, batch_id, tasks, writer), schema,
-                                    profile=self.profiles[b.node]))
-        return out
+                cols.append(f"element_at({targets}, pmod(hash(`{field}`), {n}) + 1) AS _t")
+            prepared.append(f.selectExpr(*cols))
+        x = reduce(lambda a, b: a.union(b), prepared).repartition(n, "_t")
+        if self.cfg.placement != "plan":
+            return x
+        return locate(x, [self._host(node) for node in self.placed[op_id].nodes])
 
-    def _fetch_wait_ms(self, op_id: str, node: str) -> float:
+    def _host(self, node: str) -> str:
+        hosts = self.cfg.hosts or {w.node: w.host for w in self.cfg.workers or [] if w.host}
+        if node not in hosts:
+            raise SpecError([Problem(f"replicas.*.{node}", f"no running worker's host is known for node {node!r}",
+                                     "start the cluster's worker for it (`streamplace cluster status`)")])
+        return hosts[node]
+
+    def _fetch_wait_ms(self, op_id: str, node: str, anywhere: bool = False) -> float:
         """The longest one-way latency from a node holding an upstream replica of ``op_id`` to ``node`` (0 for a
-        source, or when every input is local or no latencies are emulated)."""
+        source, or when every input is local or no latencies are emulated). ``anywhere``: upstream replicas may
+        run on any node (Spark's own placement)."""
         links = self.cfg.link_latency_ms
-        if not links:
+        if not links or self.topology.op(op_id).is_source:
             return 0.0
-        upstream = {b.node for p in self.topology.forward_graph.predecessors(op_id) for b, _ in self.pinned[p]}
+        upstream = set(links) if anywhere else {
+            u for p in self.topology.forward_graph.predecessors(op_id) for u in self.placed[p].nodes}
         return max((links.get(u, {}).get(node, 0.0) for u in upstream if u != node), default=0.0)
 
     def _target_values(self, n: int) -> list[int]:
@@ -505,43 +485,42 @@ class Pipeline:
         return self.cfg.checkpoint_dir or self.cfg.out_dir / "_checkpoint"
 
     def start_executors(self, timeout_s: float = EXECUTOR_START_TIMEOUT_S) -> bool:
-        """Start, all at once, an executor of every node's profile and one of the default profile (the stages
-        that read the sources run there) before the first batch, and compute the hash targets the pinned stages
-        need. Left to the batches, the executors start one profile at a time as each stage asks (20–45 s each on
-        2 cores), and executors started early sit idle while later ones start. True when all started within
-        ``timeout_s``; else the jobs still waiting are cancelled and the batches start the rest."""
-        if not self.pinned:
+        """Wait until every node the plan uses has an executor (the application gets one per worker when it
+        starts), then run one task on each (its Python worker daemon starts with the imports and forks the others
+        the batches need in ~40 ms each: worker_daemon.py) and compute the hash targets the stages need. True when
+        all that finished within ``timeout_s``; else the batches start what is missing."""
+        if not self.placed:
             return True
-        from concurrent.futures import ThreadPoolExecutor, wait
-
-        sc = self.spark.sparkContext
-        jobs: list[Callable[[], Any]] = [lambda: [self._target_values(n) for n in self._counts()]]
-        for w in self.cfg.workers or []:
-            if w.node in self.profiles:  # one task: its worker daemon starts with the imports, and forks the
-                # others the batches need in ~40 ms each (worker_daemon.py); warming all of a node's replica slots
-                # cost the start 1 s more on hetero-3
-                jobs.append(functools.partial(_touch, self.spark, 1, self.profiles[w.node]))
-        with ThreadPoolExecutor(len(jobs)) as pool:
-            futures = [pool.submit(job) for job in jobs]
-            done, pending = wait(futures, timeout=timeout_s)
-            if pending:
-                sc.cancelAllJobs()
-        for f in done:
-            f.result()  # a failure (not a slow start) is the caller's to see
-        return not pending
+        deadline = time.monotonic() + timeout_s
+        hosts = sorted({self._host(n) for p in self.placed.values() for n in p.nodes}) \
+            if self.cfg.placement == "plan" else []
+        while hosts and not set(hosts) <= executor_hosts(self.spark):
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.2)
+        for n in self._counts():
+            self._target_values(n)
+        every = sorted({self._host(n) for p in self.placed.values() for n in p.nodes})
+        if every:
+            frame = self.spark.range(len(every), numPartitions=len(every))
+            located = locate(frame, [[h] for h in every]) if self.cfg.placement == "plan" else frame
+            located.mapInArrow(_warm_python_worker, "id long").collect()
+        return time.monotonic() <= deadline
 
     def _counts(self) -> set[int]:
-        """The replica counts of the pinned stages' nodes (each needs its hash targets)."""
-        return {b.count for per in self.pinned.values() for b, _ in per}
+        """The replica counts of the placed operators (each needs its hash targets)."""
+        return {len(p.nodes) for p in self.placed.values()}
 
     def start(self) -> Any:
         writer = (self.source_frame().writeStream
-                  .foreachBatch(self.run_batch_pinned if self.pinned else self.run_batch)
+                  .foreachBatch(self.run_batch_placed if self.placed else self.run_batch)
                   .option("checkpointLocation", str(self.checkpoint))
                   .trigger(processingTime=f"{self.cfg.trigger_s} seconds"))
         if self.cfg.query_name:
             writer = writer.queryName(self.cfg.query_name)
         started = time.monotonic()
+        if self.placed:
+            set_locality(self.spark, self.cfg.placement)
         self.executors_ready = self.start_executors()
         self.executor_start_s = time.monotonic() - started
         if self.cfg.source_lead_s is not None:
@@ -587,21 +566,6 @@ class Pipeline:
         return bool(self.query is not None and self.query.status.get("isTriggerActive"))
 
 
-#: (application, node resource, cores) → its ResourceProfile. Spark gives every profile object a new id, and
-#: executors serve one profile id only: sharing the object lets a re-planned pipeline keep the running executors
-_PROFILES: dict[tuple[str, str, int], Any] = {}
-
-
-def _touch(spark: Any, k: int, profile: Any) -> int:
-    """A job of ``k`` tasks under ``profile``: its executor and Python worker daemon start for it, and the daemon
-    loads what an operator's task needs (pandas, pyarrow, the operators), so the first micro-batch does not: under
-    a CPU quota of a fraction of a core those imports took most of a minute in the first batch. It runs through
-    ``mapInArrow`` like the operators: an executor keeps one pool of Python workers for SQL's Arrow functions and
-    another for RDD functions (measured: a worker warmed by ``RDD.map`` was not the one the next ``mapInArrow``
-    got, and the first batch started 4 new workers per node, 4–5 s of its stages)."""
-    return len(spark.range(k, numPartitions=k).mapInArrow(_warm_python_worker, "id long", profile=profile).collect())
-
-
 def _warm_python_worker(batches: Iterator[Any]) -> Iterator[Any]:
     import pandas  # noqa: F401
     import pyarrow  # noqa: F401
@@ -609,16 +573,6 @@ def _warm_python_worker(batches: Iterator[Any]) -> Iterator[Any]:
     import streamplace.spark.operators  # noqa: F401
 
     yield from batches
-
-
-def routed_union(parts: list[DataFrame], count: int) -> DataFrame:
-    """The rows of every part (same columns, in the same order, with the routing column ``_t``) in ``count``
-    partitions, row r in partition hash(_t) mod count: one hash exchange per part, unioned with nothing in between,
-    so that the union keeps the exchanges' partitioning (partition l of every part in task l). ``_t`` stays: a
-    projection after the union is pushed below it, between exchange and union, and the union then has one
-    partition per part and replica (measured: 6 tasks instead of 2 behind three parts, each a Python worker round
-    trip on the node); the task drops it (_run_chain reads its own columns)."""
-    return reduce(lambda a, c: a.union(c), [p.repartition(count, "_t") for p in parts])
 
 
 def merged(parts: list[DataFrame]) -> DataFrame:
@@ -635,8 +589,7 @@ def _run_job(frame: DataFrame) -> None:
 
 
 def _run_jobs(frames: list[DataFrame]) -> None:
-    """_run_job of every frame, side by side (a stage carries one node's profile: parts of different nodes are
-    jobs of their own); a failed job's error is raised."""
+    """_run_job of every frame, side by side; a failed job's error is raised."""
     if len(frames) == 1:
         _run_job(frames[0])
         return
@@ -652,14 +605,69 @@ def _columns_of(batches: Any, names: list[str]) -> Any:
         yield b if b.schema.names == names else b.select(names)
 
 
-def _run_chain(steps: tuple[tuple[OperatorTask, tuple[str, ...]], ...], stats: Any, batch_id: int | None,
-               sink: ParquetParts | None, batches: Any) -> Any:
+@dataclass(frozen=True)
+class PlacedOperator:
+    """An operator's replicas on a standalone cluster: ``nodes[l]`` is replica l's planned node (task l of its
+    stage), ``tasks`` its task for each node of the cluster, emulating that node's speed-up."""
+
+    nodes: tuple[str, ...]
+    tasks: dict[str, OperatorTask]
+
+    def pick(self, partition: int) -> OperatorTask:
+        """The task for the node this process runs on (its worker's NODE_ENV), else for replica ``partition``'s
+        planned node (a process outside an emulated cluster's workers)."""
+        here = os.environ.get(NODE_ENV)
+        return self.tasks.get(here) if here in self.tasks else self.tasks[self.nodes[partition % len(self.nodes)]]
+
+
+def locate(frame: DataFrame, hosts: list[str] | list[list[str]]) -> DataFrame:
+    """``frame``'s rows in its own partitions, partition i preferring ``hosts[i]`` (a host, or several): a
+    LocatedRDD (locality.py) under a new DataFrame. Spark plans ``frame`` here and the new DataFrame's plan starts
+    from its RDD, so what is built on it stays short. O(partitions) Py4J work."""
+    sc = frame.sparkSession.sparkContext
+    jvm, gateway = sc._jvm, sc._gateway
+    rows = gateway.new_array(jvm.String, len(hosts), 0)
+    for i, h in enumerate(hosts):
+        names = [h] if isinstance(h, str) else list(h)
+        row = gateway.new_array(jvm.String, len(names))
+        for j, name in enumerate(names):
+            row[j] = name
+        rows[i] = row
+    return DataFrame(jvm.streamplace.LocatedRDD.locate(frame._jdf, rows), frame.sparkSession)
+
+
+def executor_hosts(spark: SparkSession) -> set[str]:
+    """The hosts of the application's live executors (the driver left out), from Spark's status store."""
+    live = spark.sparkContext._jsc.sc().statusStore().executorList(True)
+    out = set()
+    for i in range(live.size()):
+        e = live.apply(i)
+        if str(e.id()) != "driver":
+            out.add(str(e.hostPort()).rsplit(":", 1)[0])
+    return out
+
+
+def set_locality(spark: SparkSession, placement: str) -> None:
+    """The locality waits of ``placement`` (standalone.LOCALITY_CONF) on the running context: TaskSetManager reads
+    them from its SparkConf whenever a stage's task set is made, so a run (and a re-plan) sets its own."""
+    from streamplace.spark.standalone import LOCALITY_CONF
+
+    conf = spark.sparkContext._jsc.sc().conf()
+    for key, value in LOCALITY_CONF[placement].items():
+        conf.set(key, value)
+
+
+def _run_chain(steps: tuple[tuple[OperatorTask | PlacedOperator, tuple[str, ...]], ...], stats: Any,
+               batch_id: int | None, sink: ParquetParts | None, batches: Any) -> Any:
     """Fused operators in one task: each takes the previous one's output batches, on the columns it reads; with
     ``sink`` the task writes the last one's output as its replica's Parquet file. ``batch_id`` None: the task's
-    micro-batch id, which Spark's streaming engine sets as a local property of every job of the batch."""
+    micro-batch id, which Spark's streaming engine sets as a local property of every job of the batch. A placed
+    operator runs its task for the node this task runs on."""
     from pyspark import TaskContext
 
     ctx = TaskContext.get()
+    partition = ctx.partitionId() if ctx is not None else 0
+    steps = tuple((t.pick(partition) if isinstance(t, PlacedOperator) else t, names) for t, names in steps)
     wait_ms = steps[0][0].fetch_wait_ms if steps else 0.0
     if wait_ms > 0:  # the emulated link: this task's shuffle input crossed it (PipelineConfig.link_latency_ms)
         time.sleep(wait_ms / 1000.0)
@@ -668,9 +676,9 @@ def _run_chain(steps: tuple[tuple[OperatorTask, tuple[str, ...]], ...], stats: A
         if value is None:
             raise RuntimeError(f"a streamed chain ran outside a micro-batch (no {BATCH_ID_PROPERTY} property)")
         batch_id = int(value)
-    for task, names in steps:  # each on its own columns (a pinned stage's input also carries its routing column)
+    for task, names in steps:  # each on its own columns (a placed stage's input also carries its routing column)
         batches = _columns_of(batches, list(names))
         batches = task(batches, stats, batch_id)
     if sink is None:
         return batches
-    return sink.write(batches, ctx.partitionId() if ctx is not None else 0, batch_id)
+    return sink.write(batches, partition, batch_id)

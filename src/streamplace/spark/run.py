@@ -116,7 +116,7 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
             release()
 
     try:
-        pipeline.start()  # a pinned run starts its executors first (Pipeline.start_executors): not in the warm-up
+        pipeline.start()  # a placed run waits for its executors first (Pipeline.start_executors): not in the warm-up
     except BaseException:
         release()
         raise
@@ -151,7 +151,7 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
     measured, operators = measure(before, after, topology)
     measured["source_lead_s"] = pipeline.source_lead_s()  # the phase the rate sources ran with (spark/phase.py)
     measured["window_batches"] = window
-    if pipeline.pinned:
+    if pipeline.placed:
         measured["executor_start_s"] = pipeline.executor_start_s
         measured["executors_ready"] = pipeline.executors_ready
     measured.update(first_batch(listener.batches, query_started))
@@ -186,12 +186,17 @@ def prediction(topology: Topology, cluster: Cluster, plan: Plan, profile: Profil
 
 
 def run_target(t: Topology, c: Cluster, pl: Plan, state: Any, master: str | None,
-               cores: int | None) -> tuple[Cluster, Plan, str]:
-    """What the model predicts a run for: the cluster itself when the replicas are pinned on a standalone cluster,
-    else this machine (one node, the plan's parallelism). The third item names it."""
+               cores: int | None, placement: str = "plan") -> tuple[Cluster, Plan, str]:
+    """What the model predicts a run for: the cluster itself when the replicas run on a standalone cluster (placed
+    as the plan says, or as Spark's scheduler spreads them: layout.spark_spread), else this machine (one node, the
+    plan's parallelism). The third item names it."""
     import os
 
     if state is not None:
+        if placement == "spark":
+            from streamplace.spark.layout import spark_spread
+
+            pl = spark_spread(pl, state.layout())
         scale = getattr(state, "cpu_scale", None)
         if scale:  # every node's processes run under a CPU quota of its cpu × scale: predict for that cluster
             from streamplace.spark.cpu_quota import scaled_cluster

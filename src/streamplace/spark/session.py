@@ -103,6 +103,8 @@ def local_session(cores: int | None = None, conf: dict[str, str] | None = None,
     path = _LOG.get("file") or (log_to or default_log_file()).resolve()
     path.parent.mkdir(parents=True, exist_ok=True)
     merged = {**DEFAULT_CONF, **(conf or {})}
+    if "spark.jars" not in merged and (jar := _locality_jar_if_buildable()) is not None:
+        merged["spark.jars"] = jar  # LocatedRDD (locality.py): placed plans, calibrate's driver probe
     merged["spark.driver.extraJavaOptions"] = " ".join(
         x for x in (merged.get("spark.driver.extraJavaOptions"), logging_options(path, console_level)) if x)
     builder = SparkSession.builder.appName("streamplace").master(master or f"local[{cores or os.cpu_count() or 2}]")
@@ -117,6 +119,18 @@ def local_session(cores: int | None = None, conf: dict[str, str] | None = None,
     logging.getLogger("py4j").setLevel(logging.CRITICAL)  # its shutdown chatter (connection closed) is no news
     spark.sparkContext.setLogLevel("WARN")  # to the file; the terminal gets what console_level lets through
     return spark
+
+
+def _locality_jar_if_buildable() -> str | None:
+    """The locality jar's path, built now if a JDK is here; None without one (local runs do not need it)."""
+    from streamplace.spark.locality import LocalityJarError, jar_path, javac, locality_jar
+
+    if not jar_path().exists() and javac() is None:
+        return None
+    try:
+        return str(locality_jar())
+    except LocalityJarError:
+        return None
 
 
 def session_for(master: str | None, state: Any, cores: int | None, log_to: Path | None = None,

@@ -39,7 +39,15 @@ from streamplace.model.cluster import Cluster
 from streamplace.spark import zygote
 from streamplace.spark.cpu_quota import CgroupBackend, default_budget, detect, group_name, plan_quotas
 from streamplace.spark.jvm_archive import executor_options
-from streamplace.spark.layout import SPARE, SPARE_MEMORY_MB, WorkerLayout, link_latencies, resource_name, worker_layout
+from streamplace.spark.layout import (
+    EXECUTOR_MEMORY_MB,
+    NODE_ENV,
+    SPARE,
+    WorkerLayout,
+    link_latencies,
+    resource_name,
+    worker_layout,
+)
 
 STATE_FILE = "state.json"
 #: JVM options of the executors and daemons: the client compiler only, serial GC (see app_conf)
@@ -73,6 +81,9 @@ class WorkerState:
     zygote_pid: int | None = None
     #: started on another host from `cluster worker-config` (pid 0, no files here): not ours to start or stop
     remote: bool = False
+    #: the address the worker and its executor bind to: a node's own loopback address on an emulated cluster (so
+    #: Spark's task locality can tell the nodes apart, as it tells real hosts apart); "" where unknown (remote)
+    host: str = ""
 
 
 @dataclass
@@ -103,7 +114,13 @@ class ClusterState:
         return Path(self.secret_file).read_text().strip()
 
     def layout(self) -> list[WorkerLayout]:
-        return [WorkerLayout(w.node, w.resource, w.replica_slots, w.speedup) for w in self.workers]
+        """The workers as the runtime places replicas on them; a remote worker's host is the one it registered
+        with the master (asked only when some worker's host is not known here)."""
+        known = {w.node: w.host for w in self.workers if w.host}
+        if len(known) < len(self.workers):
+            known = placement_hosts(self) | known
+        return [WorkerLayout(w.node, w.resource, w.replica_slots, w.speedup, known.get(w.node, ""))
+                for w in self.workers]
 
     def save(self) -> None:
         path = Path(self.state_dir) / STATE_FILE
@@ -161,6 +178,21 @@ def _worker_properties(secret: str, resource: str, script: str, spare: str) -> d
             f"spark.worker.resource.{resource}.discoveryScript": script,
             f"spark.worker.resource.{SPARE}.amount": "1",
             f"spark.worker.resource.{SPARE}.discoveryScript": spare}
+
+
+def node_hosts(master_host: str, nodes: int) -> list[str]:
+    """The address each of ``nodes`` local workers binds to: with a loopback master, consecutive loopback
+    addresses after the master's (127.0.0.2, 127.0.0.3, … — every 127/8 address is this machine), one per node,
+    so that each emulated node is a host of its own to Spark's scheduler; otherwise the master's address (local
+    workers beside remote ones must be reachable from them). O(nodes)."""
+    if not _is_loopback(master_host) or master_host == "localhost":
+        return [master_host] * nodes
+    base = int(ipaddress.ip_address(master_host))
+    hosts = [str(ipaddress.ip_address(base + 1 + i)) for i in range(nodes)]
+    if any(not ipaddress.ip_address(h).is_loopback for h in hosts):
+        raise ModelError([Problem("--host", f"{nodes} nodes do not fit in the loopback addresses after {master_host}",
+                                  "bind the master to 127.0.0.1")])
+    return hosts
 
 
 def _daemon_env(state_dir: Path, host: str) -> dict[str, str]:
@@ -246,6 +278,7 @@ def up(cluster: Cluster, state_dir: Path | None = None, host: str = "127.0.0.1",
               f"the master did not answer within {timeout_s:g} s (see {state_dir / 'logs' / 'master.log'})")
         spare = state_dir / "scripts" / f"{SPARE}.sh"
         _discovery_script(spare, SPARE, ["0"])
+        hosts = dict(zip([w.node for w in local], node_hosts(host, len(local)), strict=True))
         for w in workers:
             if w.node in remote:
                 state.workers.append(WorkerState(w.node, w.resource, w.replica_slots, w.speedup, w.cores,
@@ -263,17 +296,19 @@ def up(cluster: Cluster, state_dir: Path | None = None, host: str = "127.0.0.1",
             if isinstance(backend, CgroupBackend) and quotas is not None:
                 group = backend.create(group_name(state_dir), w.resource, quotas.cores[w.node])
             sock = zygote.socket_name(state_dir, w.resource)
-            zygote_pid = _spawn(zygote.command(sock), zygote.environment(env), state_dir / "logs" /
+            node_env = {**env, "SPARK_LOCAL_IP": hosts[w.node], NODE_ENV: w.node}
+            zygote_pid = _spawn(zygote.command(sock), zygote.environment(node_env), state_dir / "logs" /
                                 f"zygote-{w.resource}.log", group)
             # its executors' Python daemons are forked by the zygote (they inherit the worker's environment)
             pid = _spawn([str(spark_class()), "org.apache.spark.deploy.worker.Worker", state.master_url,
-                          "--host", host, "--cores", str(w.cores), "--memory", f"{w.memory_mb}m",
+                          "--host", hosts[w.node], "--cores", str(w.cores), "--memory", f"{w.memory_mb}m",
                           "--webui-port", str(wport), "--work-dir", str(work), "--properties-file", str(props)],
-                         {**env, zygote.SOCKET_ENV: str(sock)}, log, group)
+                         {**node_env, zygote.SOCKET_ENV: str(sock)}, log, group)
             state.workers.append(WorkerState(w.node, w.resource, w.replica_slots, w.speedup, w.cores, w.memory_mb,
                                              wport, pid, str(props), str(log),
                                              quotas.cores[w.node] if group is not None and quotas else None,
-                                             str(group) if group is not None else None, zygote_pid))
+                                             str(group) if group is not None else None, zygote_pid,
+                                             host=hosts[w.node]))
             state.save()
         mine = {w.resource for w in local}
         _wait(lambda: mine <= set(alive_workers(state)), timeout_s,
@@ -502,34 +537,50 @@ def emulated_links(state: ClusterState | None, cluster: Cluster) -> dict[str, di
     return link_latencies(cluster)
 
 
+#: how long a placed task waits for its planned node's executor to take it (TaskSetManager's locality wait, at the
+#: node and process levels): long enough that it never runs elsewhere while that executor lives and the batches
+#: run (a micro-batch's tasks wait for the busy executor of their node: seconds), short of a hang when a node is
+#: gone and no re-plan came (live.py re-plans on a lost node within seconds)
+PLACED_LOCALITY_WAIT = "300s"
+#: the locality settings that make a stage's tasks wait for the nodes their partitions prefer (placement "plan"),
+#: and Spark's own defaults (placement "spark": what every Spark user gets); Pipeline.start sets one of them on the
+#: running context (TaskSetManager reads them from it whenever a stage's task set is made)
+LOCALITY_CONF = {"plan": {"spark.locality.wait.node": PLACED_LOCALITY_WAIT,
+                          "spark.locality.wait.process": PLACED_LOCALITY_WAIT},
+                 "spark": {"spark.locality.wait.node": "3s", "spark.locality.wait.process": "3s"}}
+
+
 def app_conf(state: ClusterState, secret: str | None = None) -> dict[str, str]:
-    """What an application needs to run pinned stages on the cluster (authentication included)."""
+    """What an application needs to run placed stages on the cluster (authentication included): one executor on
+    every worker, with all of the worker's cores, for the application's life (no dynamic allocation: a stage of
+    any operator runs its replicas' tasks on the executors of their nodes, located by task locality, LocatedRDD)."""
+    from streamplace.spark.locality import locality_jar
+
     return {
         "spark.authenticate": "true",
         "spark.authenticate.secret": secret if secret is not None else state.secret,
         # the driver's address the executors reach: the master's own on one machine, this host's towards it else
         "spark.driver.host": (driver := local_address(state.host, state.port)), "spark.driver.bindAddress": driver,
-        "spark.dynamicAllocation.enabled": "true",
-        "spark.dynamicAllocation.shuffleTracking.enabled": "true",
-        # one executor of every resource profile as soon as a stage of it is submitted (and of the default profile
-        # when the application starts), instead of after a second of backlog (the least the backlog timeout can
-        # be: Spark reads it in whole seconds): the start of a run on hetero-3 19.8 → 15.1 s. Later executors
-        # still come from the backlog rule, and idle ones still go
-        "spark.dynamicAllocation.initialExecutors": "1",
-        # longer than an executor takes to start on a loaded host (20–45 s on 2 cores): with less, the executors
-        # of the stages that ran first went idle while a later stage's executor started, were removed, and each
-        # batch had to start them again (measured: 41–44 s batches at a 2 s trigger, for ever)
-        "spark.dynamicAllocation.executorIdleTimeout": "90s",
-        # an executor that holds shuffle files is otherwise kept forever: after a re-plan the old profile's
-        # executors would keep their cores and the new profile's could never start
-        "spark.dynamicAllocation.shuffleTracking.timeout": "90s",
-        "spark.executor.cores": "1", "spark.executor.memory": f"{SPARE_MEMORY_MB}m",
+        # spark.executor.cores unset: a standalone worker gives the application one executor with all its cores
+        # (the node's replica slots and one more for the source's read), started when the application starts
+        "spark.dynamicAllocation.enabled": "false",
+        "spark.executor.memory": f"{EXECUTOR_MEMORY_MB}m",
         # the client compiler only and one GC thread: a fresh executor JVM compiled and collected for 2–3 minutes
         # under a node's CPU quota of a third of a core (batches 13.7 → 7.0 s); with these its executors started
         # in 50 s instead of 72 and its batches settled at 6.3–6.9 s within a minute (hetero-3, nasiri-linear)
         "spark.executor.extraJavaOptions": " ".join(x for x in (EXECUTOR_JVM_OPTIONS, executor_options(state)) if x),
-        f"spark.executor.resource.{SPARE}.amount": "1", f"spark.task.resource.{SPARE}.amount": "1",
+        # LocatedRDD: the driver and every executor load it (the executors fetch it from the driver)
+        "spark.jars": str(locality_jar()),
+        **LOCALITY_CONF["plan"],
     }
+
+
+def placement_hosts(state: ClusterState, doc: dict[str, Any] | None = None) -> dict[str, str]:
+    """Node → the host its registered worker (and so its executor) runs on, as the master reports it: what a placed
+    task's preferred location names. Nodes without a live worker are left out. O(workers)."""
+    alive = alive_workers(state, doc)
+    return {w.node: str(alive[w.resource].get("host")) for w in state.workers
+            if w.resource in alive and alive[w.resource].get("host")}
 
 
 def state_at(master: str | None, state_dir: Path | None) -> ClusterState | None:
@@ -570,7 +621,8 @@ def worker_config(cluster: Cluster | ClusterState, node: str, master_url: str, r
         "properties": _worker_properties(secret if secret is not None else
                                           f"<the master's secret: the contents of {secret_file}>", w.resource,
                                           script, spare),
-        "environment": {"SPARK_LOCAL_IP": "<this host's address the master and the driver can reach>"},
+        "environment": {"SPARK_LOCAL_IP": "<this host's address the master and the driver can reach>",
+                        NODE_ENV: node},
         "command": (f"$(python -c 'import pyspark, os; print(os.path.dirname(pyspark.__file__))')/bin/spark-class "
                     f"org.apache.spark.deploy.worker.Worker {master_url} --host $SPARK_LOCAL_IP --cores {w.cores} "
                     f"--memory {w.memory_mb}m "

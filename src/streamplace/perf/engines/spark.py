@@ -85,11 +85,12 @@ class SparkConstants:
     source_us: float = 0.48  # per tuple the rate source generates
     sink_us: float = 0.48  # per tuple an output writes
     jvm_cores: float = 0.0  # cores Spark's own threads (JIT, driver, Arrow I/O) take from tasks that fill a node
-    # per routed exchange of a pinned (standalone) plan: the driver's build and planning of its DataFrames before
-    # a batch's first stage (calibration.driver_probe: 0.029–0.036 s here over three runs)
-    exchange_s: float = 0.033
-    # per exchange²: the same build, each analysis walking the plan built so far; `calibrate` fits it beside
-    # exchange_s (0.020 s and 6.9e-5 s here on an idle driver); the built-in pair is the linear fit of before
+    # per routed input of a placed (standalone) plan: the driver's projection, exchange planning and plan cut
+    # (LocatedRDD) before a batch's first stage (calibration.driver_probe on local[2], JIT warm: 0.017–0.019 s,
+    # linear over 2–16 inputs)
+    exchange_s: float = 0.018
+    # per input²: `calibrate` fits it beside exchange_s (each chain's plan is cut at its stage, so the build is
+    # linear in the inputs); the built-in pair is a linear fit
     exchange_sq_s: float = 0.0
     # of task_s, the CPU a task spends on its node (deserializing, running and reporting it in the executor, the
     # Python worker's round trip): it takes the node's cores, so a slow or fractional node stretches it; the rest
@@ -250,20 +251,19 @@ def fetch_waits(arrays: Stages, cluster: Cluster) -> np.ndarray:
     return waits
 
 
-def pinned_exchanges(arrays: Stages) -> int:
-    """The routed exchanges the pinned runtime builds per micro-batch (spark/pipeline.py, _pinned_stage): every
-    stage of a group reads each stage of its parent groups through one exchange of its own (a source's stage
-    reads the micro-batch's rows through one). The driver builds and plans a few DataFrames for each, before
-    the batch's first stage can start (``exchange_s`` each). O(groups + parent links)."""
-    sizes = np.diff(arrays.bounds)
-    return int(sum(int(sizes[g]) * (sum(int(sizes[p]) for p in parents) if parents else 1)
-                   for g, parents in enumerate(arrays.parents)))
+def routed_inputs(arrays: Stages) -> int:
+    """The routed inputs the placed runtime builds per micro-batch (spark/pipeline.py, _routed): every chain's
+    stage reads the union of its parent chains' outputs (a source's stage the micro-batch's rows) through one
+    exchange, and the driver projects each input, unions them, plans the exchange and cuts the plan there
+    (LocatedRDD) before the batch's first stage can start (``exchange_s`` each). O(groups + parent links): it
+    grows with operators and streams, not with the nodes they are placed on."""
+    return int(sum(max(1, len(parents)) for parents in arrays.parents))
 
 
 def driver_build_s(exchanges: int, consts: SparkConstants) -> float:
-    """The driver's build and planning of a pinned micro-batch of X routed exchanges: exchange_s · X +
-    exchange_sq_s · X², since each DataFrame's analysis walks the plan built so far (calibration.driver_probe fits
-    both). O(1)."""
+    """The driver's build and planning of a placed micro-batch of X routed inputs: exchange_s · X +
+    exchange_sq_s · X² (calibration.driver_probe fits both; each chain's plan is cut where its stage starts, so
+    the square term is near 0). O(1)."""
     return consts.exchange_s * exchanges + consts.exchange_sq_s * exchanges * exchanges
 
 
@@ -346,7 +346,7 @@ def predict(topology: Topology, cluster: Cluster, cells: Cells, rates: OperatorR
     at_once = tasks_at_once(cluster)
     jvm = consts.jvm_cores
     fetch = fetch_waits(arrays, cluster) if len(cluster) > 1 else None
-    driver_s = consts.batch_s + (driver_build_s(pinned_exchanges(arrays), consts) if len(cluster) > 1 else 0.0)
+    driver_s = consts.batch_s + (driver_build_s(routed_inputs(arrays), consts) if len(cluster) > 1 else 0.0)
 
     def run(data_s: float) -> tuple[float, np.ndarray, np.ndarray]:
         return simulate(arrays, slots, speed, consts.stage_s, consts.task_s, data_s, jvm, fetch, consts.task_cpu_s,

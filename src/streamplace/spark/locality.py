@@ -1,0 +1,99 @@
+"""The JVM side of placed stages: a jar with ``streamplace.LocatedRDD``, compiled from its source here.
+
+PySpark cannot give an RDD's partitions preferred locations, and a ResourceProfile pins a whole stage to one
+node, so placing an operator's replicas on several nodes took one stage per node (and an exchange per upstream
+part and node: fixed cost growing with nodes²). ``LocatedRDD`` (jvm/LocatedRDD.java) is a partition-for-partition
+wrapper whose ``getPreferredLocations`` returns the host each replica is planned on; with a locality wait that
+does not run out while that host's executor lives, TaskSetManager runs partition i's task there. One stage per
+operator (or fused chain) then carries every node's replicas.
+
+The jar is built with ``javac`` (a JDK: Debian's ``openjdk-17-jdk-headless``, which ``make setup`` installs)
+against PySpark's own jars, once per source and PySpark version, into ``$STREAMPLACE_HOME/jars`` (else
+``~/.streamplace/jars``); ``make setup`` builds it, and the first placed run builds it when it is missing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+import zipfile
+from importlib import resources
+from pathlib import Path
+
+from streamplace.errors import StreamplaceError
+
+SOURCE = "LocatedRDD.java"
+CLASS = "streamplace.LocatedRDD"
+
+
+class LocalityJarError(StreamplaceError, RuntimeError):
+    """The locality jar could not be built (no JDK, or javac failed)."""
+
+
+def _source() -> bytes:
+    return resources.files("streamplace.spark").joinpath("jvm", SOURCE).read_bytes()
+
+
+def _pyspark_jars() -> Path:
+    import pyspark
+
+    return Path(pyspark.__file__).parent / "jars"
+
+
+def jar_path() -> Path:
+    """Where the jar for this source and this PySpark lives (built or not)."""
+    import pyspark
+
+    digest = hashlib.sha256(_source() + pyspark.__version__.encode()).hexdigest()[:16]
+    home = Path(os.environ.get("STREAMPLACE_HOME") or Path.home() / ".streamplace")
+    return home / "jars" / f"streamplace-locality-{digest}.jar"
+
+
+def javac() -> str | None:
+    """The Java compiler: $JAVA_HOME/bin/javac, else the one on PATH (None: no JDK)."""
+    home = os.environ.get("JAVA_HOME")
+    if home and (Path(home) / "bin" / "javac").exists():
+        return str(Path(home) / "bin" / "javac")
+    return shutil.which("javac")
+
+
+def locality_jar() -> Path:
+    """The jar, built now if this source and PySpark have none yet (about 2 s). Written to a temporary name and
+    renamed, so a concurrent build or an interrupted one never leaves half a jar."""
+    path = jar_path()
+    if path.exists():
+        return path
+    compiler = javac()
+    if compiler is None:
+        raise LocalityJarError("placing replicas on a standalone cluster needs a Java compiler (javac) to build "
+                               f"{SOURCE} once (fix: install a JDK 17, e.g. `apt-get install "
+                               "openjdk-17-jdk-headless`, or run `make setup`)")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="streamplace-javac-") as tmp:
+        src = Path(tmp) / SOURCE
+        src.write_bytes(_source())
+        classes = Path(tmp) / "classes"
+        classes.mkdir()
+        done = subprocess.run([compiler, "-nowarn", "--release", "17", "-cp", f"{_pyspark_jars()}/*",
+                               "-d", str(classes), str(src)], capture_output=True, text=True)
+        if done.returncode != 0:
+            raise LocalityJarError(f"javac could not build {SOURCE}: {done.stderr.strip()[-2000:]}")
+        part = path.with_suffix(f".{os.getpid()}.part")
+        with zipfile.ZipFile(part, "w", zipfile.ZIP_DEFLATED) as jar:
+            jar.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\nCreated-By: streamplace\n")
+            for f in sorted(classes.rglob("*.class")):
+                jar.write(f, f.relative_to(classes).as_posix())
+        part.replace(path)
+    return path
+
+
+def main() -> None:
+    """`python -m streamplace.spark.locality`: build the jar (make setup) and print where it is."""
+    print(locality_jar())
+
+
+if __name__ == "__main__":
+    main()
