@@ -308,3 +308,62 @@ def test_where_a_runs_start_goes_first_batch_after_the_query_started() -> None:
     assert got["first_batch_end_s"] == pytest.approx(4.5 + 13.25)
     assert got["first_batch_end_at"] == pytest.approx(start + 4.5 + 13.25)
     assert first_batch(batches[:1], start) == {}
+
+
+def test_spark_spread_deals_each_operators_tasks_one_per_worker_in_turn() -> None:
+    """Spark's own scheduler, as predicted: each operator's n tasks dealt one per worker in the cluster's order,
+    skipping full workers; operators of equal counts on the same nodes (the runtime fuses them); more replicas
+    than the slots is refused."""
+    from streamplace.spark.layout import WorkerLayout, spark_spread
+
+    workers = [WorkerLayout("a", "sp_a", 2, 1.0), WorkerLayout("b", "sp_b", 1, 1.0), WorkerLayout("c", "sp_c", 2, 1.0)]
+    plan = _plan({"src": {"a": 1}, "mid": {"a": 2, "b": 1, "c": 1}, "sink": {"c": 1}})
+    spread = spark_spread(plan, workers)
+    assert spread.replicas == {"src": {"a": 1}, "mid": {"a": 2, "b": 1, "c": 1}, "sink": {"a": 1}}
+    five = spark_spread(_plan({"src": {"a": 5}, "mid": {"c": 1}, "sink": {"c": 1}}), workers)
+    assert five.replicas["src"] == {"a": 2, "b": 1, "c": 2}
+    with pytest.raises(ModelError, match="1 more replicas than the workers' slots"):
+        spark_spread(_plan({"src": {"a": 6}, "mid": {"c": 1}, "sink": {"c": 1}}), workers)
+
+
+def test_each_emulated_node_gets_a_loopback_host_of_its_own() -> None:
+    """Task locality tells nodes apart by host: on loopback every node's worker binds to its own address after the
+    master's; beside remote workers (a routable master) local workers keep the master's address."""
+    from streamplace.spark.standalone import node_hosts
+
+    assert node_hosts("127.0.0.1", 3) == ["127.0.0.2", "127.0.0.3", "127.0.0.4"]
+    assert node_hosts("127.0.0.1", 300)[-1] == "127.0.1.45"
+    assert node_hosts("10.0.0.5", 2) == ["10.0.0.5", "10.0.0.5"]
+    with pytest.raises(ModelError, match="loopback addresses"):
+        node_hosts("127.255.255.250", 10)
+
+
+def test_a_placed_task_emulates_and_reports_the_node_it_runs_on(monkeypatch) -> None:
+    """A placed operator's task picks the task of the node its worker names (STREAMPLACE_NODE), else of the
+    replica's planned node; its statistics go under the node that really ran it."""
+    import pyarrow as pa
+
+    from streamplace.spark.layout import NODE_ENV
+    from streamplace.spark.logic import logic_of
+    from streamplace.spark.operators import OperatorTask
+    from streamplace.spark.pipeline import PlacedOperator
+
+    op = _topology().op("mid")
+    tasks = {n: OperatorTask("mid", logic_of(op, 1.0), 1.0, False, 3, None, node=n) for n in ("fast", "slow")}
+    placed = PlacedOperator(("fast", "fast", "slow"), tasks)
+    monkeypatch.delenv(NODE_ENV, raising=False)
+    assert placed.pick(2).node == "slow" and placed.pick(0).node == "fast"
+    monkeypatch.setenv(NODE_ENV, "slow")
+    assert placed.pick(0).node == "slow"
+
+    class Stats:
+        def __init__(self) -> None:
+            self.keys: set[str] = set()
+
+        def add(self, d: dict) -> None:
+            self.keys |= set(d)
+
+    stats = Stats()
+    batch = pa.record_batch({"ts": pa.array([0], pa.timestamp("us")), "value": [1], "key": [1]})
+    list(tasks["fast"](iter([batch]), stats, 0))  # planned on fast, ran on slow: counted on slow
+    assert stats.keys == {"mid", "mid@slow"}
