@@ -5,8 +5,13 @@ per-node CPU quotas (cgroups: each node's worker, executors and Python workers
 get the node's share of this machine's cores, scale printed) and runs
 ``--topology`` under the plans of hetero, round robin and R-Storm (both with
 hetero's replica counts, as Nasiri et al. compare), optimal and max-throughput,
-back to back. Every replica runs on its planned worker and burns cost_ms /
-speed-up of that node's CPU per tuple.
+back to back, each placed by the plan (``--placements plan``) and by Spark's own
+scheduler with the plan's replica counts (``spark``, the baseline). A placed
+replica runs on its planned worker; every replica burns cost_ms / speed-up of
+the CPU of the node it runs on per tuple. ``--fixed`` measures each plan's
+fixed cost per batch instead: batches of one row per source back to back, the
+median batch time of the window beside the model's F (goal, issue 36: at most
+0.5 s on hetero-6).
 
 Measured capacity: fixed micro-batches of R rows run back to back (Spark's
 rate-micro-batch source), capacity = rows over the execution time of the batches
@@ -20,6 +25,7 @@ every plan within 25 % of its prediction, and the measured ranking equal to
 the predicted one.
 
 Run: .venv/bin/python benchmarks/standalone_hetero.py [--clusters hetero-3,hetero-6] [--warmup 40] [--duration 60]
+     [--placements plan,spark] [--fixed]
 """
 
 from __future__ import annotations

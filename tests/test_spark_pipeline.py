@@ -226,14 +226,13 @@ def test_demo_runs_the_best_plan_on_spark_and_reports_it(spark, tmp_path: Path) 
     assert any((tmp_path / "spark-run").rglob("*.parquet"))  # the pipeline wrote its sink
 
 
-def test_driver_probe_times_the_build_of_pinned_plans_without_running_them(spark) -> None:
-    """calibrate's exchange_s and exchange_sq_s: the build of a pinned batch (every operator a part per emulated
-    worker, the parts read by several stages persisted) timed in this local session; nothing runs on the absent
-    workers."""
+def test_driver_probe_times_the_build_of_placed_plans_without_running_them(spark) -> None:
+    """calibrate's exchange_s and exchange_sq_s: the build of a placed batch (chains of 2–4 operators with a
+    replica on each of two emulated workers) timed in this local session; nothing runs on the absent workers."""
     from streamplace.spark.calibration import driver_probe
 
-    (per, per_sq), points = driver_probe(spark, sizes=(1, 2, 3), ops=3, repeats=1)
-    assert [e for e, _ in points] == [2 * 1 + 1, 2 * 4 + 2, 2 * 9 + 3]
+    (per, per_sq), points = driver_probe(spark, sizes=(2, 3, 4), nodes=2, repeats=1)
+    assert [e for e, _ in points] == [2, 3, 4]
     assert all(t > 0 for _, t in points) and per >= 0 and per_sq >= 0
-    assert per * 21 + per_sq * 21 ** 2 > 0  # more exchanges, a longer build
+    assert per * 4 + per_sq * 4 ** 2 > 0  # more inputs, a longer build
     assert spark._jsparkSession.sharedState().cacheManager().isEmpty()  # every persisted part released

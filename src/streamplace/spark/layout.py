@@ -1,26 +1,18 @@
-"""How a cluster spec becomes Spark standalone workers, and a plan becomes resource requests (pure).
+"""How a cluster spec becomes Spark standalone workers, and a plan becomes placed replicas (pure).
 
-Every node of the spec is one standalone worker. A worker advertises two custom
-resources through discovery scripts:
+Every node of the spec is one standalone worker, a host of its own to Spark's scheduler (on one machine each
+binds to its own loopback address, standalone.node_hosts), whose environment names its node (``NODE_ENV``).
+A worker also advertises the custom resource ``sp_<node>`` (one address: the node's identity in the master's
+list of workers) and ``spare``.
 
-* ``sp_<node>`` with one address: the node's identity. An application pins an
-  operator's replicas on node u by running them in a stage whose ResourceProfile
-  asks each executor for ``sp_<u>`` = 1 and each task for 1/k of it, with k =
-  ``replica_slots(u)`` executor cores: only u's worker has that resource, so those
-  executors — and the up to k tasks each runs at once — can only start there. One
-  executor per node then serves every operator placed on that node, and since k
-  does not depend on the plan, every plan and re-plan shares that profile and
-  keeps the running executors.
-* ``spare`` with one address: what executors of the default profile (stages that
-  are not an operator's, e.g. reading a rate source) ask for, so they can never
-  take the cores an operator's executor needs.
+An application gets one executor per worker with all its cores. An operator's replicas are numbered in the
+cluster's node order (:func:`branches`); replica l is task l of the operator's stage, and that task prefers
+the host of replica l's node (task locality, pipeline.locate): at most ``replica_slots(u)`` replicas of one
+operator on node u run at once there.
 
-The cores rule (no stage waits forever for executors): worker u has
-``replica_slots(u) + 1`` cores — room for the pinned executor's k, plus one for
-the spare executor. Executors that hold shuffle data stay alive under shuffle tracking,
-but each holds its own node's or the spare address, so a stage's executor never
-competes with another stage's for the same cores. A plan that puts more replicas
-of one operator on u than ``replica_slots(u)`` is refused before it runs.
+The cores rule: worker u has ``replica_slots(u) + 1`` cores — room for k replicas of a chain, plus one for the
+task that reads a source's micro-batch (it has no preferred node). A plan that puts more replicas of one
+operator on u than ``replica_slots(u)`` is refused before it runs.
 """
 
 from __future__ import annotations
@@ -37,7 +29,7 @@ SPARE = "spare"
 #: the environment variable naming the node a worker serves (`cluster up` and the worker recipe set it): its
 #: executor and Python workers inherit it, and a task reports where it really ran by it (operators.py)
 NODE_ENV = "STREAMPLACE_NODE"
-EXECUTOR_MEMORY_MB = 768  # one pinned executor per node (all its operators' tasks)
+EXECUTOR_MEMORY_MB = 768  # the application's one executor per node (all its operators' tasks)
 SPARE_MEMORY_MB = 512
 
 
@@ -61,7 +53,7 @@ class WorkerLayout:
 
     @property
     def memory_mb(self) -> int:
-        # the pinned executor with room for a second (one profile per node, so a re-plan reuses it) and the spare
+        # the application's executor, with room for a second application's (calibration, a benchmark beside)
         return 2 * EXECUTOR_MEMORY_MB + SPARE_MEMORY_MB
 
 

@@ -1,11 +1,11 @@
 """The ``spark`` engine: a plan as Spark Structured Streaming runs it, one micro-batch at a time.
 
-What the runtime builds (spark/pipeline.py) is what is modelled. Each
-(operator, node) cell of the plan is one **stage** of a micro-batch with one
-task per replica: on one machine (``run`` on local Spark) that is one stage per
-operator; on a standalone cluster a pinned operator has one stage per node it is
-placed on. A stage starts when every stage of its upstream operators has
-finished (plus a fixed scheduling cost), its tasks queue for the node's cores,
+What the runtime builds (spark/pipeline.py) is what is modelled. Each operator
+(or fused chain) is one **stage** of a micro-batch with one task per replica; on
+a standalone cluster each task runs on its replica's node (task locality), so
+the model keeps the stage's tasks per (chain, node) cell, the cells of a chain
+starting together. A stage starts when every stage of its upstream operators has
+finished (plus a fixed scheduling cost), its tasks queue for their node's cores,
 and it lasts as long as its slowest task. Batches do not overlap.
 
 Per micro-batch carrying D seconds of data at scale s of the source rates, a
@@ -27,9 +27,9 @@ readiness (list scheduling) gives the batch time
 
     B(s, D) ≈ F + s · D · W,
 
-F = batch_s (+ exchange_s · X + exchange_sq_s · X² for the X routed exchanges of a pinned plan on several nodes:
-the driver builds and plans a few DataFrames for each before the batch's first stage starts, each analysis over
-the plan built so far) + the makespan of the fixed costs alone,
+F = batch_s (+ exchange_s · X + exchange_sq_s · X² for the X routed inputs of a placed plan on several nodes:
+the driver projects each, plans its chain's exchange and cuts the plan there before the batch's first stage
+starts; X grows with chains and streams, not nodes) + the makespan of the fixed costs alone,
 W = the makespan of the per-tuple work alone per unit of s·D (exact for a chain of single stages; an
 upper bound where stages run side by side). From that:
 
