@@ -76,7 +76,9 @@ def predicted_capacity(topo: Topology, cluster: Cluster, plan: Plan, rows: float
 
 
 def measure(state: Any, topo: Topology, cluster: Cluster, plan: Plan, rows: float, args: argparse.Namespace,
-            out: Path, placement: str = "plan") -> dict:
+            out: Path, placement: str = "plan", expected: Plan | None = None) -> dict:
+    """One plan's run; ``expected``: the replicas' nodes to compare where tuples ran with (default: the plan's;
+    under Spark's placement, its predicted spread)."""
     plan = plan.evolve(source_rates={s.id: max(1.0, rows / len(topo.sources)) for s in topo.sources})
     conf = standalone.app_conf(state)
     if args.executor_java_opts is not None:
@@ -118,8 +120,7 @@ def measure(state: Any, topo: Topology, cluster: Cluster, plan: Plan, rows: floa
     if args.verbose and done:
         print(f"    numInputRows per batch / rowsPerBatch: {statistics.mean(b['input_rows'] for b in done) / rows:.2f}")
     placed = {op: set(by_node) for op, by_node in res.placement.items()}
-    if placement == "spark":  # no plan of nodes to keep: where Spark ran each operator's tuples
-        plan = spark_spread(plan, state.layout())
+    plan = expected or plan
     times = sorted(b["duration_ms"].get("triggerExecution", 0) / 1000 for b in done)
     return {"capacity": capacity, "batches": len(done), "first_batch_s": first,
             "median_batch_s": times[len(times) // 2] if times else float("nan"),
@@ -290,7 +291,7 @@ def main() -> None:
                         label = plan_name if placement == "plan" else f"{plan_name}/spark"
                         pred = predicted_capacity(topo, scaled, target, rows, eng)
                         fixed = evaluate(topo, scaled, target, engine=eng).engine_detail["batch_fixed_s"]
-                        got = measure(state, topo, scaled, plan, rows, args, Path(tmp) / label, placement)
+                        got = measure(state, topo, scaled, plan, rows, args, Path(tmp) / label, placement, target)
                         got["fixed_predicted_s"] = fixed
                         rows_list.append((label, plan, pred, got))
                         print(f"  {label}: predicted {pred:.1f} t/s, measured {got['capacity']:.1f} t/s over "

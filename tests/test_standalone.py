@@ -259,22 +259,21 @@ def test_emulated_links_make_a_placed_task_wait_for_its_remote_input() -> None:
 
     from streamplace.model.cluster import Links
     from streamplace.spark.layout import link_latencies
-    from streamplace.spark.pipeline import Pipeline, PipelineConfig, PlacedOperator, _run_chain
+    from streamplace.spark.pipeline import Pipeline, PipelineConfig, _run_chain
 
     cluster = Cluster("two", _cluster().nodes, Links(same_rack_ms=25.0))
     links = link_latencies(cluster)
     assert links == {"fast": {"slow": 25.0}, "slow": {"fast": 25.0}}
     pipeline = object.__new__(Pipeline)  # the wait is decided from the plan alone: no Spark needed
     pipeline.topology, pipeline.cfg = _topology(), PipelineConfig(link_latency_ms=links)
-    pipeline.placed = {op: PlacedOperator(tuple(node for node, n in per.items() for _ in range(n)), {})
-                       for op, per in PLAN["replicas"].items()}
-    assert pipeline._fetch_wait_ms("src", "fast") == 0.0  # a source reads no shuffle
-    assert pipeline._fetch_wait_ms("mid", "fast") == 0.0  # src sits on fast too
-    assert pipeline._fetch_wait_ms("mid", "slow") == 25.0
-    assert pipeline._fetch_wait_ms("sink", "slow") == 25.0  # mid has a replica on fast
-    assert pipeline._fetch_wait_ms("mid", "fast", anywhere=True) == 25.0  # Spark's placement: src may be on slow
+    nodes = {op: tuple(node for node, n in per.items() for _ in range(n)) for op, per in PLAN["replicas"].items()}
+    assert pipeline._fetch_wait_ms("src", "fast", nodes) == 0.0  # a source reads no shuffle
+    assert pipeline._fetch_wait_ms("mid", "fast", nodes) == 0.0  # src sits on fast too
+    assert pipeline._fetch_wait_ms("mid", "slow", nodes) == 25.0
+    assert pipeline._fetch_wait_ms("sink", "slow", nodes) == 25.0  # mid has a replica on fast
+    assert pipeline._fetch_wait_ms("mid", "fast", nodes, anywhere=True) == 25.0  # Spark's placement: src anywhere
     pipeline.cfg = PipelineConfig()
-    assert pipeline._fetch_wait_ms("sink", "slow") == 0.0  # no latencies emulated
+    assert pipeline._fetch_wait_ms("sink", "slow", nodes) == 0.0  # no latencies emulated
 
     @dataclasses.dataclass
     class Step:

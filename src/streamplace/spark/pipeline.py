@@ -106,11 +106,10 @@ class PipelineConfig:
     #: run consecutive operators that need no shuffle between them in one stage (model/fusion.py)
     fuse: bool = True
     #: the standalone cluster's workers (layout.py): when given, every operator's replicas run on the cluster and
-    #: emulate the speed-up of the node each runs on; None runs wherever Spark likes (local)
+    #: emulate the speed-up of the node each runs on (with ``placement`` "plan", replica l's task prefers the
+    #: ``host`` of its planned node's worker and waits for it: task locality, locality.py); None runs wherever
+    #: Spark likes (local)
     workers: list[WorkerLayout] | None = None
-    #: node → the host its worker's executor runs on (default: the workers' own ``host``): with ``placement``
-    #: "plan", each replica's task prefers its planned node's host and waits for it (task locality, locality.py)
-    hosts: dict[str, str] | None = None
     #: "plan": every replica runs on the node the plan puts it on; "spark": the plan's replica counts, but Spark's
     #: own scheduler chooses where each task runs (the baseline every Spark user has)
     placement: Literal["plan", "spark"] = "plan"
@@ -138,8 +137,11 @@ class Pipeline:
         self.file_input = {op.id for op in topology.sources if op.logic.get("input") == "file"}
         self.inputs, self.columns = self._columns()
         self.tasks = {op.id: self._task(op.id) for op in topology.operators}
-        #: on a standalone cluster: per operator, its replicas' nodes and a task per node (placement.py)
+        #: on a standalone cluster: per operator, its replicas' nodes and a task per node
         self.placed: dict[str, PlacedOperator] = {}
+        #: placed by the plan: per operator, the JVM array of each replica's host that LocatedRDD takes (made once,
+        #: reused by every batch: building it is a Py4J call per replica)
+        self._locations: dict[str, Any] = {}
         if self.cfg.workers is not None:
             self._place(self.cfg.workers)
         self.feeders: list[FileFeeder] = []
@@ -206,16 +208,22 @@ class Pipeline:
         per node of the cluster that emulates that node's speed (under Spark's placement a replica may run on
         any node; a task emulates the node it finds itself on)."""
         check_enactable(self.topology, self.plan, workers)
-        speed = {w.node: w.speedup for w in workers}
-        for op in self.topology.operators:
-            nodes = tuple(b.node for b in branches(self.plan, op.id, workers) for _ in range(b.count))
-            self.placed[op.id] = PlacedOperator(nodes, {})
+        nodes = {op.id: tuple(b.node for b in branches(self.plan, op.id, workers) for _ in range(b.count))
+                 for op in self.topology.operators}
         spread = self.cfg.placement == "spark"
-        for op in self.topology.operators:
-            tasks = {w.node: dataclasses.replace(self._task(op.id, speed[w.node]), node=w.node,
-                                                 fetch_wait_ms=self._fetch_wait_ms(op.id, w.node, spread))
+        for op in self.topology.operators:  # each node's task waits for its input as the plan's nodes send it
+            tasks = {w.node: dataclasses.replace(self._task(op.id, w.speedup), node=w.node,
+                                                 fetch_wait_ms=self._fetch_wait_ms(op.id, w.node, nodes, spread))
                      for w in workers}
-            self.placed[op.id] = PlacedOperator(self.placed[op.id].nodes, tasks)
+            self.placed[op.id] = PlacedOperator(nodes[op.id], tasks)
+        if not spread:  # every replica's host now: a node without one is refused before the query starts
+            hosts = {w.node: w.host for w in workers if w.host}
+            missing = sorted({n for per in nodes.values() for n in per} - set(hosts))
+            if missing:
+                raise SpecError([Problem(f"replicas.*.{missing[0]}", f"no worker's host is known for node(s) "
+                                         f"{', '.join(missing)}", "start the cluster's worker for each "
+                                         "(`streamplace cluster status` shows which are registered)")])
+            self._locations = {op: java_locations(self.spark, [hosts[n] for n in per]) for op, per in nodes.items()}
 
     def _chain_mapper(self, chain: tuple[str, ...], batch_id: int | None, sink: ParquetParts | None = None
                       ) -> Callable:
@@ -233,12 +241,11 @@ class Pipeline:
         dead-letter output (those go through Spark's writer, filtered) when the sink is Parquet."""
         return self.cfg.sink == "parquet" and not self.consumers[op_id] and not self.logic[op_id].dead_letter
 
-    def _direct_sink(self, op_id: str, index_offset: int = 0) -> ParquetParts | None:
+    def _direct_sink(self, op_id: str) -> ParquetParts | None:
         """The writer of the operator's Parquet files when its tasks write them, else None."""
         if not self._writes_own_files(op_id):
             return None
-        return ParquetParts(str(self.cfg.out_dir.resolve() / op_id), arrow_schema(self._output_columns(op_id)),
-                            index_offset)
+        return ParquetParts(str(self.cfg.out_dir.resolve() / op_id), arrow_schema(self._output_columns(op_id)))
 
     def _rate(self, src_id: str) -> float:
         src = self.topology.op(src_id)
@@ -316,23 +323,23 @@ class Pipeline:
                 frame = frame.persist()
                 cached.append(frame)
             frames[op.id] = frame
-        self._write_outputs({out: [frames[out]] for out in self.outputs}, batch_id)
+        self._write_outputs({out: frames[out] for out in self.outputs}, batch_id)
         for frame in cached:
             frame.unpersist()
         self._batch_done()
 
-    def _write_outputs(self, outputs: dict[str, list[DataFrame]], batch_id: int) -> None:
+    def _write_outputs(self, outputs: dict[str, DataFrame], batch_id: int) -> None:
         """Run every output's job: an output whose tasks write their own files is then published; with the noop
-        sink every frame runs as its own job (side by side when several); the others go through _write."""
-        for out, frames in outputs.items():
+        sink its stages just run; the others go through _write."""
+        for out, frame in outputs.items():
             if self.cfg.sink == "noop":
-                _run_jobs(frames)  # nothing to merge: no shuffle of every part into one more stage
+                _run_job(frame)
                 continue
             if not self._writes_own_files(out):
-                self._write(merged(frames), out, batch_id)
+                self._write(frame, out, batch_id)
                 continue
             sink_files.prepare(self.cfg.out_dir, out, batch_id)
-            _run_jobs(frames)
+            _run_job(frame)
             sink_files.publish(self.cfg.out_dir, out, batch_id)
 
     def _source_rows(self, batch: DataFrame, src_id: str, several: bool) -> DataFrame:
@@ -381,7 +388,7 @@ class Pipeline:
         task l running replica l, on replica l's planned node (placement "plan": the partition prefers that node's
         host, LocatedRDD) or wherever Spark's scheduler sends it ("spark")."""
         frames, cached = self.build_placed(batch, batch_id)
-        self._write_outputs({out: [frames[out]] for out in self.outputs}, batch_id)
+        self._write_outputs({out: frames[out] for out in self.outputs}, batch_id)
         for frame in cached:
             frame.unpersist()
         self._batch_done()
@@ -435,26 +442,18 @@ class Pipeline:
                 cols.append(f"element_at({targets}, pmod(hash(`{field}`), {n}) + 1) AS _t")
             prepared.append(f.selectExpr(*cols))
         x = reduce(lambda a, b: a.union(b), prepared).repartition(n, "_t")
-        if self.cfg.placement != "plan":
-            return x
-        return locate(x, [self._host(node) for node in self.placed[op_id].nodes])
+        return locate(x, self._locations[op_id]) if op_id in self._locations else x
 
-    def _host(self, node: str) -> str:
-        hosts = self.cfg.hosts or {w.node: w.host for w in self.cfg.workers or [] if w.host}
-        if node not in hosts:
-            raise SpecError([Problem(f"replicas.*.{node}", f"no running worker's host is known for node {node!r}",
-                                     "start the cluster's worker for it (`streamplace cluster status`)")])
-        return hosts[node]
-
-    def _fetch_wait_ms(self, op_id: str, node: str, anywhere: bool = False) -> float:
-        """The longest one-way latency from a node holding an upstream replica of ``op_id`` to ``node`` (0 for a
-        source, or when every input is local or no latencies are emulated). ``anywhere``: upstream replicas may
-        run on any node (Spark's own placement)."""
+    def _fetch_wait_ms(self, op_id: str, node: str, nodes: dict[str, tuple[str, ...]], anywhere: bool = False
+                       ) -> float:
+        """The longest one-way latency from a node holding an upstream replica of ``op_id`` (``nodes``: each
+        operator's replicas' nodes) to ``node`` (0 for a source, or when every input is local or no latencies are
+        emulated). ``anywhere``: upstream replicas may run on any node (Spark's own placement)."""
         links = self.cfg.link_latency_ms
         if not links or self.topology.op(op_id).is_source:
             return 0.0
         upstream = set(links) if anywhere else {
-            u for p in self.topology.forward_graph.predecessors(op_id) for u in self.placed[p].nodes}
+            u for p in self.topology.forward_graph.predecessors(op_id) for u in nodes[p]}
         return max((links.get(u, {}).get(node, 0.0) for u in upstream if u != node), default=0.0)
 
     def _target_values(self, n: int) -> list[int]:
@@ -492,19 +491,18 @@ class Pipeline:
         if not self.placed:
             return True
         deadline = time.monotonic() + timeout_s
-        hosts = sorted({self._host(n) for p in self.placed.values() for n in p.nodes}) \
-            if self.cfg.placement == "plan" else []
-        while hosts and not set(hosts) <= executor_hosts(self.spark):
+        used = {n for p in self.placed.values() for n in p.nodes}
+        hosts = sorted({w.host for w in self.cfg.workers or [] if w.node in used})
+        while self._locations and not set(hosts) <= executor_hosts(self.spark):
             if time.monotonic() > deadline:
                 return False
             time.sleep(0.2)
         for n in self._counts():
             self._target_values(n)
-        every = sorted({self._host(n) for p in self.placed.values() for n in p.nodes})
-        if every:
-            frame = self.spark.range(len(every), numPartitions=len(every))
-            located = locate(frame, [[h] for h in every]) if self.cfg.placement == "plan" else frame
-            located.mapInArrow(_warm_python_worker, "id long").collect()
+        frame = self.spark.range(len(hosts), numPartitions=len(hosts))  # a task per node: its Python workers
+        if self._locations:
+            frame = locate(frame, java_locations(self.spark, hosts))
+        frame.mapInArrow(_warm_python_worker, "id long").collect()
         return time.monotonic() <= deadline
 
     def _counts(self) -> set[int]:
@@ -575,28 +573,9 @@ def _warm_python_worker(batches: Iterator[Any]) -> Iterator[Any]:
     yield from batches
 
 
-def merged(parts: list[DataFrame]) -> DataFrame:
-    """One frame of an operator's per-node parts: a part alone as it is; several after a shuffle each (same
-    partition count, so the union keeps it), since parts of different nodes cannot share a stage."""
-    if len(parts) == 1:
-        return parts[0]
-    return reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), [p.repartition(len(parts)) for p in parts])
-
-
 def _run_job(frame: DataFrame) -> None:
     """Run ``frame``'s stages and drop the rows (the noop sink; tasks that write their own output)."""
     frame.write.format("noop").mode("overwrite").save()
-
-
-def _run_jobs(frames: list[DataFrame]) -> None:
-    """_run_job of every frame, side by side; a failed job's error is raised."""
-    if len(frames) == 1:
-        _run_job(frames[0])
-        return
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(len(frames)) as pool:
-        list(pool.map(_run_job, frames))
 
 
 def _columns_of(batches: Any, names: list[str]) -> Any:
@@ -620,20 +599,23 @@ class PlacedOperator:
         return self.tasks.get(here) if here in self.tasks else self.tasks[self.nodes[partition % len(self.nodes)]]
 
 
-def locate(frame: DataFrame, hosts: list[str] | list[list[str]]) -> DataFrame:
-    """``frame``'s rows in its own partitions, partition i preferring ``hosts[i]`` (a host, or several): a
-    LocatedRDD (locality.py) under a new DataFrame. Spark plans ``frame`` here and the new DataFrame's plan starts
-    from its RDD, so what is built on it stays short. O(partitions) Py4J work."""
-    sc = frame.sparkSession.sparkContext
-    jvm, gateway = sc._jvm, sc._gateway
+def java_locations(spark: SparkSession, hosts: list[str]) -> Any:
+    """The JVM ``String[][]`` LocatedRDD takes: partition i preferring ``hosts[i]``. O(partitions) Py4J calls."""
+    jvm, gateway = spark.sparkContext._jvm, spark.sparkContext._gateway
     rows = gateway.new_array(jvm.String, len(hosts), 0)
-    for i, h in enumerate(hosts):
-        names = [h] if isinstance(h, str) else list(h)
-        row = gateway.new_array(jvm.String, len(names))
-        for j, name in enumerate(names):
-            row[j] = name
+    for i, host in enumerate(hosts):
+        row = gateway.new_array(jvm.String, 1)
+        row[0] = host
         rows[i] = row
-    return DataFrame(jvm.streamplace.LocatedRDD.locate(frame._jdf, rows), frame.sparkSession)
+    return rows
+
+
+def locate(frame: DataFrame, locations: Any) -> DataFrame:
+    """``frame``'s rows in its own partitions, partition i preferring ``locations[i]`` (java_locations): a
+    LocatedRDD (locality.py) under a new DataFrame. Spark plans ``frame`` here and the new DataFrame's plan starts
+    from its RDD, so what is built on it stays short. One Py4J call."""
+    jvm = frame.sparkSession.sparkContext._jvm
+    return DataFrame(jvm.streamplace.LocatedRDD.locate(frame._jdf, locations), frame.sparkSession)
 
 
 def executor_hosts(spark: SparkSession) -> set[str]:

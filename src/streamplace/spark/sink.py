@@ -74,7 +74,7 @@ class ParquetParts:
 
     root: str
     schema: pa.Schema
-    index_offset: int = 0  # global index of the stage's first replica (0: a stage holds every replica)
+    index_offset: int = 0  # added to each task's partition index in its file's name
 
     def write(self, batches: Iterator[pa.RecordBatch], partition: int, batch_id: int) -> Iterator[pa.RecordBatch]:
         """Consume ``batches`` and write them (cast to the declared schema); yields nothing, so the job that runs
