@@ -83,6 +83,8 @@ def measure(state: Any, topo: Topology, cluster: Cluster, plan: Plan, rows: floa
     conf = standalone.app_conf(state)
     if args.executor_java_opts is not None:
         conf["spark.executor.extraJavaOptions"] = args.executor_java_opts
+    if args.driver_java_opts is not None:
+        conf["spark.driver.extraJavaOptions"] = args.driver_java_opts
     # as `run` does, the quotas are lifted for the start; here they stay lifted through the warm-up (--warm-quota:
     # set again after the first batch, as `run` does): an executor JVM on a node of a tenth of a core takes minutes
     # of batches to compile its hot code, and batches were still 15-25 % faster at the end of a 150 s run than at
@@ -182,15 +184,10 @@ class CpuSampler:
 
 
 def stage_report(spark: Any, window_s: float, series: list[dict]) -> str:
-    """Diagnostic (--stages): the stages that completed in the last ``window_s`` seconds, per node (the executor
-    profile they ran under) and kind — those reading a shuffle (an operator's stage) and those reading none (an
-    exchange re-reading a cached part, a source) — with tasks, summed task run and CPU seconds per batch, from
-    Spark's status store."""
-    from streamplace.spark.pipeline import _PROFILES
-
+    """Diagnostic (--stages): the stages that completed in the last ``window_s`` seconds, per number of tasks
+    and kind — those reading a shuffle (an operator's stage) and those reading none (a source, a re-read of a
+    persisted output) — with tasks, summed task run and CPU seconds per batch, from Spark's status store."""
     sc = spark.sparkContext
-    node_of = {prof.id: key[1].removeprefix("sp_") for key, prof in _PROFILES.items()
-               if key[0] == sc.applicationId}
     store = sc._jsc.sc().statusStore()
     stages = store.stageList(None, False, False, getattr(store, "stageList$default$4")(), None)
     rows = []
@@ -198,7 +195,7 @@ def stage_report(spark: Any, window_s: float, series: list[dict]) -> str:
         st = stages.apply(i)
         if str(st.status()) != "COMPLETE" or st.completionTime().isEmpty():
             continue
-        rows.append((st.completionTime().get().getTime() / 1000.0, node_of.get(st.resourceProfileId(), "default"),
+        rows.append((st.completionTime().get().getTime() / 1000.0, f"{st.numTasks()} tasks",
                      "shuffle-in" if st.shuffleReadRecords() > 0 else "no-shuffle-in", st.numTasks(),
                      st.executorRunTime() / 1000.0, st.executorCpuTime() / 1e9,
                      st.submissionTime().get().getTime() / 1000.0 if st.submissionTime().isDefined() else 0.0))
@@ -259,6 +256,8 @@ def main() -> None:
                         help="print the stages of the measured window per node and kind (diagnostic)")
     parser.add_argument("--no-start-boost", action="store_true", help="keep the quotas during the start too")
     parser.add_argument("--executor-java-opts", default=None, help="spark.executor.extraJavaOptions (experiments)")
+    parser.add_argument("--driver-java-opts", default=None,
+                        help="spark.driver.extraJavaOptions (diagnostics, e.g. a flight recording)")
     args = parser.parse_args()
     topo = resolve_topology(args.topology)
     eng = api.engine_settings("spark")

@@ -64,6 +64,29 @@ def test_fan_out_runs_upstream_once_and_selectivity_holds(spark, tmp_path: Path)
     assert stats["out"][7] > 0  # end-to-end latency measured at the sink
 
 
+def test_offered_ten_times_the_bound_each_batch_admits_the_bound_and_the_backlog_is_measured(spark, tmp_path: Path
+                                                                                            ) -> None:
+    from streamplace.spark.pipeline import PipelineConfig
+    from streamplace.spark.run import machine, on_one_node, run_pipeline
+
+    ops = (Operator("src", "source", rate=2000), Operator("a"), Operator("out", "sink"))
+    topo = Topology("pass", ops, (Stream("src", "a"), Stream("a", "out")))
+    plan = Plan("manual", "pass", "local", {"src": {"l": 1}, "a": {"l": 2}, "out": {"l": 1}})
+    cfg = PipelineConfig(sink="noop", out_dir=tmp_path, trigger_s=1, admission={"src": 200})
+    res = run_pipeline(spark, topo, machine(2), on_one_node(topo, plan), 6, warmup_s=4, cfg=cfg)
+    m = res.measured
+    window = [b for b in res.series if b["batch_id"] in m["window_batches"]]
+    assert window and all(b["input_rows"] <= 200 for b in res.series)  # bounded, from the first batch on
+    # overloaded, every batch admits exactly the bound: the window counts its whole batches' rows
+    assert m["source_rate"] * m["window_s"] == pytest.approx(200 * len(window), abs=1) and m["throughput"] > 0
+    # what is not admitted queues: 2,000 offered, at most 200 admitted per second
+    assert 1800 * 0.9 <= m["backlog_growth_per_s"] <= 2000 * 1.1
+    assert m["backlog_rows"] > 0 and m["backlog_age_s"] == pytest.approx(m["backlog_rows"] / 2000)
+    # a tuple counts its wait in the backlog: those admitted in the window waited at least the backlog it opened on
+    opened = next(b for b in reversed(res.series) if b["batch_id"] < m["window_batches"][0])
+    assert m["latency_ms"] >= 1000 * opened["backlog"][0] / 2000
+
+
 def test_restart_from_checkpoint_writes_every_tuple_once(spark, tmp_path: Path) -> None:
     from streamplace.spark.pipeline import Pipeline, PipelineConfig
 
@@ -93,7 +116,8 @@ def test_run_command_prints_predicted_and_measured_on_a_quiet_terminal(tmp_path:
     assert {"throughput", "latency_ms", "cpu"} <= set(data["measured"])
     assert data["measured"]["source_rate"] > 0 and data["measured"]["throughput"] > 0
     assert data["predicted"]["offered_throughput"] == 4000
-    assert data["measured"]["source_lead_s"] == pytest.approx(0.05)  # the rate source on its phase
+    assert data["admission"]["from"] == "model" and not data["admission"]["overloaded"]
+    assert data["measured"]["backlog_rows"] >= 0  # bounded sources report their backlog
     window = data["measured"]["window_batches"]  # the batches that ended inside the measured window, in order
     assert window and window == sorted(window) and window[0] > 0
     assert (tmp_path / "series.csv").read_text().startswith("batch_id,")

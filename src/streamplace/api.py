@@ -161,12 +161,16 @@ def compare(topology: Topology | Spec, cluster: Cluster | Spec, schedulers: Sequ
 
 def run(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan, *, duration_s: float = 60.0,
         warmup_s: float = 15.0, trigger_s: float = 1.0, cores: int | None = None, out_dir: str | Path | None = None,
-        engine: Engine = "spark") -> RunResult:
+        engine: Engine = "spark", max_rate: float | None = None) -> RunResult:
     """Run the plan's pipeline on local Spark (``cores`` of this machine) and measure it; ``result.measured``
-    beside ``result.predicted`` (the engine's model of this machine). The output and checkpoint go to
+    beside ``result.predicted`` (the engine's model of this machine). Each micro-batch admits at most
+    ``max_rate`` tuples/s of the sources (default: what the engine's model says the plan sustains here; the rest
+    waits in the sources' backlog, ``measured["backlog_rows"]``). The output and checkpoint go to
     ``out_dir`` (default ``run-out/TOPOLOGY-DIGEST``), which resumes only the same pipeline."""
     import os
 
+    from streamplace.perf.engines import EngineSettings
+    from streamplace.spark.admission import admission, admitted_plan, continuous
     from streamplace.spark.outdir import run_dir
     from streamplace.spark.pipeline import PipelineConfig
     from streamplace.spark.run import run_pipeline, run_target
@@ -176,11 +180,11 @@ def run(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan, *, durat
     if not plan.ok:
         raise SpecError([Problem("plan", "the plan is infeasible: " + "; ".join(plan.explanation),
                                  "plan with another scheduler or a larger cluster")])
-    eng = _engine(engine, c)
-    if eng is not None:
-        eng = eng.with_params({"spark.trigger_s": trigger_s}, "trigger_s")
+    eng = _engine(engine, c) or EngineSettings(name="ideal")
     n = cores or os.cpu_count() or 2
     target_cluster, target_plan, _ = run_target(t, c, plan, None, None, n)  # this machine, as `run` predicts it
+    adm = admission(t, target_cluster, target_plan, eng, trigger_s, max_rate)
     directory = run_dir(t, plan, "parquet", Path(out_dir) if out_dir is not None else None, option="out_dir")
-    cfg = PipelineConfig(trigger_s=trigger_s, out_dir=directory)
-    return run_pipeline(local_session(n), t, target_cluster, target_plan, duration_s, warmup_s, cfg, engine=eng)
+    cfg = PipelineConfig(trigger_s=trigger_s, out_dir=directory, admission=adm.rows_per_trigger)
+    return run_pipeline(local_session(n), t, target_cluster, target_plan, duration_s, warmup_s, cfg,
+                        engine=continuous(eng, trigger_s), predict_for=admitted_plan(t, target_plan, adm))

@@ -609,14 +609,21 @@ def run_cmd(
     calibration: CalibrationOpt = None,
     param: Annotated[list[str] | None, typer.Option("--param", "-p", help="engine parameter spark.KEY=VALUE or "
                                                     "storm.KEY=VALUE (repeatable)")] = None,
+    max_rate: Annotated[float | None, typer.Option("--max-rate", help="tuples/s the sources admit at most, all "
+                                                   "together (default: the model's sustainable rate); the rest "
+                                                   "waits in the sources' backlog")] = None,
 ) -> None:
     """Run the topology's pipeline on Spark with a plan; print predicted next to measured.
 
+    Each micro-batch admits at most what the plan sustains (or --max-rate): offered more, the pipeline runs
+    bounded batches and the sources' backlog grows, measured and reported (as Kafka's maxOffsetsPerTrigger).
+
     Example: streamplace run linear-cpu rstorm-12 --plan plan.json --duration 60
     """
+    from streamplace.spark.admission import admission, admitted_plan, continuous
     from streamplace.spark.outdir import run_dir
     from streamplace.spark.pipeline import PipelineConfig
-    from streamplace.spark.run import prediction, run_pipeline, run_target, run_warnings, steady_trigger
+    from streamplace.spark.run import prediction, run_pipeline, run_target, run_warnings
     from streamplace.spark.standalone import state_at
 
     t, c = spark_instance(topo, cluster)
@@ -644,12 +651,19 @@ def run_cmd(
     trigger_s = parse_trigger(trigger)
     eng = engine_settings(engine, calibration, engine_p, trigger_s=trigger_s, cluster=c)
     target_cluster, target_plan, here = run_target(t, c, pl, state, master, cores, placement)
-    if trigger_s is None:
-        trigger_s = steady_trigger(t, target_cluster, target_plan, None, eng)
-        eng = eng.with_params({"spark.trigger_s": trigger_s}, "--trigger auto")
-    predicted = prediction(t, target_cluster, target_plan, None, eng)
+    adm = admission(t, target_cluster, target_plan, eng, trigger_s, max_rate, where="--max-rate")
+    trigger_s = adm.trigger_s
+    eng = continuous(eng, trigger_s)
+    predicted = prediction(t, target_cluster, admitted_plan(t, target_plan, adm), None, eng)
+    predicted["offered_rate"] = sum(adm.offered.values())
     for line in run_warnings(c, pl, predicted, here, None if state is not None else target_cluster):
         warn(line)
+    if adm.overloaded:
+        warn(f"the sources offer {predicted['offered_rate']:,.1f} tuples/s; "
+             + (f"--max-rate admits {adm.max_rate:,.1f}" if adm.source == "max_rate" else
+                f"the {eng.name} model predicts {here} sustains {adm.max_rate:,.1f} at a {trigger_s:g} s trigger")
+             + f": each micro-batch admits at most {sum(r or 0 for r in adm.rows_per_trigger.values()):,} rows and "
+             f"the backlog grows by {predicted['offered_rate'] - adm.max_rate:,.1f} tuples/s (measured below)")
     out_dir = run_dir(t, pl, sink, out_dir)
     boost = None
     if state is not None:  # executors and the first batch start at full speed; the quotas are set after it
@@ -669,12 +683,13 @@ def run_cmd(
 
     cfg = PipelineConfig(trigger_s=trigger_s, sink=sink, out_dir=out_dir, workers=workers,  # type: ignore[arg-type]
                          source_lead_s=eng.spark.lead_s, link_latency_ms=emulated_links(state, c),
-                         placement=placement)  # type: ignore[arg-type]
+                         placement=placement, admission=adm.rows_per_trigger)  # type: ignore[arg-type]
     with progress_bar("running {task.description}", "{task.completed:.0f}/{task.total:.0f} s",
                       disable=as_json or not err.is_terminal) as bar:
         task = bar.add_task(f"{t.name} ({pl.scheduler} plan)", total=warmup + duration)
         result = run_pipeline(spark, t, target_cluster, target_plan, duration, warmup, cfg,
-                              progress=lambda s: bar.update(task, completed=s), engine=eng, after_first_batch=boost)
+                              progress=lambda s: bar.update(task, completed=s), engine=eng, after_first_batch=boost,
+                              predict_for=admitted_plan(t, target_plan, adm))
     result.measured["session_start_s"] = session_start_s
     result.measured.update(launch_figures(result.measured, session_began_at))
     if series is not None and result.series:
@@ -686,9 +701,12 @@ def run_cmd(
                       "input_rows_per_s": [b["input_rows_per_s"] for b in result.series],
                       "processed_rows_per_s": [b["processed_rows_per_s"] for b in result.series],
                       "duration_ms": [b["duration_ms"].get("triggerExecution", 0) for b in result.series]}, series)
+    admitted = {"trigger_s": adm.trigger_s, "rows_per_trigger": adm.rows_per_trigger, "max_rate": adm.max_rate,
+                "offered_rate": predicted["offered_rate"], "from": adm.source, "overloaded": adm.overloaded}
     if as_json:
-        emit_json(_clean(result.to_dict()) | ({"cpu_quotas": "lifted for the start, set after the first micro-batch"}
-                                               if boost is not None else {}))
+        emit_json(_clean(result.to_dict() | {"admission": admitted})
+                  | ({"cpu_quotas": "lifted for the start, set after the first micro-batch"}
+                     if boost is not None else {}))
     else:
         print_run(result, t, pl, master, duration, here)
         if boost is not None:
@@ -700,8 +718,12 @@ def run_cmd(
                   "source rates", highlight=False)
         raise typer.Exit(1)
     if not result.measured.get("throughput"):
-        warn(f"no tuple reached a sink in the {duration:g} s measured (only during the {warmup:g} s warm-up): the "
-             "figures above are not the pipeline's; measure longer (--duration) or after a longer --warmup")
+        m = result.measured
+        err.print(f"[bold red]error:[/] no tuple reached a sink in the {m.get('window_s', duration):.1f} s measured "
+                  f"({len(m.get('window_batches') or [])} micro-batches ended in it; tuples reached them only during "
+                  f"the {warmup:g} s warm-up): the figures above are not the pipeline's; measure longer (--duration), "
+                  "after a longer --warmup, or admit less (--max-rate)", highlight=False)
+        raise typer.Exit(1)
 
 
 def print_run(result: Any, t: Topology, pl: Plan, master: str | None, duration: float, here: str) -> None:
@@ -724,10 +746,21 @@ def print_run(result: Any, t: Topology, pl: Plan, master: str | None, duration: 
         def ms(x: Any) -> str:
             return "left to chance" if x is None else f"{1000 * x:.0f} ms"
 
-        out.print(f"  trigger {params.get('trigger_s', 0):g} s; a source second ends before its tick by "
-                  f"{ms(params.get('lead_s'))} (model), {ms(result.measured.get('source_lead_s'))} (run)",
-                  highlight=False)
+        if params.get("quantum_s"):
+            out.print(f"  trigger {params.get('trigger_s', 0):g} s; a source second ends before its tick by "
+                      f"{ms(params.get('lead_s'))} (model), {ms(result.measured.get('source_lead_s'))} (run)",
+                      highlight=False)
+        else:
+            out.print(f"  trigger {params.get('trigger_s', 0):g} s; the sources' tuples arrive one by one and a "
+                      "micro-batch admits at most the rate above × the trigger (latency counts from arrival)",
+                      highlight=False)
     m = result.measured
+    if "backlog_rows" in m:
+        growth = m.get("backlog_growth_per_s")
+        out.print(f"  sources offered {fmt(p.get('offered_rate'))} tuples/s; backlog as the window closed "
+                  f"{m['backlog_rows']:,.0f} rows, the oldest waiting {m['backlog_age_s']:.1f} s"
+                  + ("" if growth is None else f", {'growing' if growth > 0 else 'draining'} by "
+                     f"{abs(growth):,.1f} rows/s over the window"), highlight=False)
     if "executor_start_s" in m:
         ready = "started" if m.get("executors_ready") else "not all started (the batches start the rest)"
         out.print(f"  executors {ready} in {m['executor_start_s']:.0f} s before the query "

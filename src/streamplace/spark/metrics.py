@@ -46,6 +46,9 @@ class BatchProgress:
     input_rows_per_s: float
     processed_rows_per_s: float
     duration_ms: dict[str, int]
+    #: per source (in the query's order), rows arrived but not admitted after this batch; None for a source that
+    #: does not say (bounded_source.py's sources do)
+    backlog: list[int | None] = field(default_factory=list)
 
 
 @dataclass
@@ -59,15 +62,30 @@ class ProgressListener(StreamingQueryListener):
 
     def onQueryProgress(self, event: Any) -> None:
         p = event.progress
+        backlog = [source_backlog(s) for s in (p.sources or [])]
         self.batches.append(BatchProgress(int(p.batchId), str(p.timestamp), int(p.numInputRows),
                                           float(p.inputRowsPerSecond or 0.0), float(p.processedRowsPerSecond or 0.0),
-                                          dict(p.durationMs or {})))
+                                          dict(p.durationMs or {}), backlog))
 
     def onQueryIdle(self, event: Any) -> None:
         pass
 
     def onQueryTerminated(self, event: Any) -> None:
         pass
+
+
+def source_backlog(source: Any) -> int | None:
+    """Rows a source had arrived but not admitted when the batch was planned: ``latestOffset − endOffset`` of a
+    bounded source's progress (offsets ``{"rows": n}``, bounded_source.py); None for any other source."""
+    import json
+
+    try:
+        latest, end = json.loads(source.latestOffset or "null"), json.loads(source.endOffset or "null")
+    except (TypeError, ValueError):
+        return None
+    if not (isinstance(latest, dict) and isinstance(end, dict) and "rows" in latest and "rows" in end):
+        return None
+    return max(0, int(latest["rows"]) - int(end["rows"]))
 
 
 def cpu_times() -> tuple[float, float]:

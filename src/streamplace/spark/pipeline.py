@@ -53,6 +53,7 @@ from streamplace.model.fusion import fused_chains
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Stream, Topology
 from streamplace.perf.engines.spark import SOURCE_LEAD_S
+from streamplace.spark import bounded_source
 from streamplace.spark import sink as sink_files
 from streamplace.spark.feeder import FileFeeder
 from streamplace.spark.layout import NODE_ENV, WorkerLayout, branches, check_enactable
@@ -117,6 +118,10 @@ class PipelineConfig:
     #: a placed task waits the longest latency from a node that feeds them before they process — the shuffle
     #: fetch crossing that link, once per micro-batch, as the spark engine models it. None: no wait
     link_latency_ms: dict[str, dict[str, float]] | None = None
+    #: bounded sources (bounded_source.py; spark/admission.py computes the bound): source id → the most rows one
+    #: micro-batch admits (None: no bound), the rest queued as the source's backlog; rows arrive one by one on the
+    #: wall clock and carry their arrival time. None: Spark's ``rate`` source (whole seconds, unbounded batches)
+    admission: dict[str, int | None] | None = None
 
 
 class Pipeline:
@@ -130,6 +135,8 @@ class Pipeline:
         self.consumers = {op.id: len(topology.successors(op.id)) for op in topology.operators}
         self.stats = spark.sparkContext.accumulator({}, StatsParam())
         self.batch_stats: dict[str, list[float]] = {}  # the counters after the last whole batch
+        self.batch_done_at = time.perf_counter()  # when that batch's foreachBatch body ended
+        self._origin: float | None = None  # the bounded sources' arrival origin (origin())
         self.outputs = [op.id for op in self.order if self.consumers[op.id] == 0]  # sinks (and dangling operators)
         self.memory: dict[str, dict[int, Any]] = {op_id: {} for op_id in self.outputs}
         self.dead_letters: dict[str, dict[int, Any]] = {}
@@ -270,7 +277,14 @@ class Pipeline:
                 # one task on any executor, reads it (a task per partition and node cost hetero-6 0.9 s a batch)
                 partitions = 1 if self.placed else self.parallelism[src.id]
                 reader = self.spark.readStream.option("numPartitions", partitions)
-                if self.cfg.batch_s:
+                if self.bounded:
+                    bounded_source.register(self.spark)
+                    cap = self.cfg.admission.get(src.id) if self.cfg.admission else None
+                    reader = (reader.format(bounded_source.NAME).option("rowsPerSecond", repr(rate))
+                              .option("origin", repr(self.origin())))
+                    if cap is not None:
+                        reader = reader.option("maxRowsPerTrigger", str(int(cap)))
+                elif self.cfg.batch_s:
                     reader = reader.format("rate-micro-batch").option("rowsPerBatch",
                                                                       max(1, round(rate * self.cfg.batch_s)))
                 else:
@@ -354,6 +368,7 @@ class Pipeline:
         """Keep the operators' counters as they stand after a whole batch (a stop may cut the next one between
         stages, leaving the live accumulator with an upstream stage counted and its downstream not)."""
         self.batch_stats = {k: list(v) for k, v in self.stats.value.items()}
+        self.batch_done_at = time.perf_counter()
 
     def _partition(self, inputs: list[tuple[Stream, DataFrame]], op_id: str) -> DataFrame:
         """The union of an operator's inputs, spread over its n tasks as each stream's grouping says."""
@@ -510,17 +525,18 @@ class Pipeline:
         return {len(p.nodes) for p in self.placed.values()}
 
     def start(self) -> Any:
+        started = time.monotonic()
+        if self.placed:
+            set_locality(self.spark, self.cfg.placement)
+        self.executors_ready = self.start_executors()
+        self.executor_start_s = time.monotonic() - started
+        # after the executors: a bounded source's rows start arriving when its frame is made (origin)
         writer = (self.source_frame().writeStream
                   .foreachBatch(self.run_batch_placed if self.placed else self.run_batch)
                   .option("checkpointLocation", str(self.checkpoint))
                   .trigger(processingTime=f"{self.cfg.trigger_s} seconds"))
         if self.cfg.query_name:
             writer = writer.queryName(self.cfg.query_name)
-        started = time.monotonic()
-        if self.placed:
-            set_locality(self.spark, self.cfg.placement)
-        self.executors_ready = self.start_executors()
-        self.executor_start_s = time.monotonic() - started
         if self.cfg.source_lead_s is not None:
             align_rate_sources(self.checkpoint, self.rate_source_indices, self.cfg.source_lead_s,
                                head_start_s=self.cfg.source_head_start_s)
@@ -530,10 +546,21 @@ class Pipeline:
         return self.query
 
     @property
+    def bounded(self) -> bool:
+        """Do the sources admit a bounded number of rows per batch (bounded_source.py)?"""
+        return self.cfg.admission is not None and not self.cfg.batch_s
+
+    def origin(self) -> float:
+        """The bounded sources' arrival origin, the same for all of them (bounded_source.arrival_origin)."""
+        if self._origin is None:
+            self._origin = bounded_source.arrival_origin(self.checkpoint)
+        return self._origin
+
+    @property
     def rate_source_indices(self) -> list[int]:
         """Positions among the query's sources (Spark numbers them in the order of the union) of the rate sources
         whose seconds run on the wall clock (not the rate-micro-batch source of fixed-size batches)."""
-        if self.cfg.batch_s:
+        if self.cfg.batch_s or self.bounded:
             return []
         return [i for i, src in enumerate(self.topology.sources) if src.id not in self.file_input]
 

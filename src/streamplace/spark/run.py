@@ -10,6 +10,7 @@ micro-batch from the progress listener.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -54,9 +55,11 @@ class RunResult:
         return out
 
 
-def measure(before: Snapshot, after: Snapshot, topology: Topology) -> tuple[dict[str, Any], dict[str, dict]]:
-    """Rates and means between two snapshots of the operator statistics."""
-    dt = max(after.at - before.at, 1e-9)
+def measure(before: Snapshot, after: Snapshot, topology: Topology, span_s: float | None = None
+            ) -> tuple[dict[str, Any], dict[str, dict]]:
+    """Rates and means between two snapshots of the operator statistics, over ``span_s`` seconds (default: the
+    time between the snapshots)."""
+    dt = max(span_s if span_s is not None else after.at - before.at, 1e-9)
 
     zero = [0.0] * N_STATS
 
@@ -89,14 +92,16 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
                  progress: Callable[[float], None] | None = None, profile: Profile | None = None,
                  engine: EngineSettings | None = None,
                  after_first_batch: Callable[[], None] | None = None,
-                 after_warmup: Callable[[], None] | None = None) -> RunResult:
+                 after_warmup: Callable[[], None] | None = None, predict_for: Plan | None = None) -> RunResult:
     """Start the pipeline, wait ``warmup_s``, measure for ``duration_s`` (from the end of a batch to the end of one;
     ``RunResult.duration_s`` is the window measured), stop; predicted comes from ``engine``'s
     model of ``cluster`` (give the machine it really runs on: ``machine(cores)`` and ``on_one_node(plan)`` for a
     local run). ``after_first_batch`` is called once, when the first micro-batch with rows has ended (at the latest
     when the warm-up ends, or the run does): e.g. to set CPU quotas lifted for the start; ``after_warmup`` once
     when the warm-up ends (at the latest when the run does), before the measured window opens at the next batch's
-    end. ``measured["window_batches"]`` holds the ids of the micro-batches that ended inside the window."""
+    end. ``measured["window_batches"]`` holds the ids of the micro-batches that ended inside the window.
+    ``predict_for``: the plan the prediction is made for (default ``plan``; bounded sources: the plan at the rates
+    they admit, admission.admitted_plan), with ``offered_rate`` the rates ``plan``'s sources offer."""
     listener = ProgressListener()
     spark.streams.addListener(listener)
     pipeline = Pipeline(spark, topology, plan, cfg)
@@ -131,12 +136,13 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
         release()
         warmed()
         _batch_end(listener, longest_wait_s)
-        before = Snapshot.take(pipeline.stats)
+        before = _whole_batches(pipeline)
         opened = len(listener.batches)
         _sleep(before.at - started + duration_s, started, progress)
         _batch_end(listener, longest_wait_s)
-        after = Snapshot.take(pipeline.stats)
-        window = [b.batch_id for b in listener.batches[opened:]]
+        after = _whole_batches(pipeline)
+        closed = len(listener.batches)
+        window = [b.batch_id for b in listener.batches[opened:closed]]
         exc = pipeline.query.exception() if pipeline.query is not None else None
         if exc is not None:
             raise RuntimeError(f"the streaming query failed: {exc}")
@@ -148,16 +154,72 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
         warmed()
         pipeline.stop(wait_s=wait_s)
         spark.streams.removeListener(listener)
-    measured, operators = measure(before, after, topology)
+    trigger = cfg.trigger_s if cfg is not None else 1.0
+    measured, operators = measure(before, after, topology,
+                                  window_span([b for b in listener.batches[opened:closed]], trigger))
     measured["source_lead_s"] = pipeline.source_lead_s()  # the phase the rate sources ran with (spark/phase.py)
     measured["window_batches"] = window
     if pipeline.placed:
         measured["executor_start_s"] = pipeline.executor_start_s
         measured["executors_ready"] = pipeline.executors_ready
     measured.update(first_batch(listener.batches, query_started))
-    predicted = prediction(topology, cluster, plan, profile, engine)
+    if pipeline.bounded:
+        measured.update(backlog_figures(listener.batches[:opened], listener.batches[:closed], topology, plan))
+    predicted = prediction(topology, cluster, predict_for or plan, profile, engine)
+    predicted["offered_rate"] = sum(float(plan.source_rates.get(s.id) or s.rate or 0.0) for s in topology.sources)
     series = [vars(b) for b in listener.batches]
     return RunResult(after.at - before.at, measured, predicted, operators, series, placed_tuples(after))
+
+
+def _whole_batches(pipeline: Pipeline) -> Snapshot:
+    """The operators' counters as the last whole micro-batch left them, timed at that batch's end: a window
+    between two of these holds exactly the batches that ended in it (the live counters may already hold part of
+    the next batch when batches run back to back)."""
+    from streamplace.spark.metrics import cpu_times
+
+    return Snapshot(pipeline.batch_done_at, {k: list(v) for k, v in pipeline.batch_stats.items()}, cpu_times())
+
+
+def window_span(batches: list[Any], trigger_s: float) -> float | None:
+    """The seconds ``batches`` (consecutive micro-batches) own: from the first one's start to the end of the last
+    one's period — the next tick of its trigger after its start, or its end where it overran (Spark's
+    ProcessingTimeExecutor then starts the next batch at once). Batch ends alone would make a window's length
+    depend on how long its first and last batches took (a 6-batch window of 1 s triggers measured 5.25 s).
+    None without batches."""
+    if not batches:
+        return None
+    last = batches[-1]
+    began, took = _started(last), last.duration_ms.get("triggerExecution", 0) / 1000.0
+    tick = (math.floor(began / trigger_s + 1e-9) + 1) * trigger_s if trigger_s > 0 else began
+    return max(tick, began + took) - _started(batches[0])
+
+
+def backlog_figures(at_open: list[Any], at_close: list[Any], topology: Topology, plan: Plan) -> dict[str, float]:
+    """The bounded sources' backlog as the window closed (rows arrived but not admitted when its last batch was
+    planned, and the age of the oldest: each source's rows over its rate, the largest) and how fast it grew over
+    the window (rows/s between the plannings of the batches that opened and closed it; < 0: it drained). Empty
+    when no batch reported one."""
+    rates = [float(plan.source_rates.get(s.id) or s.rate or 0.0) for s in topology.sources]
+
+    def last(batches: list[Any]) -> Any:
+        return next((b for b in reversed(batches) if any(x is not None for x in b.backlog)), None)
+
+    end, start = last(at_close), last(at_open)
+    if end is None:
+        return {}
+    rows = sum(x or 0 for x in end.backlog)
+    age = max(((x or 0) / r for x, r in zip(end.backlog, rates, strict=False) if r > 0), default=0.0)
+    out = {"backlog_rows": float(rows), "backlog_age_s": age}
+    if start is not None and (dt := _started(end) - _started(start)) > 0:
+        out["backlog_growth_per_s"] = (rows - sum(x or 0 for x in start.backlog)) / dt
+    return out
+
+
+def _started(batch: Any) -> float:
+    """When a micro-batch started (its progress timestamp), seconds since the epoch."""
+    from datetime import datetime
+
+    return datetime.fromisoformat(batch.timestamp.replace("Z", "+00:00")).timestamp()
 
 
 def first_batch(batches: list[Any], query_started: float) -> dict[str, float]:
@@ -266,12 +328,18 @@ def on_one_node(topology: Topology, plan: Plan) -> Plan:
 def comparison(predicted: dict[str, Any], measured: dict[str, Any]) -> list[tuple[str, Any, Any]]:
     """(quantity, predicted, measured) for the figures both sides have, in the same units."""
     busy = predicted.get("utilization") or {}
+    backlog = []
+    if "backlog_growth_per_s" in measured:  # bounded sources: what they offered beyond what they admitted
+        offered, admitted = predicted.get("offered_rate"), predicted.get("source_rate")
+        grows = max(0.0, offered - admitted) if isinstance(offered, float) and isinstance(admitted, float) else None
+        backlog = [("backlog growth, offered − admitted (tuples/s)", grows, measured["backlog_growth_per_s"])]
     return [
-        ("source rate (tuples/s)", predicted.get("source_rate"), measured.get("source_rate")),
+        ("source rate admitted (tuples/s)", predicted.get("source_rate"), measured.get("source_rate")),
         ("throughput into sinks (tuples/s)", predicted.get("delivered_throughput"), measured.get("throughput")),
         ("latency, mean event time → sink (ms)", predicted.get("latency_mean_ms"), measured.get("latency_ms")),
         ("CPU busy, share of the machine (model: tasks only)", busy.get("local") if len(busy) == 1 else None,
          measured.get("cpu")),
+        *backlog,
     ]
 
 

@@ -1,0 +1,125 @@
+"""How much each source may put into one micro-batch, and the trigger that goes with it (pure; issue 36 item 3).
+
+A run's sources are bounded (bounded_source.py): a micro-batch admits at most ``rows_per_trigger`` of a source,
+the rest waits in the source's backlog. The bound is the model's sustainable rate unless the user gives one
+(``max_rate``, tuples/s over all sources, shared in proportion to the sources' offered rates):
+
+* the trigger T: the one given, else the shortest whole second whose batch at the admitted rate fits
+  (1 − headroom) of it (run.steady_trigger); where no trigger up to a minute does — the offered rate is above the
+  plan's capacity — the shortest whole second whose fixed cost F is at most ``headroom`` of it (so that most of
+  each trigger carries tuples: the trigger-bound rate is (1 − F/T) of the capacity);
+* the bound per trigger: ``max_rate`` × T, else the trigger-bound scale s_T of the spark engine (the largest
+  scale of the offered rates whose batch fits T) × each source's offered rate × T. Where s_T ≥ 1 the bound only
+  clips bursts; below 1 the pipeline is overloaded and admits s_T of what is offered, its backlog growing by
+  (1 − s_T) × the offered rate.
+
+The prediction of such a run is the engine's at the admitted rates (``admitted_plan``) with a continuous source
+(quantum 0: rows arrive one by one, not in whole seconds as Spark's ``rate`` source releases them).
+
+Cost: one evaluation per whole second tried for the trigger (at most ``longest_s``) plus two.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from streamplace.errors import ModelError, Problem
+from streamplace.model.cluster import Cluster
+from streamplace.model.plan import Plan
+from streamplace.model.topology import Topology
+from streamplace.perf.engines import EngineSettings
+from streamplace.perf.evaluate import evaluate
+
+#: share of a trigger a batch may leave unused (as run.TRIGGER_HEADROOM) and, overloaded, the most of a trigger
+#: the fixed cost may take
+HEADROOM = 0.2
+LONGEST_TRIGGER_S = 60
+
+
+@dataclass(frozen=True)
+class Admission:
+    """The sources' bound for a run and where it came from."""
+
+    trigger_s: float
+    rows_per_trigger: dict[str, int | None]  # source id → most rows one micro-batch admits (None: no bound)
+    offered: dict[str, float]  # source id → tuples/s the source offers
+    admitted_scale: float  # share of the offered rates the bound lets through at most (≥ 1: no overload)
+    source: str  # "max_rate" (the user's) or "model"
+
+    @property
+    def max_rate(self) -> float:
+        """Tuples/s over all sources the bound admits at most."""
+        rows = self.rows_per_trigger.values()
+        return math.inf if None in rows else sum(r or 0 for r in rows) / self.trigger_s
+
+    @property
+    def overloaded(self) -> bool:
+        return self.admitted_scale < 1.0 - 1e-9
+
+
+def offered_rates(topology: Topology, plan: Plan) -> dict[str, float]:
+    """Each source's offered tuples/s: the plan's source rate, else the source's own."""
+    return {s.id: float(plan.source_rates.get(s.id) or s.rate or 0.0) for s in topology.sources}
+
+
+def continuous(engine: EngineSettings, trigger_s: float) -> EngineSettings:
+    """The engine's settings for a run of bounded sources at ``trigger_s``: rows arrive continuously (quantum 0)."""
+    return engine.with_params({"spark.trigger_s": trigger_s, "spark.quantum_s": 0.0}, "admission")
+
+
+def admitted_plan(topology: Topology, plan: Plan, adm: Admission) -> Plan:
+    """The plan at the rates its bounded sources let through: min(1, admitted scale) × each offered rate."""
+    k = min(1.0, adm.admitted_scale)
+    return plan.evolve(source_rates={s: r * k for s, r in adm.offered.items()})
+
+
+def admission(topology: Topology, cluster: Cluster, plan: Plan, engine: EngineSettings,
+              trigger_s: float | None = None, max_rate: float | None = None, where: str = "max_rate") -> Admission:
+    """The bound and trigger of a run of ``plan`` on ``cluster`` (see the module's docstring). ``where`` names
+    ``max_rate`` in errors."""
+    offered = offered_rates(topology, plan)
+    total = sum(offered.values())
+    if total <= 0:
+        raise ModelError([Problem("source_rates", "the sources offer no tuples", "give every source a rate > 0")])
+    if max_rate is not None and not (max_rate > 0 and math.isfinite(max_rate)):
+        raise ModelError([Problem(where, f"the admitted rate must be a positive number of tuples/s, got {max_rate}",
+                                  "give a rate > 0, or leave it out for the model's sustainable rate")])
+    target = 1.0 if max_rate is None else min(1.0, max_rate / total)
+    if trigger_s is None:
+        trigger_s = _trigger(topology, cluster, plan.evolve(source_rates={s: r * target for s, r in offered.items()}),
+                             engine)
+    if max_rate is not None:
+        scale, source = max_rate / total, "max_rate"
+    else:
+        scale, source = _sustainable_scale(topology, cluster, plan, engine, trigger_s), "model"
+    rows = {s: max(1, math.floor(r * scale * trigger_s)) if math.isfinite(scale) else None
+            for s, r in offered.items()}
+    return Admission(float(trigger_s), rows, offered, scale, source)
+
+
+def _sustainable_scale(topology: Topology, cluster: Cluster, plan: Plan, engine: EngineSettings,
+                       trigger_s: float) -> float:
+    """The largest scale of the offered rates the model sustains at ``trigger_s``: the spark engine's
+    trigger-bound scale (a batch fits its trigger), another engine's sustainable scale (inf: no bound)."""
+    ev = evaluate(topology, cluster, plan, engine=continuous(engine, trigger_s))
+    if engine.name != "spark":
+        return float(ev.sustainable_scale)
+    if ev.offered_throughput <= 0:
+        return math.inf
+    return float(ev.engine_detail.get("trigger_throughput", 0.0)) / ev.offered_throughput
+
+
+def _trigger(topology: Topology, cluster: Cluster, plan: Plan, engine: EngineSettings) -> float:
+    """The shortest whole second whose batch at ``plan``'s rates takes at most (1 − HEADROOM) of it; overloaded
+    (none up to LONGEST_TRIGGER_S), the shortest whose fixed cost is at most HEADROOM of it."""
+    if engine.name != "spark":
+        return engine.spark.trigger_s
+    fixed = 0.0
+    for seconds in range(1, LONGEST_TRIGGER_S + 1):
+        detail = evaluate(topology, cluster, plan, engine=continuous(engine, float(seconds))).engine_detail
+        batch = detail.get("batch_s")
+        fixed = float(detail.get("batch_fixed_s") or 0.0)
+        if batch is None or batch <= (1.0 - HEADROOM) * seconds:
+            return float(seconds)
+    return float(min(LONGEST_TRIGGER_S, max(1, math.ceil(fixed / HEADROOM - 1e-9))))

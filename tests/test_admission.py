@@ -1,0 +1,124 @@
+"""Bounded sources: the arrival process, the admission bound per micro-batch and the backlog figures (pure)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from streamplace.bench import resolve_cluster, resolve_topology
+from streamplace.errors import ModelError
+from streamplace.model.plan import Plan
+from streamplace.model.topology import Operator, Stream, Topology
+from streamplace.perf.engines import EngineSettings
+from streamplace.perf.evaluate import evaluate
+from streamplace.spark.admission import admission, admitted_plan, continuous
+from streamplace.spark.bounded_source import admitted_end, arrival_origin, arrived, split
+from streamplace.spark.metrics import BatchProgress, source_backlog
+from streamplace.spark.run import backlog_figures, machine, on_one_node, window_span
+
+
+def test_rows_arrive_on_the_clock_and_a_batch_admits_at_most_the_cap() -> None:
+    assert arrived(100.0, 50.0, 99.0) == 0 and arrived(100.0, 50.0, 100.0) == 0
+    assert arrived(100.0, 50.0, 102.5) == 125
+    assert admitted_end(40, 125, 30) == 70  # capped: 55 rows stay in the backlog
+    assert admitted_end(40, 60, 30) == 60  # all that arrived
+    assert admitted_end(40, 125, None) == 125
+    assert admitted_end(40, 10, 30) == 40  # never backwards
+
+
+def test_a_batch_splits_into_contiguous_even_ranges() -> None:
+    parts = split(10, 21, 3)
+    assert [(p.start, p.end) for p in parts] == [(10, 13), (13, 17), (17, 21)]
+    assert [(p.start, p.end) for p in split(5, 7, 4)] == [(5, 6), (6, 7)]  # empty ranges left out
+    assert split(5, 5, 2) == []
+
+
+def test_the_arrival_origin_survives_a_restart_only_once_the_query_ran(tmp_path: Path) -> None:
+    first = arrival_origin(tmp_path)
+    assert arrival_origin(tmp_path) >= first  # no offsets yet: a fresh query starts arriving now
+    (tmp_path / "offsets").mkdir()
+    kept = arrival_origin(tmp_path)
+    assert arrival_origin(tmp_path) == kept  # a restarted query keeps its arrivals' origin
+
+
+def test_backlog_is_latest_minus_end_offset_of_a_bounded_source() -> None:
+    bounded = SimpleNamespace(latestOffset=json.dumps({"rows": 900}), endOffset=json.dumps({"rows": 300}))
+    assert source_backlog(bounded) == 600
+    rate = SimpleNamespace(latestOffset=json.dumps(12), endOffset=json.dumps(12))  # Spark's rate source
+    assert source_backlog(rate) is None
+    assert source_backlog(SimpleNamespace(latestOffset=None, endOffset=None)) is None
+
+
+def _chain(rate: float) -> tuple[Topology, Plan]:
+    ops = (Operator("s", "source", rate=rate), Operator("a", cost_ms=4.0), Operator("k", "sink", cost_ms=1.0))
+    topo = Topology("busy", ops, (Stream("s", "a"), Stream("a", "k")))
+    return topo, Plan("manual", "busy", "local", {"s": {"local": 1}, "a": {"local": 2}, "k": {"local": 1}})
+
+
+def test_overloaded_the_bound_is_the_models_trigger_bound_rate() -> None:
+    topo, plan = _chain(3000.0)  # 6× what 2 cores do at 5 ms of CPU per tuple
+    local = machine(2)
+    adm = admission(topo, local, plan, EngineSettings())
+    assert adm.overloaded and adm.source == "model" and adm.trigger_s == int(adm.trigger_s) >= 1
+    eng = continuous(EngineSettings(), adm.trigger_s)
+    at_bound = evaluate(topo, local, admitted_plan(topo, plan, adm), engine=eng).engine_detail
+    # a batch of the bound's rows fills the trigger (the trigger-bound rate), no more
+    assert at_bound["batch_s"] == pytest.approx(adm.trigger_s, rel=0.02)
+    assert adm.rows_per_trigger["s"] == pytest.approx(adm.max_rate * adm.trigger_s, abs=1)
+    assert adm.max_rate < 3000.0 / 5
+    # the fixed cost takes at most a fifth of an overloaded run's trigger
+    assert at_bound["batch_fixed_s"] <= 0.2 * adm.trigger_s + 1e-9
+
+
+def test_a_pipeline_that_keeps_up_is_only_clipped_and_max_rate_rules_when_given() -> None:
+    topo, plan = _chain(100.0)
+    local = machine(2)
+    adm = admission(topo, local, plan, EngineSettings())
+    assert not adm.overloaded and adm.rows_per_trigger["s"] >= 100 * adm.trigger_s
+    given = admission(topo, local, plan, EngineSettings(), trigger_s=2.0, max_rate=40.0)
+    assert given.source == "max_rate" and given.rows_per_trigger == {"s": 80} and given.overloaded
+    assert admitted_plan(topo, plan, given).source_rates == {"s": pytest.approx(40.0)}
+    for bad in (0.0, -3.0, float("nan"), float("inf")):
+        with pytest.raises(ModelError, match="--max-rate"):
+            admission(topo, local, plan, EngineSettings(), max_rate=bad, where="--max-rate")
+
+
+def test_sources_share_the_bound_in_proportion_to_their_rates() -> None:
+    topo = resolve_topology("diamond-cpu")
+    cluster = resolve_cluster("hetero-6")
+    from streamplace.schedulers import create
+
+    plan = on_one_node(topo, create("round-robin").plan(topo, cluster))
+    adm = admission(topo, machine(2), plan, EngineSettings(), trigger_s=1.0, max_rate=10.0)
+    assert sum(adm.rows_per_trigger.values()) == pytest.approx(10, abs=len(topo.sources))
+
+
+def test_backlog_figures_over_the_window() -> None:
+    topo, plan = _chain(500.0)
+
+    def batch(i: int, backlog: int | None) -> BatchProgress:
+        return BatchProgress(i, f"2026-11-26T10:00:0{2 * i}.000Z", 100, 0.0, 0.0, {"triggerExecution": 300},
+                             [backlog])
+
+    at_open = [batch(0, 1000), batch(1, 1500)]
+    at_close = [*at_open, batch(2, 2000), batch(3, 3500)]
+    fig = backlog_figures(at_open, at_close, topo, plan)  # batches 1 and 3 planned 4 s apart
+    assert fig == {"backlog_rows": 3500.0, "backlog_age_s": 7.0, "backlog_growth_per_s": 500.0}
+    assert backlog_figures([], [batch(0, None)], topo, plan) == {}
+
+
+def test_a_window_owns_its_batches_periods() -> None:
+    def batch(i: int, start: str, took_ms: int) -> BatchProgress:
+        return BatchProgress(i, start, 1, 0.0, 0.0, {"triggerExecution": took_ms}, [])
+
+    # three 1 s triggers: the window runs from the first start to the last batch's next tick, however long the
+    # batches took inside their trigger
+    steady = [batch(1, "2026-11-26T10:00:01.000Z", 900), batch(2, "2026-11-26T10:00:02.000Z", 100),
+              batch(3, "2026-11-26T10:00:03.000Z", 50)]
+    assert window_span(steady, 1.0) == pytest.approx(3.0)
+    # the last one overran its trigger: the next starts when it ends
+    assert window_span([*steady[:2], batch(3, "2026-11-26T10:00:03.000Z", 2500)], 1.0) == pytest.approx(4.5)
+    assert window_span([], 1.0) is None
