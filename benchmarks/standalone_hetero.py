@@ -229,6 +229,30 @@ def stage_report(spark: Any, window_s: float, series: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def fit_fixed(topo: Topology, eng: EngineSettings, runs: list[dict]) -> str:
+    """The per-node CPU constants of the spark engine (stage_cpu_s: a stage's set-up on each node; task_cpu_s: a
+    task's own CPU; both stretched by 1 / speed on a fractional node) that bring the model's F closest to the
+    measured medians of ``runs`` (least squares of log F_model / F_measured over a grid), with each plan's F under
+    them: what a refit of the built-in constants would take from this measurement."""
+    import itertools
+
+    import numpy as np
+
+    measured = np.array([g["median_batch_s"] for g in runs])
+    best: tuple[float, float, float, list[float]] | None = None
+    for stage_cpu, task_cpu in itertools.product(np.arange(0.0, 0.0805, 0.005), np.arange(0.0, 0.0205, 0.001)):
+        e = eng.with_params({"spark.stage_cpu_s": float(stage_cpu), "spark.task_cpu_s": float(task_cpu)}, "fit")
+        model = [evaluate(topo, *g["model_inputs"], engine=e).engine_detail["batch_fixed_s"] for g in runs]
+        err = float(np.sum(np.log(np.array(model) / measured) ** 2))
+        if best is None or err < best[2]:
+            best = (float(stage_cpu), float(task_cpu), err, model)
+    if best is None:
+        return "fit: no runs"
+    ratios = ", ".join(f"{m / x:.2f}" for m, x in zip(best[3], measured, strict=True))
+    return (f"fit over {len(runs)} runs: stage_cpu_s {best[0]:.3f}, task_cpu_s {best[1]:.3f} "
+            f"(now {eng.spark.constants.stage_cpu_s}, {eng.spark.constants.task_cpu_s}); model F / measured: {ratios}")
+
+
 def ranking(values: dict[str, float]) -> list[str]:
     return sorted(values, key=lambda k: -values[k])
 
@@ -292,6 +316,7 @@ def main() -> None:
                         fixed = evaluate(topo, scaled, target, engine=eng).engine_detail["batch_fixed_s"]
                         got = measure(state, topo, scaled, plan, rows, args, Path(tmp) / label, placement, target)
                         got["fixed_predicted_s"] = fixed
+                        got["model_inputs"] = (scaled, target)
                         rows_list.append((label, plan, pred, got))
                         print(f"  {label}: predicted {pred:.1f} t/s, measured {got['capacity']:.1f} t/s over "
                               f"{got['batches']} batches (median {got['median_batch_s']:.2f} s, model's F "
@@ -309,6 +334,8 @@ def main() -> None:
             for label, _, _, got in rows_list:
                 print(f"{label:22s} {got['nodes_used']:5d} {got['fixed_predicted_s']:9.2f} "
                       f"{got['median_batch_s']:10.2f}{'' if got['median_batch_s'] <= FIXED_GOAL_S else '  (over)'}")
+        print(fit_fixed(topo, eng, [got for _, rows_list in [(c, r) for c, _, r in tables]
+                                    for _, _, _, got in rows_list]))
         return
     for cluster, rows, rows_list in tables:
         print(f"\n{topo.name} on {cluster.name}, batches of {rows:g} rows back to back, {args.duration:g} s measured "
