@@ -8,7 +8,7 @@ every scheduler's plan of ``diamond-cpu`` on ``hetero-12`` and of each of Ecker 
 (T-M1…T-M3, T-R1…T-R9) on ``continuum-11``, with replicas, nodes used and stages, beside the goal (≤ 0.6 s).
 Model only: no Spark. The slowest scheduler's time limit is ``--time-limit`` s.
 
-    .venv/bin/python benchmarks/placed_fixed_cost.py [--time-limit 10] [--only diamond-cpu]
+    .venv/bin/python benchmarks/placed_fixed_cost.py [--time-limit 10] [--only diamond-cpu] [-p spark.KEY=VALUE]
 """
 
 from __future__ import annotations
@@ -29,8 +29,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--time-limit", type=float, default=10.0)
     parser.add_argument("--only", default=None)
+    parser.add_argument("-p", "--param", action="append", default=[],
+                        help="engine parameter spark.KEY=VALUE (e.g. standalone_hetero.py --fixed's fit)")
     args = parser.parse_args()
     eng = api.engine_settings("spark")
+    if args.param:
+        eng = eng.with_params(dict(kv.split("=", 1) for kv in args.param))
     print(f"constants: {eng.spark.constants.origin}; goal: F ≤ {GOAL_S:g} s for every plan")
     print(f"{'topology':12s} {'cluster':13s} {'scheduler':16s} {'replicas':>8s} {'nodes':>5s} {'stages':>6s} "
           f"{'F s':>6s}")

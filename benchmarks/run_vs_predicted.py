@@ -42,6 +42,8 @@ def main() -> None:
     parser.add_argument("--duration", type=float, default=40.0)
     parser.add_argument("--warmup", type=float, default=20.0)
     parser.add_argument("--master", default=None, help="a cluster `streamplace cluster up` started (else one is)")
+    parser.add_argument("-p", "--param", action="append", default=[],
+                        help="engine parameter for run, spark.KEY=VALUE (e.g. standalone_hetero.py --fixed's fit)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="sp-runvs-") as tmp:
         home = Path(tmp)
@@ -65,7 +67,8 @@ def main() -> None:
                     continue
                 ran = cli("run", args.topology, args.cluster, "--plan", str(plan_file), "--master", master,
                           *state_args, "--duration", f"{args.duration:g}", "--warmup", f"{args.warmup:g}",
-                          "--sink", "noop", "--out", str(home / f"out-{name}"), "--json")
+                          "--sink", "noop", "--out", str(home / f"out-{name}"), "--json",
+                          *[x for kv in args.param for x in ("-p", kv)])
                 if ran.returncode != 0 and not ran.stdout.strip():
                     print(f"  {name}: run failed (exit {ran.returncode}): {ran.stderr[-1500:]}")
                     continue
@@ -85,7 +88,8 @@ def main() -> None:
         finally:
             if args.master is None:
                 cli("cluster", "down", "--state-dir", str(home / "cluster"))
-    print(f"\n{args.topology} on {args.cluster}, `run --master` for {args.duration:g} s after {args.warmup:g} s; "
+    print(f"\n{args.topology} on {args.cluster}, `run --master` for {args.duration:g} s after {args.warmup:g} s"
+          f"{' with ' + ' '.join(args.param) if args.param else ''}; "
           f"goal: within {GOAL:.0%} of the prediction, ranking as predicted")
     print("| plan | offered t/s | trigger | predicted t/s | measured t/s | measured / predicted "
           "| latency pred. / meas. |")

@@ -229,28 +229,36 @@ def stage_report(spark: Any, window_s: float, series: list[dict]) -> str:
     return "\n".join(lines)
 
 
+#: the grid fit_fixed searches: per stage level (stage_s), per wave of tasks (task_s), and the CPU a stage's set-up
+#: (stage_cpu_s) and a task (task_cpu_s) take on each node, stretched by 1 / speed on a fractional node
+FIT_GRID = {"stage_s": (0.0, 0.005, 0.01, 0.02, 0.034), "task_s": (0.0, 0.01, 0.02, 0.04, 0.078),
+            "stage_cpu_s": (0.0, 0.005, 0.01, 0.02, 0.04, 0.073), "task_cpu_s": (0.0, 0.002, 0.005, 0.01, 0.02)}
+
+
 def fit_fixed(topo: Topology, eng: EngineSettings, runs: list[dict]) -> str:
-    """The per-node CPU constants of the spark engine (stage_cpu_s: a stage's set-up on each node; task_cpu_s: a
-    task's own CPU; both stretched by 1 / speed on a fractional node) that bring the model's F closest to the
-    measured medians of ``runs`` (least squares of log F_model / F_measured over a grid), with each plan's F under
-    them: what a refit of the built-in constants would take from this measurement."""
+    """The spark engine's fixed-cost constants (FIT_GRID) that bring the model's F closest to the measured medians
+    of ``runs`` (least squares of log F_model / F_measured), with each plan's F under them: what a calibration of
+    the emulated cluster takes from this measurement (``run -p spark.KEY=VALUE`` applies it). O(grid × runs)
+    evaluations, ~3 ms each."""
     import itertools
 
     import numpy as np
 
     measured = np.array([g["median_batch_s"] for g in runs])
-    best: tuple[float, float, float, list[float]] | None = None
-    for stage_cpu, task_cpu in itertools.product(np.arange(0.0, 0.0805, 0.005), np.arange(0.0, 0.0205, 0.001)):
-        e = eng.with_params({"spark.stage_cpu_s": float(stage_cpu), "spark.task_cpu_s": float(task_cpu)}, "fit")
+    best: tuple[float, dict[str, float], list[float]] | None = None
+    for values in itertools.product(*FIT_GRID.values()):
+        params = dict(zip(FIT_GRID, values, strict=True))
+        e = eng.with_params({f"spark.{k}": v for k, v in params.items()}, "fit")
         model = [evaluate(topo, *g["model_inputs"], engine=e).engine_detail["batch_fixed_s"] for g in runs]
         err = float(np.sum(np.log(np.array(model) / measured) ** 2))
-        if best is None or err < best[2]:
-            best = (float(stage_cpu), float(task_cpu), err, model)
+        if best is None or err < best[0]:
+            best = (err, params, model)
     if best is None:
         return "fit: no runs"
-    ratios = ", ".join(f"{m / x:.2f}" for m, x in zip(best[3], measured, strict=True))
-    return (f"fit over {len(runs)} runs: stage_cpu_s {best[0]:.3f}, task_cpu_s {best[1]:.3f} "
-            f"(now {eng.spark.constants.stage_cpu_s}, {eng.spark.constants.task_cpu_s}); model F / measured: {ratios}")
+    ratios = ", ".join(f"{m / x:.2f}" for m, x in zip(best[2], measured, strict=True))
+    now = ", ".join(f"{k} {getattr(eng.spark.constants, k)}" for k in FIT_GRID)
+    return (f"fit over {len(runs)} runs: {' '.join(f'-p spark.{k}={v:g}' for k, v in best[1].items())} (now {now}); "
+            f"model F / measured: {ratios}")
 
 
 def ranking(values: dict[str, float]) -> list[str]:
