@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import pytest
 
 from streamplace.bench import resolve_cluster, resolve_topology
-from streamplace.errors import ModelError
+from streamplace.errors import ModelError, SpecError
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Operator, Stream, Topology
 from streamplace.perf.engines import EngineSettings
@@ -21,8 +21,9 @@ from streamplace.spark.run import backlog_figures, machine, on_one_node, window_
 
 
 def test_rows_arrive_on_the_clock_and_a_batch_admits_at_most_the_cap() -> None:
-    assert arrived(100.0, 50.0, 99.0) == 0 and arrived(100.0, 50.0, 100.0) == 0
-    assert arrived(100.0, 50.0, 102.5) == 125
+    # row v arrives at origin + v / rate: row 0 at the origin, rows 0..125 by 2.5 s later
+    assert arrived(100.0, 50.0, 99.0) == 0 and arrived(100.0, 50.0, 100.0) == 1
+    assert arrived(100.0, 50.0, 102.5) == 126 and arrived(100.0, 50.0, 102.49) == 125
     assert admitted_end(40, 125, 30) == 70  # capped: 55 rows stay in the backlog
     assert admitted_end(40, 60, 30) == 60  # all that arrived
     assert admitted_end(40, 125, None) == 125
@@ -38,10 +39,14 @@ def test_a_batch_splits_into_contiguous_even_ranges() -> None:
 
 def test_the_arrival_origin_survives_a_restart_only_once_the_query_ran(tmp_path: Path) -> None:
     first = arrival_origin(tmp_path)
-    assert arrival_origin(tmp_path) >= first  # no offsets yet: a fresh query starts arriving now
-    (tmp_path / "offsets").mkdir()
+    (tmp_path / "offsets").mkdir()  # Spark makes it when the query starts, before any offset
+    assert arrival_origin(tmp_path) >= first  # no offset yet: a fresh query starts arriving now
     kept = arrival_origin(tmp_path)
+    (tmp_path / "offsets" / "0").write_text("v1\n{}\n{\"rows\": 10}\n")
     assert arrival_origin(tmp_path) == kept  # a restarted query keeps its arrivals' origin
+    (tmp_path / "streamplace-origin").unlink()  # offsets another source wrote: refused, not read as rows
+    with pytest.raises(SpecError, match="another --out"):
+        arrival_origin(tmp_path)
 
 
 def test_backlog_is_latest_minus_end_offset_of_a_bounded_source() -> None:
@@ -84,6 +89,19 @@ def test_a_pipeline_that_keeps_up_is_only_clipped_and_max_rate_rules_when_given(
     for bad in (0.0, -3.0, float("nan"), float("inf")):
         with pytest.raises(ModelError, match="--max-rate"):
             admission(topo, local, plan, EngineSettings(), max_rate=bad, where="--max-rate")
+
+
+def test_a_trigger_without_room_for_tuples_is_refused_and_near_capacity_the_run_keeps_up() -> None:
+    topo, plan = _chain(100.0)
+    local = machine(2)
+    fixed = evaluate(topo, local, plan, engine=continuous(EngineSettings(), 1.0)).engine_detail["batch_fixed_s"]
+    with pytest.raises(ModelError, match="no room for tuples"):
+        admission(topo, local, plan, EngineSettings(), trigger_s=fixed * 0.99)
+    # 90 % of capacity: no trigger leaves 20 % headroom, but one keeps up with the whole offered rate
+    capacity = evaluate(topo, local, plan, engine=continuous(EngineSettings(), 1.0)).sustainable_scale
+    near = plan.evolve(source_rates={"s": 100.0 * capacity * 0.9})
+    adm = admission(topo, local, near, EngineSettings())
+    assert not adm.overloaded and adm.admitted_scale >= 1.0
 
 
 def test_sources_share_the_bound_in_proportion_to_their_rates() -> None:

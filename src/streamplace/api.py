@@ -160,10 +160,12 @@ def compare(topology: Topology | Spec, cluster: Cluster | Spec, schedulers: Sequ
 
 
 def run(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan, *, duration_s: float = 60.0,
-        warmup_s: float = 15.0, trigger_s: float = 1.0, cores: int | None = None, out_dir: str | Path | None = None,
+        warmup_s: float = 15.0, trigger_s: float | None = None, cores: int | None = None,
+        out_dir: str | Path | None = None,
         engine: Engine = "spark", max_rate: float | None = None) -> RunResult:
     """Run the plan's pipeline on local Spark (``cores`` of this machine) and measure it; ``result.measured``
-    beside ``result.predicted`` (the engine's model of this machine). Each micro-batch admits at most
+    beside ``result.predicted`` (the engine's model of this machine), every ``trigger_s`` seconds (None: as `run
+    --trigger auto` picks it, spark/admission.py). Each micro-batch admits at most
     ``max_rate`` tuples/s of the sources (default: what the engine's model says the plan sustains here; the rest
     waits in the sources' backlog, ``measured["backlog_rows"]``). The output and checkpoint go to
     ``out_dir`` (default ``run-out/TOPOLOGY-DIGEST``), which resumes only the same pipeline."""
@@ -185,6 +187,6 @@ def run(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan, *, durat
     target_cluster, target_plan, _ = run_target(t, c, plan, None, None, n)  # this machine, as `run` predicts it
     adm = admission(t, target_cluster, target_plan, eng, trigger_s, max_rate)
     directory = run_dir(t, plan, "parquet", Path(out_dir) if out_dir is not None else None, option="out_dir")
-    cfg = PipelineConfig(trigger_s=trigger_s, out_dir=directory, admission=adm.rows_per_trigger)
+    cfg = PipelineConfig(trigger_s=adm.trigger_s, out_dir=directory, admission=adm.rows_per_trigger)
     return run_pipeline(local_session(n), t, target_cluster, target_plan, duration_s, warmup_s, cfg,
-                        engine=continuous(eng, trigger_s), predict_for=admitted_plan(t, target_plan, adm))
+                        engine=continuous(eng, adm.trigger_s), predict_for=admitted_plan(t, target_plan, adm))

@@ -5,9 +5,10 @@ the rest waits in the source's backlog. The bound is the model's sustainable rat
 (``max_rate``, tuples/s over all sources, shared in proportion to the sources' offered rates):
 
 * the trigger T: the one given, else the shortest whole second whose batch at the admitted rate fits
-  (1 − headroom) of it (run.steady_trigger); where no trigger up to a minute does — the offered rate is above the
-  plan's capacity — the shortest whole second whose fixed cost F is at most ``headroom`` of it (so that most of
-  each trigger carries tuples: the trigger-bound rate is (1 − F/T) of the capacity);
+  (1 − headroom) of it (run.steady_trigger); where no trigger up to a minute does, the shortest that still
+  admits the whole offered rate when it is below the plan's capacity 1 / W (T ≥ F / (1 − s·W)), and above
+  capacity the shortest whole second whose fixed cost F is at most ``headroom`` of it (so that most of each
+  trigger carries tuples: the trigger-bound rate is (1 − F/T) of the capacity);
 * the bound per trigger: ``max_rate`` × T, else the trigger-bound scale s_T of the spark engine (the largest
   scale of the offered rates whose batch fits T) × each source's offered rate × T. Where s_T ≥ 1 the bound only
   clips bursts; below 1 the pipeline is overloaded and admits s_T of what is offered, its backlog growing by
@@ -93,7 +94,14 @@ def admission(topology: Topology, cluster: Cluster, plan: Plan, engine: EngineSe
         scale, source = max_rate / total, "max_rate"
     else:
         scale, source = _sustainable_scale(topology, cluster, plan, engine, trigger_s), "model"
-    rows = {s: max(1, math.floor(r * scale * trigger_s)) if math.isfinite(scale) else None
+        if scale <= 0:
+            fixed = evaluate(topology, cluster, plan, engine=continuous(engine, trigger_s)).engine_detail.get(
+                "batch_fixed_s", 0.0)
+            raise ModelError([Problem("trigger_s", f"a {trigger_s:g} s trigger leaves no room for tuples: the "
+                                      f"{engine.name} model's fixed cost per micro-batch is {fixed:.2f} s",
+                                      f"leave the trigger to the model (auto), give one above {fixed:.2f} s, or "
+                                      f"bound the rate ({where})")])
+    rows = {s: max(1, math.floor(r * scale * trigger_s + 1e-9)) if math.isfinite(scale) else None
             for s, r in offered.items()}
     return Admission(float(trigger_s), rows, offered, scale, source)
 
@@ -111,15 +119,19 @@ def _sustainable_scale(topology: Topology, cluster: Cluster, plan: Plan, engine:
 
 
 def _trigger(topology: Topology, cluster: Cluster, plan: Plan, engine: EngineSettings) -> float:
-    """The shortest whole second whose batch at ``plan``'s rates takes at most (1 − HEADROOM) of it; overloaded
-    (none up to LONGEST_TRIGGER_S), the shortest whose fixed cost is at most HEADROOM of it."""
+    """The shortest whole second whose batch at ``plan``'s rates takes at most (1 − HEADROOM) of it; where none up
+    to LONGEST_TRIGGER_S does, the shortest that still keeps up with them (a batch at the offered rate fits its
+    trigger: T ≥ F / (1 − s·W) for a load s·W < 1), and above capacity the shortest whose fixed cost F is at
+    most HEADROOM of it."""
     if engine.name != "spark":
         return engine.spark.trigger_s
-    fixed = 0.0
+    fixed, capacity = 0.0, math.inf
     for seconds in range(1, LONGEST_TRIGGER_S + 1):
-        detail = evaluate(topology, cluster, plan, engine=continuous(engine, float(seconds))).engine_detail
-        batch = detail.get("batch_s")
-        fixed = float(detail.get("batch_fixed_s") or 0.0)
+        ev = evaluate(topology, cluster, plan, engine=continuous(engine, float(seconds)))
+        batch = ev.engine_detail.get("batch_s")
+        fixed, capacity = float(ev.engine_detail.get("batch_fixed_s") or 0.0), float(ev.sustainable_scale)
         if batch is None or batch <= (1.0 - HEADROOM) * seconds:
             return float(seconds)
+    if capacity > 1.0:  # below capacity: the shortest trigger whose bound admits the whole offered rate
+        return float(min(LONGEST_TRIGGER_S, max(1, math.ceil(fixed / (1.0 - 1.0 / capacity) - 1e-9))))
     return float(min(LONGEST_TRIGGER_S, max(1, math.ceil(fixed / HEADROOM - 1e-9))))

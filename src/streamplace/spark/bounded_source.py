@@ -24,7 +24,6 @@ workers and builds its rows with numpy, O(rows).
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import math
 import os
@@ -36,6 +35,8 @@ from typing import Any
 
 from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPartition
 from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadLimit, ReadMaxRows
+
+from streamplace.errors import Problem, SpecError
 
 #: the name to read it by: ``spark.readStream.format(NAME)`` after :func:`register`
 NAME = "streamplace_rate"
@@ -51,8 +52,10 @@ class RangePartition(InputPartition):
 
 
 def arrived(origin: float, rate: float, now: float) -> int:
-    """Rows arrived by ``now`` (row v arrives at origin + v / rate)."""
-    return max(0, math.floor((now - origin) * rate + 1e-9))
+    """Rows arrived by ``now``: row v arrives at origin + v / rate, so rows 0..⌊(now − origin)·rate⌋ have."""
+    if now < origin:
+        return 0
+    return math.floor((now - origin) * rate + 1e-9) + 1
 
 
 def admitted_end(start: int, available: int, cap: int | None) -> int:
@@ -125,12 +128,18 @@ class BoundedRateSource(DataSource):
 
 def arrival_origin(checkpoint: Path) -> float:
     """The origin of a query's arrivals (seconds since the epoch), kept in its checkpoint: a restarted query's rows
-    go on arriving where they left off (the time it was down is backlog); a fresh query's (no offsets logged yet)
-    is now."""
+    go on arriving where they left off (the time it was down is backlog); a fresh query's (no offset logged yet)
+    is now. A checkpoint with offsets but no origin (written by another source) is refused: its offsets would
+    not match this source's arrivals."""
     path = checkpoint / "streamplace-origin"
-    if (checkpoint / "offsets").exists():  # else the file is from a query that never ran a batch
-        with contextlib.suppress(OSError, ValueError):
+    offsets = checkpoint / "offsets"
+    if offsets.is_dir() and any(p.name.isdigit() for p in offsets.iterdir()):
+        try:
             return float(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            raise SpecError([Problem(str(path), "the checkpoint has offsets but no arrival origin of the bounded "
+                                     "sources (it was written by another source)",
+                                     "delete the output directory or give another --out")]) from None
     now = time.time()
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(".streamplace-origin.tmp")

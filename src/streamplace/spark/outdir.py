@@ -30,7 +30,8 @@ CHECKPOINT = "_checkpoint"
 def pipeline_key(topology: Topology, plan: Plan, sink: str) -> dict[str, str]:
     """The topology's name and a 12-hex-digit digest of everything a checkpoint depends on."""
     doc = {"topology": topology_to_doc(topology), "replicas": {k: dict(v) for k, v in plan.replicas.items()},
-           "source_rates": dict(plan.source_rates), "sink": sink}
+           "source_rates": dict(plan.source_rates), "sink": sink,
+           "sources": "bounded-v1"}  # the bounded sources' offsets ({"rows": n}) are not the rate source's
     digest = hashlib.sha256(json.dumps(doc, sort_keys=True, default=str).encode()).hexdigest()[:12]
     return {"topology": topology.name, "digest": digest}
 

@@ -136,6 +136,7 @@ class Pipeline:
         self.stats = spark.sparkContext.accumulator({}, StatsParam())
         self.batch_stats: dict[str, list[float]] = {}  # the counters after the last whole batch
         self.batch_done_at = time.perf_counter()  # when that batch's foreachBatch body ended
+        self.batch_done_id = -1  # and its id
         self._origin: float | None = None  # the bounded sources' arrival origin (origin())
         self.outputs = [op.id for op in self.order if self.consumers[op.id] == 0]  # sinks (and dangling operators)
         self.memory: dict[str, dict[int, Any]] = {op_id: {} for op_id in self.outputs}
@@ -340,7 +341,7 @@ class Pipeline:
         self._write_outputs({out: frames[out] for out in self.outputs}, batch_id)
         for frame in cached:
             frame.unpersist()
-        self._batch_done()
+        self._batch_done(batch_id)
 
     def _write_outputs(self, outputs: dict[str, DataFrame], batch_id: int) -> None:
         """Run every output's job: an output whose tasks write their own files is then published; with the noop
@@ -364,11 +365,11 @@ class Pipeline:
         x = batch.where(F.col("_src") == src_id) if several else batch
         return x.select(*[n for n, _ in self.inputs[src_id]])
 
-    def _batch_done(self) -> None:
+    def _batch_done(self, batch_id: int) -> None:
         """Keep the operators' counters as they stand after a whole batch (a stop may cut the next one between
         stages, leaving the live accumulator with an upstream stage counted and its downstream not)."""
         self.batch_stats = {k: list(v) for k, v in self.stats.value.items()}
-        self.batch_done_at = time.perf_counter()
+        self.batch_done_at, self.batch_done_id = time.perf_counter(), batch_id
 
     def _partition(self, inputs: list[tuple[Stream, DataFrame]], op_id: str) -> DataFrame:
         """The union of an operator's inputs, spread over its n tasks as each stream's grouping says."""
@@ -406,7 +407,7 @@ class Pipeline:
         self._write_outputs({out: frames[out] for out in self.outputs}, batch_id)
         for frame in cached:
             frame.unpersist()
-        self._batch_done()
+        self._batch_done(batch_id)
 
     def build_placed(self, batch: DataFrame, batch_id: int) -> tuple[dict[str, DataFrame], list[DataFrame]]:
         """The DataFrames of one placed micro-batch — per operator its output — and the ones persisted (to
