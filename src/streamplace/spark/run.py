@@ -229,12 +229,10 @@ def first_batch(batches: list[Any], query_started: float) -> dict[str, float]:
     """When the first micro-batch with rows ended, in seconds after the query started (``first_batch_end_s``) and
     on the clock (``first_batch_end_at``, seconds since the epoch), and how long that batch itself took
     (``first_batch_s``): with the executors' start, where a run's start goes. Empty when no batch had rows."""
-    from datetime import datetime
-
     for b in batches:
         if b.input_rows > 0:
             took = b.duration_ms.get("triggerExecution", 0) / 1000.0
-            began = datetime.fromisoformat(b.timestamp.replace("Z", "+00:00")).timestamp()
+            began = _started(b)
             return {"first_batch_end_s": max(0.0, began + took - query_started), "first_batch_s": took,
                     "first_batch_end_at": began + took}
     return {}
