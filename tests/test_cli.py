@@ -216,9 +216,10 @@ def test_run_picks_a_steady_trigger_and_runs_with_it(tmp_path: Path, monkeypatch
     monkeypatch.setenv("STREAMPLACE_HOME", str(tmp_path))
     monkeypatch.setattr(spark_run, "run_pipeline", fake_run)
     monkeypatch.setattr(cli, "spark_session", lambda *a: None)
-    spec = tmp_path / "busy.yaml"  # 300 t/s through two 1 ms operators: a 1 s batch would not fit 80 % of 1 s
-    spec.write_text("name: busy\noperators:\n  - {id: s, kind: source, rate: 300}\n"
-                    "  - {id: a, cost_ms: 1}\n  - {id: k, kind: sink, cost_ms: 1}\n"
+    # 280 t/s through two 1.2 ms operators fused in one task: a 1 s batch would not fit 80 % of 1 s
+    spec = tmp_path / "busy.yaml"
+    spec.write_text("name: busy\noperators:\n  - {id: s, kind: source, rate: 280}\n"
+                    "  - {id: a, cost_ms: 1.2}\n  - {id: k, kind: sink, cost_ms: 1.2}\n"
                     "streams:\n  - {from: s, to: a}\n  - {from: a, to: k}\n")
     code, out, err = run("run", str(spec), "rstorm-12", "--cores", "2", "--duration", "1", "--out",
                          str(tmp_path / "o"))
@@ -231,7 +232,7 @@ def test_run_picks_a_steady_trigger_and_runs_with_it(tmp_path: Path, monkeypatch
     assert shorter["engine_detail"]["batch_s"] > 0.8 * (trigger - 1)
     # bounded sources: rows arrive one by one (quantum 0), each batch admits at most what fits the trigger
     assert engine.spark.quantum_s == 0 and f"trigger {trigger:g} s" in out
-    assert seen["cfg"].admission["s"] >= 300 * trigger
+    assert seen["cfg"].admission["s"] >= 280 * trigger
     for bad in ("0.05", "soon"):
         code, _, err = run("run", "linear-cpu", "rstorm-12", "--trigger", bad, "--duration", "1")
         assert code == 2 and "--trigger" in err and "auto" in err

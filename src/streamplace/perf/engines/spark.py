@@ -76,30 +76,36 @@ from streamplace.perf.rates import OperatorRates
 class SparkConstants:
     """Spark's own costs on a machine (``streamplace calibrate`` measures them; seconds and µs)."""
 
-    # defaults: `streamplace calibrate --cores 2` on a 2-core machine of streamplace's CI kind, idle (README), with
-    # the 8-wave probe (R² 0.986; before it, 1–2 waves only: batch 0.28, stage 0.05, task 0.046, source/sink 0.08)
-    batch_s: float = 0.14  # per micro-batch: offsets, planning, WAL, commit (driver)
-    stage_s: float = 0.034  # per stage: scheduling and the shuffle barrier
-    task_s: float = 0.078  # per wave of tasks: launch, Python worker round trip, Arrow framing
-    hop_us: float = 0.97  # per tuple read behind a shuffle (write + read + Arrow to and from Python)
-    source_us: float = 0.48  # per tuple the rate source generates
-    sink_us: float = 0.48  # per tuple an output writes
-    jvm_cores: float = 0.0  # cores Spark's own threads (JIT, driver, Arrow I/O) take from tasks that fill a node
+    # defaults: the median of three `streamplace calibrate --cores 2` runs on an idle 2-core machine of streamplace's
+    # CI kind on 2026-11-26 (R² 0.967–0.974; the three: batch 0.112–0.164, stage 0.016–0.028, wave 0.0067–0.0075,
+    # hop 0.80–0.86 µs). The 2026-11-23 defaults (batch 0.14, stage 0.034, wave 0.078) put a 7-stage chain's batch at
+    # 0.92 s where it measured 0.43 s: a wave of tasks now costs a tenth of what it did (warm Python workers)
+    batch_s: float = 0.135  # per micro-batch: offsets, planning, WAL, commit (driver)
+    stage_s: float = 0.024  # per stage: scheduling and the shuffle barrier
+    task_s: float = 0.007  # per wave of tasks: launch, Python worker round trip, Arrow framing
+    hop_us: float = 0.82  # per tuple read behind a shuffle (write + read + Arrow to and from Python)
+    source_us: float = 0.51  # per tuple the rate source generates
+    sink_us: float = 0.51  # per tuple an output writes
+    jvm_cores: float = 0.005  # cores Spark's own threads (JIT, driver, Arrow I/O) take from tasks that fill a node
     # per routed input of a placed (standalone) plan: the driver's projection, exchange planning and plan cut
-    # (LocatedRDD) before a batch's first stage (calibration.driver_probe on local[2], JIT warm: 0.017–0.019 s,
-    # linear over 2–16 inputs)
-    exchange_s: float = 0.018
+    # (LocatedRDD) before a batch's first stage (calibration.driver_probe on local[2], JIT warm: 0.017–0.023 s in
+    # the three runs above, linear over 2–16 inputs)
+    exchange_s: float = 0.023
     # per input²: `calibrate` fits it beside exchange_s (each chain's plan is cut at its stage, so the build is
     # linear in the inputs); the built-in pair is a linear fit
     exchange_sq_s: float = 0.0
     # of task_s, the CPU a task spends on its node (deserializing, running and reporting it in the executor, the
     # Python worker's round trip): it takes the node's cores, so a slow or fractional node stretches it; the rest
-    # of task_s is waiting (the driver's scheduling, status round trips), which tasks running at once overlap
-    task_cpu_s: float = 0.0024
+    # of task_s is waiting (the driver's scheduling, status round trips), which tasks running at once overlap.
+    # Built-in: fitted with stage_cpu_s to the fixed cost of placed batches on the emulated hetero-3 and hetero-6
+    # (standalone_hetero.py --fixed, 10 plans, stage_s and task_s as above): 0 — a task's CPU is within the stage's
+    task_cpu_s: float = 0.0
     # per stage on each node it runs on: the executor's CPU to set the stage up (fetch and deserialize its task
     # binary, compile its generated code, the Python command); part of stage_s and task_s on a node of full-speed
-    # slots, stretched by 1 / speed on a slower one (fractional cores: an emulated node's CPU quota)
-    stage_cpu_s: float = 0.073
+    # slots, stretched by 1 / speed on a slower one (fractional cores: an emulated node's CPU quota). Built-in: the
+    # fit above (0.02 s in both of two sessions' runs; model F / measured 0.76–1.65 over the 10 plans). The 0.073 s
+    # before it was regressed on the old runtime's per-node stages
+    stage_cpu_s: float = 0.02
     origin: str = "built-in defaults"  # where these figures come from (a calibration file, or the defaults)
 
     def as_dict(self) -> dict[str, float | str]:
