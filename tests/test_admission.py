@@ -91,6 +91,19 @@ def test_a_pipeline_that_keeps_up_is_only_clipped_and_max_rate_rules_when_given(
             admission(topo, local, plan, EngineSettings(), max_rate=bad, where="--max-rate")
 
 
+def test_the_admitted_rate_is_what_whole_rows_let_through() -> None:
+    topo, plan = _chain(10.0)
+    local = machine(2)
+    # 4.49 t/s at a 2 s trigger: 8 whole rows a batch, so 4.0 t/s is admitted and predicted, not 4.49
+    given = admission(topo, local, plan, EngineSettings(), trigger_s=2.0, max_rate=4.49)
+    assert given.rows_per_trigger == {"s": 8} and given.admitted_scale == pytest.approx(0.4)
+    assert admitted_plan(topo, plan, given).source_rates == {"s": pytest.approx(4.0)}
+    # a rate the bound covers is never rounded into a backlog: 10.5 t/s at 1 s takes 11 rows, not 10
+    covered = admission(topo, local, plan.evolve(source_rates={"s": 10.5}), EngineSettings(), trigger_s=1.0,
+                        max_rate=10.5)
+    assert covered.rows_per_trigger == {"s": 11} and not covered.overloaded
+
+
 def test_a_trigger_without_room_for_tuples_is_refused_and_near_capacity_the_run_keeps_up() -> None:
     topo, plan = _chain(100.0)
     local = machine(2)
