@@ -143,9 +143,9 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
         # the window's batches by id (their counters are the snapshots'), not by the progress events seen so far,
         # which arrive after the counters and may lag them by a batch
         _progress_of(listener, last_id, longest_wait_s)
-        in_window = [b for b in listener.batches if first_id < b.batch_id <= last_id]
-        opened = next((i for i, b in enumerate(listener.batches) if b.batch_id > first_id), len(listener.batches))
-        closed = next((i + 1 for i, b in reversed(list(enumerate(listener.batches))) if b.batch_id <= last_id), 0)
+        at_open = [b for b in listener.batches if b.batch_id <= first_id]  # the reports as the window opened
+        at_close = [b for b in listener.batches if b.batch_id <= last_id]  # and as it closed
+        in_window = [b for b in at_close if b.batch_id > first_id]
         window = [b.batch_id for b in in_window]
         exc = pipeline.query.exception() if pipeline.query is not None else None
         if exc is not None:
@@ -167,7 +167,7 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
         measured["executors_ready"] = pipeline.executors_ready
     measured.update(first_batch(listener.batches, query_started))
     if pipeline.bounded:
-        measured.update(backlog_figures(listener.batches[:opened], listener.batches[:closed], topology, plan))
+        measured.update(backlog_figures(at_open, at_close, topology, plan))
     predicted = prediction(topology, cluster, predict_for or plan, profile, engine)
     predicted["offered_rate"] = sum(float(plan.source_rates.get(s.id) or s.rate or 0.0) for s in topology.sources)
     series = [vars(b) for b in listener.batches]
