@@ -280,26 +280,30 @@ def scale_upper_bound(model: ThroughputModel, k: np.ndarray) -> float:
     return bound
 
 
-def feasibility_milp(model: ThroughputModel, k: np.ndarray, scale: float, tasks_per_node: int | None) -> Milp:
+def feasibility_milp(model: ThroughputModel, k: np.ndarray, scale: float, tasks_per_node: int | None,
+                     totals: np.ndarray | None = None) -> Milp:
     """Is there a placement (even split) sustaining ``scale``? Pure-integer and linear at a fixed scale.
 
     y_ik = 1 when operator i has k replicas; w_iuk is how many of those k sit on node u
     (Σ_u w_iuk = k·y_ik, a disaggregated and therefore tight form). A replica of i with n_i = k takes
     λ_i·scale/k tuples/s, so node CPU is linear in w, and a one-thread violation simply forbids w_iuk.
-    Identical nodes are ordered by a weighted replica count to break their symmetry.
+    Identical nodes are ordered by a weighted replica count to break their symmetry. ``totals`` (ops × 2,
+    inclusive) restricts each operator's replica total to a range — a smaller model that asks only about plans
+    near a given one (max-throughput's exact neighbourhood); None: 1..k_i.
     """
     n_ops, n_nodes = model.e.shape
+    ranges = _total_ranges(k, totals)
     milp = Milp(maximize=False)
     node_cpu: list[list[tuple[int, float]]] = [[] for _ in range(n_nodes)]
     node_mem: list[list[tuple[int, float]]] = [[] for _ in range(n_nodes)]
     node_tasks: list[list[tuple[int, float]]] = [[] for _ in range(n_nodes)]
     for i in range(n_ops):
-        ki = int(k[i])
-        ys = [milp.binary() for _ in range(ki)]
+        choices = ranges[i]
+        ys = [milp.binary() for _ in choices]
         milp.row([(y, 1.0) for y in ys], lo=1.0, hi=1.0)
         allowed = [int(u) for u in np.flatnonzero(model.allowed[i])]
-        for kk in range(1, ki + 1):
-            share: list[tuple[int, float]] = [(ys[kk - 1], -float(kk))]
+        for y, kk in zip(ys, choices, strict=True):
+            share: list[tuple[int, float]] = [(y, -float(kk))]
             per = (model.lam[i] / kk + model.lam_all[i]) * scale * model.rate_cost[i]
             for u in allowed:
                 fits_thread = per[u] + model.met[i, u] <= 100.0 + 1e-9
@@ -326,16 +330,24 @@ def identical_nodes(model: ThroughputModel) -> list[list[int]]:
     return [g for g in groups.values() if len(g) > 1]
 
 
-def counts_from_feasibility(x: np.ndarray, model: ThroughputModel, k: np.ndarray) -> np.ndarray:
-    """Read c_iu = Σ_k w_iuk back from a feasibility solution (columns in the order feasibility_milp adds them)."""
+def _total_ranges(k: np.ndarray, totals: np.ndarray | None) -> list[range]:
+    """Per operator, the replica totals feasibility_milp offers: 1..k_i, or ``totals``' range within it."""
+    if totals is None:
+        return [range(1, int(ki) + 1) for ki in k]
+    return [range(max(1, int(lo)), min(int(ki), int(hi)) + 1) for ki, (lo, hi) in zip(k, totals, strict=True)]
+
+
+def counts_from_feasibility(x: np.ndarray, model: ThroughputModel, k: np.ndarray,
+                            totals: np.ndarray | None = None) -> np.ndarray:
+    """Read c_iu = Σ_k w_iuk back from a feasibility solution (columns in the order feasibility_milp adds them,
+    for the same ``totals``)."""
     n_ops, n_nodes = model.e.shape
     counts = np.zeros((n_ops, n_nodes), dtype=np.int64)
     col = 0
-    for i in range(n_ops):
-        ki = int(k[i])
-        col += ki  # y_ik
+    for i, choices in enumerate(_total_ranges(k, totals)):
+        col += len(choices)  # y_ik
         allowed = [int(u) for u in np.flatnonzero(model.allowed[i])]
-        for _ in range(ki):
+        for _ in choices:
             for u in allowed:
                 counts[i, u] += round(x[col])
                 col += 1
