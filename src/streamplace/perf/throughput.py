@@ -8,6 +8,15 @@ a scheduler's claimed rate is one its plan sustains. For a count matrix C (opera
 in the scale s of the source rates, so the largest sustainable s has a
 closed form: the minimum over nodes of (L·cpu_u − B_u)/A_u and over replicas
 of the one-thread cap. Batched over many count matrices for exhaustive search.
+
+Under the ``storm`` engine (``build(..., engine=...)``) a node also spends CPU
+serializing the tuples it sends to other nodes and deserializing those it
+receives (perf/engines/storm.py): for stream k with producer shares p(u) and
+consumer shares q(u) that is λ_k·(p(u)(1 − q(u))·ser_k + q(u)(1 − p(u))·deser_k)
+per unit of scale — still affine in the scale, so the closed form holds with
+A_u grown by it (``RemoteCost``). Storm's flow control (max spout pending) is
+not in this model: it bounds the rate through the latency, a fixed point the
+engine's prediction solves afterwards.
 """
 
 from __future__ import annotations
@@ -21,7 +30,48 @@ from streamplace.model.cluster import Cluster
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
 from streamplace.perf.cells import cost_tables
+from streamplace.perf.engines import EngineSettings
+from streamplace.perf.network import stream_bytes
 from streamplace.perf.rates import operator_rates
+
+
+@dataclass(frozen=True)
+class RemoteCost:
+    """The storm engine's serialization CPU for count matrices: per stream its producer and consumer, whether it
+    is all-grouped (every consumer replica gets every tuple), its tuples/s at scale 1 and the ms of CPU per remote
+    tuple on the sending and on the receiving node (storm.remote_cpu_per_scale, for the even split)."""
+
+    src: np.ndarray  # (streams,) operator index
+    tgt: np.ndarray
+    is_all: np.ndarray  # (streams,) bool
+    rate: np.ndarray  # (streams,) tuples/s at scale 1 (per consumer replica for all-grouping)
+    ser_ms: np.ndarray  # (streams,)
+    deser_ms: np.ndarray
+
+    @classmethod
+    def build(cls, topology: Topology, rates, engine: EngineSettings) -> RemoteCost:
+        st = engine.storm
+        kb = stream_bytes(topology) / 1000.0
+        idx = topology.index
+        return cls(np.array([idx[s.source] for s in topology.streams], dtype=np.intp),
+                   np.array([idx[s.target] for s in topology.streams], dtype=np.intp),
+                   np.array([s.grouping == "all" for s in topology.streams], dtype=bool),
+                   np.asarray(rates.stream, dtype=float),
+                   (st.ser_us + st.ser_us_per_kb * kb) / 1000.0, (st.deser_us + st.deser_us_per_kb * kb) / 1000.0)
+
+    def points(self, counts: np.ndarray) -> np.ndarray:
+        """CPU points per unit of scale per node, shape (batch, nodes), for a batch of count matrices
+        (batch, ops, nodes). O(batch · streams · nodes)."""
+        if not len(self.src):
+            return np.zeros((counts.shape[0], counts.shape[2]))
+        n = counts.sum(axis=2).astype(float)  # (b, ops)
+        share = np.divide(counts, n[:, :, None], out=np.zeros(counts.shape), where=n[:, :, None] > 0)
+        p, q = share[:, self.src], share[:, self.tgt]  # (b, streams, nodes)
+        tuples = self.rate[None] * np.where(self.is_all[None], n[:, self.tgt], 1.0)  # (b, streams)
+        sent = tuples[:, :, None] * p * (1.0 - q)
+        received = tuples[:, :, None] * q * (1.0 - p)
+        return ((sent * self.ser_ms[None, :, None]).sum(axis=1)
+                + (received * self.deser_ms[None, :, None]).sum(axis=1)) / 10.0
 
 
 @dataclass(frozen=True)
@@ -38,10 +88,12 @@ class ThroughputModel:
     sink_rate: float  # sinks' input rate at scale 1
     rate_cost: np.ndarray  # (ops, nodes) CPU points per tuple/s of one replica: e / 10
     lam_all: np.ndarray  # (ops,) input at scale 1 that every replica receives whole (all grouping)
+    remote: RemoteCost | None = None  # the storm engine's serialization CPU; None under the ideal model
 
     @classmethod
     def build(cls, topology: Topology, cluster: Cluster, profile: Profile | None = None,
-              source_rates: dict[str, float] | None = None) -> ThroughputModel:
+              source_rates: dict[str, float] | None = None, engine: EngineSettings | None = None) -> ThroughputModel:
+        """The model of ``engine`` where it is ``storm`` (serialization added), else the papers' ideal one."""
         rates = operator_rates(topology, profile, source_rates)
         e, met = cost_tables(topology, cluster, profile)
         sinks = [topology.index[o.id] for o in topology.sinks]
@@ -51,7 +103,12 @@ class ThroughputModel:
             node_memory=cluster.memory.astype(float), allowed=allowed_mask(topology, cluster),
             sink_rate=float(rates.input[sinks].sum()) if sinks else 0.0,
             rate_cost=e / 10.0, lam_all=rates.input_all,
+            remote=RemoteCost.build(topology, rates, engine) if engine is not None and engine.name == "storm" else None,
         )
+
+    def remote_points(self, counts: np.ndarray) -> np.ndarray | float:
+        """Serialization points per unit scale per node for a batch (batch, nodes); 0 under the ideal model."""
+        return 0.0 if self.remote is None else self.remote.points(counts)
 
     def per_replica(self, n: np.ndarray) -> np.ndarray:
         """Tuples/s one replica of each operator receives at scale 1 when operator i has n[..., i] replicas (0
@@ -80,7 +137,7 @@ class ThroughputModel:
         """Largest sustainable scale for a batch of count matrices, shape (batch, ops, nodes)."""
         n = counts.sum(axis=2)  # (b, ops)
         per = self.per_replica(n)  # rate per replica at s=1
-        a = (counts * (per[:, :, None] * self.rate_cost[None])).sum(axis=1)  # (b, nodes)
+        a = (counts * (per[:, :, None] * self.rate_cost[None])).sum(axis=1) + self.remote_points(counts)  # (b, nodes)
         b = (counts * self.met[None]).sum(axis=1)
         budget = self.cap[None] - b
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):

@@ -124,14 +124,25 @@ class MaxThroughput(BaseScheduler):
 
     def _place_for(self, engine: EngineSettings | None, topology: Topology, cluster: Cluster,
                    profile: Profile | None, deadline: Deadline, current: Plan | None) -> Placement:
-        """Under ``--engine spark``, optimize that engine's model (the least per-tuple batch work)."""
-        if engine is None or engine.name != "spark":
-            return self._place(topology, cluster, profile, deadline, current)
-        return _spark_place(self, topology, cluster, profile, engine, deadline)
+        """Under ``--engine spark``, optimize that engine's model (the least per-tuple batch work); under ``storm``,
+        the throughput model with its serialization CPU."""
+        if engine is not None and engine.name == "spark":
+            return _spark_place(self, topology, cluster, profile, engine, deadline)
+        if engine is not None and engine.name == "storm":
+            return _storm_place(self, topology, cluster, profile, engine, deadline)
+        return self._maximize(topology, cluster, profile, deadline, engine)
 
     def _place(self, topology: Topology, cluster: Cluster, profile: Profile | None, deadline: Deadline,
                current: Plan | None) -> Placement:
-        model = ThroughputModel.build(topology, cluster, profile)
+        return self._maximize(topology, cluster, profile, deadline, None)
+
+    def _maximize(self, topology: Topology, cluster: Cluster, profile: Profile | None, deadline: Deadline,
+                  engine: EngineSettings | None) -> Placement:
+        """Maximize the scale of the ideal model or, under ``storm``, of the ideal model plus serialization CPU.
+        Every bound and proof of the ideal model holds under storm too: serialization only adds load, so a plan
+        sustains no more under storm than under the ideal model, and the LP bound and an infeasible exact check
+        bound storm's optimum as well."""
+        model = ThroughputModel.build(topology, cluster, profile, engine=engine)
         k = self.caps(topology)
         bound, flows = lp_bound(model, k)
         starts = []
@@ -172,11 +183,43 @@ class MaxThroughput(BaseScheduler):
             f"max-throughput: scale {best_scale:.6g} × the offered rates, LP upper bound {bound:.6g}{proof} "
             f"(at most {gap_text} below the optimum); {steps} search steps, {check.solves} exact checks "
             f"({check.nodes} branch-and-bound nodes, {check.seconds * 1e3:.0f} ms): {check.stopped}")
+        if model.remote is not None and engine is not None and engine.storm.max_spout_pending is not None:
+            placement.warnings.append(
+                f"max-throughput (storm engine): maximized with serialization CPU; flow control "
+                f"(max_spout_pending {engine.storm.max_spout_pending}) bounds the rate through the latency and is "
+                "applied by the prediction only")
         if timed_out:
             placement.warnings.append(
                 f"max-throughput: the time limit ({self.time_limit_s} s) stopped the search before its work budget "
                 "(rounds, patience) was spent: this plan depends on the machine's speed; raise time_limit_s")
         return placement
+
+
+def _storm_place(scheduler: MaxThroughput, topology: Topology, cluster: Cluster, profile: Profile | None,
+                 engine: EngineSettings, deadline: Deadline) -> Placement:
+    """Under the storm engine: maximize the model with serialization CPU, and also the ideal one, and keep the
+    plan the storm engine's own prediction rates higher (it adds what neither search sees: NIC bandwidth where
+    nodes declare one, and flow control where max spout pending is set). Twice the ideal search's work."""
+    from streamplace.model.plan import Plan
+    from streamplace.perf.evaluate import evaluate
+    from streamplace.schedulers.base import counts_to_replicas
+
+    with_storm = scheduler._maximize(topology, cluster, profile, deadline, engine)
+    ideal = scheduler._maximize(topology, cluster, profile, deadline, None)
+
+    def predicted(p: Placement) -> float:
+        if p.counts is None:
+            return -1.0
+        plan = Plan(scheduler.name, topology.name, cluster.name, counts_to_replicas(p.counts, topology, cluster),
+                    p.source_rates or {})
+        return float(evaluate(topology, cluster, plan, profile, engine=engine).predicted().get("throughput") or 0.0)
+
+    a, b = predicted(with_storm), predicted(ideal)
+    best = with_storm if a >= b else ideal
+    best.warnings.append(
+        f"max-throughput (storm engine): the plan maximizing serialization-aware CPU is predicted {a:.6g} tuples/s, "
+        f"the ideal model's {b:.6g}; kept the {'first' if best is with_storm else 'second'}")
+    return best
 
 
 def _spark_place(scheduler: MaxThroughput, topology: Topology, cluster: Cluster, profile: Profile | None,
@@ -263,7 +306,7 @@ def node_and_thread_scales(model: ThroughputModel, batch: np.ndarray) -> tuple[n
     n = batch.sum(axis=2)
     per = np.divide(model.lam, n, out=np.zeros(n.shape), where=n > 0) + np.where(n > 0, model.lam_all, 0.0)
     thread = per[:, :, None] * model.rate_cost[None]  # points per replica at scale 1
-    a = (batch * thread).sum(axis=1)
+    a = (batch * thread).sum(axis=1) + model.remote_points(batch)
     budget = model.cap[None] - np.einsum("biu,iu->bu", batch, model.met)
     node_s = np.full(a.shape, np.inf)
     np.divide(budget, a, out=node_s, where=a > 0)

@@ -101,9 +101,19 @@ class Optimal(BaseScheduler):
 
     def _place_for(self, engine: EngineSettings | None, topology: Topology, cluster: Cluster,
                    profile: Profile | None, deadline: Deadline, current: Plan | None) -> Placement:
-        """Under the ``spark`` engine, the counts and placement with the most Spark capacity (spark_optimal.py)."""
+        """Under the ``spark`` engine, the counts and placement with the most Spark capacity (spark_optimal.py).
+        Under ``storm``, the ideal model's optimum, said in a warning: storm's serialization CPU on a node is a
+        product of its producer and consumer shares (quadratic in the counts, and the shares divide by the
+        totals), and its flow control a fixed point of the latency — neither is a linear term this MILP can
+        carry exactly; max-throughput searches storm's model instead."""
         if engine is None or engine.name != "spark":
-            return self._place(topology, cluster, profile, deadline, current)
+            placement = self._place(topology, cluster, profile, deadline, current)
+            if engine is not None and engine.name == "storm" and placement.counts is not None:
+                placement.warnings.append(
+                    "optimal (storm engine): the optimum of the ideal model (CPU and threads), predicted by storm's; "
+                    "storm's serialization CPU and flow control are not in the MILP — max-throughput optimizes "
+                    "them (heuristically)")
+            return placement
         from streamplace.schedulers.spark_optimal import counts_from, spark_capacity_milp
 
         milp, w_col = spark_capacity_milp(topology, cluster, profile, engine, self.caps(topology), self.tasks_per_node)
