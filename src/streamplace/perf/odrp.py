@@ -122,7 +122,7 @@ class OdrpInstance:
     sinks: np.ndarray
     order: tuple[int, ...]  # a topological order (back edges ignored)
     forward: tuple[bool, ...]  # per stream: part of the DAG used for paths
-    reach: np.ndarray  # reach[i, j]: j is downstream of (or is) i
+    reach: np.ndarray  # reach[i, j]: j is downstream of (or is) i along forward streams
     memory: np.ndarray  # MB per replica: a hard limit per node beside Res_u (the paper's model has no memory)
     mem_cap: np.ndarray  # MB per node
 
@@ -155,8 +155,8 @@ class OdrpInstance:
              for s in topology.streams], dtype=float)
         forward_graph = topology.forward_graph
         reach = np.eye(len(topology.operators), dtype=bool)
-        for op_id in topology.ids:
-            for down in nx.descendants(topology.graph, op_id):
+        for op_id in topology.ids:  # along forward streams only, as the response time is (back edges ignored)
+            for down in nx.descendants(forward_graph, op_id):
                 reach[idx[op_id], idx[down]] = True
         return cls(
             lam=lam, mu=mu, unit_cost=np.array([op.unit_cost for op in topology.operators], dtype=float) * res,

@@ -193,6 +193,11 @@ class Odrp(BaseScheduler):
             placement.explanation.append(f"time limit {self.time_limit_s} s: best deployment found, relative gap "
                                          f"{result.gap:.3g}")
         placement.gap = result.gap
+        if (inst.delay > DELAY_CAP_MS).any():
+            placement.warnings.append(
+                f"links of more than {DELAY_CAP_MS:,.0f} ms entered the MILP as {DELAY_CAP_MS:,.0f} ms (solver "
+                "tolerances); every deployment that can avoid them does, but among deployments that must cross one "
+                "their true delays do not rank them. The QoS reported uses the true delays")
         placement.extra_predicted = {"odrp": {
             "utility": utility, "milp_objective": (result.objective or 0.0) + constant,
             "weights": {"r": w.r, "a": w.a, "c": w.c, "z": w.z}, "metric": w.metric, **qos.as_dict(),
@@ -349,14 +354,22 @@ def explain_infeasible(topology: Topology, cluster: Cluster, inst: OdrpInstance,
     return reasons
 
 
+#: Link delays above this enter the MILP as this (ms). HiGHS's feasibility and integrality tolerances are absolute
+#: (1e-7, 1e-6): beside a big-M of 10¹² ms a binary at 1e-6 is worth a second, and a 10¹² ms link made ODP call
+#: a feasible instance infeasible. 10 s still outweighs any sum of the delays and latencies a stream-processing
+#: plan is normalized against (R_max: 450 ms in the paper's Table 2), so every plan that can avoid such a link
+#: does; only among plans that must cross one do their true sizes no longer rank them. The QoS reported is
+#: computed with the true delays.
+DELAY_CAP_MS = 1e4
+
+
 @dataclass
 class OdrpLayout:
     beta: dict[tuple[int, int, int], list[int]]  # (i, u, n) → bit columns of w_iun
+    shape: tuple[int, int]  # (operators, nodes) of the instance: pinning may leave the last nodes without a column
 
     def counts(self, x: np.ndarray) -> np.ndarray:
-        n_ops = 1 + max(i for i, _, _ in self.beta)
-        n_nodes = 1 + max(u for _, u, _ in self.beta)
-        c = np.zeros((n_ops, n_nodes), dtype=np.int64)
+        c = np.zeros(self.shape, dtype=np.int64)
         for (i, u, _), cols in self.beta.items():
             c[i, u] += sum(round(x[col]) << b for b, col in enumerate(cols))
         return c
@@ -370,8 +383,9 @@ def build_odrp(inst: OdrpInstance, k: list[int], mask: np.ndarray, w: Weights, b
     ``max_nonzeros`` while building."""
     n_ops, n_nodes = mask.shape
     lo = lo or [1] * n_ops
+    delay = np.minimum(inst.delay, DELAY_CAP_MS)  # HiGHS's tolerances cannot weigh 10¹² ms beside 1 ms
     milp = Milp(maximize=True, deadline=deadline, max_nonzeros=max_nonzeros)
-    layout = OdrpLayout({})
+    layout = OdrpLayout({}, (n_ops, n_nodes))
     # objective weights (maximize F): −w_r/ΔR·R + w_a/ΔlogA·logA − w_c/ΔC·C − w_z/ΔZ·Z + constant
     coef_r = -w.r / (b.r_max - b.r_min) if w.r else 0.0  # type: ignore[operator]
     coef_a = w.a / (math.log(b.a_max) - math.log(b.a_min)) if w.a else 0.0  # type: ignore[arg-type]
@@ -451,21 +465,21 @@ def build_odrp(inst: OdrpInstance, k: list[int], mask: np.ndarray, w: Weights, b
             d = milp.var(0.0)
             for u in u_nodes:
                 for v in v_nodes:
-                    if inst.delay[u, v] > 0:
-                        milp.row([(d, 1.0), (a[(i, u)], -inst.delay[u, v]), (a[(j, v)], -inst.delay[u, v])],
-                                 lo=-inst.delay[u, v])
+                    if delay[u, v] > 0:
+                        milp.row([(d, 1.0), (a[(i, u)], -delay[u, v]), (a[(j, v)], -delay[u, v])],
+                                 lo=-delay[u, v])
             # share-weighted cuts: the max delay is at least the delay averaged over where the other end's
             # stream share goes; unlike the pairwise rows this stays strong when the LP spreads replicas thinly
             for u in u_nodes:
-                big = float(max(inst.delay[u, v] for v in v_nodes))
+                big = float(max(delay[u, v] for v in v_nodes))
                 if big > 0:
                     milp.row([(d, 1.0), (a[(i, u)], -big)]
-                             + [(c, -inst.delay[u, v] * x) for v in v_nodes for c, x in share[(j, v)]], lo=-big)
+                             + [(c, -delay[u, v] * x) for v in v_nodes for c, x in share[(j, v)]], lo=-big)
             for v in v_nodes:
-                big = float(max(inst.delay[u, v] for u in u_nodes))
+                big = float(max(delay[u, v] for u in u_nodes))
                 if big > 0:
                     milp.row([(d, 1.0), (a[(j, v)], -big)]
-                             + [(c, -inst.delay[u, v] * x) for u in u_nodes for c, x in share[(i, u)]], lo=-big)
+                             + [(c, -delay[u, v] * x) for u in u_nodes for c, x in share[(i, u)]], lo=-big)
             delay_var[s] = d
         if w.a:
             for u in u_nodes:
@@ -488,7 +502,7 @@ def build_odrp(inst: OdrpInstance, k: list[int], mask: np.ndarray, w: Weights, b
                     continue
                 weight = 0.0
                 if w.z:
-                    factor = {"T": 1.0, "N": inst.delay[u, v], "EE": inst.delay[u, v] ** 2}[w.metric]
+                    factor = {"T": 1.0, "N": delay[u, v], "EE": delay[u, v] ** 2}[w.metric]
                     weight += coef_z * per_bytes * factor
                 if any_link_cost and w.c:
                     weight += coef_c * inst.stream_bytes[s] / 1e6 * inst.link_cost[u, v]
@@ -513,7 +527,7 @@ def build_odrp(inst: OdrpInstance, k: list[int], mask: np.ndarray, w: Weights, b
         # Valid cuts that tighten the relaxation: data reaching a replica of i on u has crossed at least the
         # shortest delay path from every pinned source's node to u, and must still cross one from u to every
         # pinned sink's node downstream of i.
-        sp = shortest_delays(inst.delay)
+        sp = shortest_delays(delay)
         for i in range(n_ops):
             for src_op in inst.sources:
                 anchor = pinned_node(mask, int(src_op))
