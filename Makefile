@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: setup demo test lint bench docs clean
+.PHONY: setup demo test lint bench docs docs-tables clean
 
 setup: $(STAMP)
 
@@ -30,6 +30,10 @@ test: setup
 # the user guide, API reference (from the docstrings) and architecture, into site/
 docs: setup
 	$(BIN)/mkdocs build --strict
+
+# docs/reproduction.md's generated tables, rewritten from the benchmark scripts (scripts/reproduction_docs.py)
+docs-tables: setup
+	$(BIN)/python scripts/reproduction_docs.py
 
 lint: setup
 	$(BIN)/ruff check src tests benchmarks

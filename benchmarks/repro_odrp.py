@@ -102,7 +102,7 @@ def table3(markdown: list[str]) -> list[float]:
         print(f"{label:22s} " + " ".join(f"{c:>9s}" for c in cells))
     print("  paper's counts: placed at their best under the same objective (counts.OP=n); S-ODP_R unstable: one\n"
           "  partialRank replica cannot keep up (the paper measured R growing to 106 s and ~300 s)")
-    markdown += ["### Table 3: replicas per operator, ours (paper)", "",
+    markdown += ["#### Table 3: replicas per operator, ours (paper)", "",
                  "| | " + " | ".join(f"{r} t/s" for r in RATES) + " |", "| --- |" + " --- |" * len(RATES)]
     markdown += [f"| {label} | " + " | ".join(cells) + " |" for label, cells in rows if not label.startswith("solve")]
     markdown.append("")
@@ -137,7 +137,7 @@ def figure6(runs: int, seed: int, vary_delays: bool, markdown: list[str]) -> dic
           "instances); mean [min–max]")
     header = f"{'objective':9s} {'R (ms)':>18s} {'A':>20s} {'C':>11s} {'T (t/s)':>20s} {'nodes':>9s}  paper (§6.4)"
     print(header)
-    md = ["### Figure 6: one objective at a time, 100 t/s, " + f"{runs} runs; mean [min–max]", "",
+    md = ["#### Figure 6: one objective at a time, 100 t/s, " + f"{runs} runs; mean [min–max]", "",
           "| objective | R (ms) | A | C (replicas) | T (tuples/s) | nodes | the paper says |",
           "| --- | --- | --- | --- | --- | --- | --- |"]
 
@@ -175,7 +175,7 @@ def figure6(runs: int, seed: int, vary_delays: bool, markdown: list[str]) -> dic
     every = [t for ts in solve_s.values() for t in ts]
     print(f"  all       {statistics.mean(every):6.2f} s  (paper {PAPER_MEAN_SOLVE_S} s); R / C = "
           f"{statistics.mean(solve_s['R']) / statistics.mean(solve_s['C']):.0f} (paper ≈ 2)")
-    markdown += ["### Figure 7: mean solve time per objective", "",
+    markdown += ["#### Figure 7: mean solve time per objective", "",
                  "| objective | " + " | ".join(OBJECTIVES) + " | all |", "| --- |" + " --- |" * (len(OBJECTIVES) + 1),
                  "| ours, HiGHS (s) | " + " | ".join(f"{statistics.mean(solve_s[label]):.2f}" for label in OBJECTIVES)
                  + f" | {statistics.mean(every):.2f} |",
