@@ -16,15 +16,21 @@ time limit's incumbent); ``max-throughput`` (ours) is shown beside. ``--engine s
 predicts with the storm engine (Storm's defaults) instead of the papers' ideal model, and plans
 ``optimal`` and ``max-throughput`` for it (docs/architecture.md: what each optimizes there).
 
-    .venv/bin/python benchmarks/repro_nasiri.py [--engine ideal|storm] [--time-limit 30]
+    .venv/bin/python benchmarks/repro_nasiri.py [--engine ideal|storm] [--replica-cap thread|machine]
+        [--tasks-per-node K] [--time-limit 30] [--markdown FILE]
+
+``--replica-cap machine`` is the paper's own model: only a machine's capacity (MAC) caps an instance, which
+may then use more than one core of a multi-core machine; ``thread`` (the default) caps it at one core, as a
+Storm executor is.
 """
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from streamplace.bench import resolve_cluster, resolve_topology
-from streamplace.perf.engines import EngineSettings, StormSettings
+from streamplace.perf.engines import EngineSettings, IdealSettings, StormSettings
 from streamplace.perf.evaluate import evaluate
 from streamplace.schedulers import create
 
@@ -38,13 +44,17 @@ PAPER_SCENARIOS = {"nasiri-small": ("+26–49 %", "+10–35 %"), "nasiri-medium"
                    "nasiri-large": ("+27–31 %", "+10–21 %")}
 
 
-def plans(topology: str, cluster: str, engine: EngineSettings | None, time_limit: float):
-    """hetero, the default with hetero's counts, optimal and max-throughput, each evaluated under ``engine``."""
+def plans(topology: str, cluster: str, engine: EngineSettings | None, time_limit: float,
+          tasks_per_node: int | None = None):
+    """hetero, the default with hetero's counts, optimal and max-throughput, planned for and evaluated under
+    ``engine`` (hetero follows the engine's replica cap; storm: optimal plans the ideal optimum), with at most
+    ``tasks_per_node`` replicas per machine (the paper's k_j) where given."""
     t, c = resolve_topology(topology), resolve_cluster(cluster)
-    het = create("hetero", {"max_replicas": "10"}).plan(t, c)
+    kj = {"tasks_per_node": str(tasks_per_node)} if tasks_per_node else {}
+    het = create("hetero", {"max_replicas": "10", **kj}).plan(t, c, engine=engine)
     default = create("round-robin").plan(t.with_replicas(het.counts()), c)
-    opt = create("optimal", {"time_limit_s": str(time_limit)}).plan(t, c, engine=engine)  # storm: the ideal optimum
-    ours = create("max-throughput").plan(t, c, engine=engine)  # storm: with serialization CPU
+    opt = create("optimal", {"time_limit_s": str(time_limit), **kj}).plan(t, c, engine=engine)
+    ours = create("max-throughput", kj).plan(t, c, engine=engine)
     out = {}
     for name, plan, topo in (("default", default, t.with_replicas(het.counts())), ("hetero", het, t),
                              ("optimal", opt, t), ("max-throughput", ours, t)):
@@ -55,35 +65,63 @@ def plans(topology: str, cluster: str, engine: EngineSettings | None, time_limit
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--engine", choices=("ideal", "storm"), default="ideal")
+    ap.add_argument("--replica-cap", choices=("thread", "machine"), default="thread",
+                    help="ideal model: what caps one replica's CPU (machine: the paper's MAC; thread: one core)")
+    ap.add_argument("--tasks-per-node", type=int, help="the paper's k_j: at most this many replicas per machine")
     ap.add_argument("--time-limit", type=float, default=30.0, help="optimal's limit per instance (s)")
+    ap.add_argument("--markdown", type=Path, help="also write the tables, ours beside the paper's, as Markdown")
     args = ap.parse_args()
-    engine = EngineSettings("storm", storm=StormSettings()) if args.engine == "storm" else None
-    print(f"Figs. 14–16, hetero-3 ({args.engine} model): throughput t/s")
+    engine = (EngineSettings("storm", storm=StormSettings()) if args.engine == "storm"
+              else EngineSettings("ideal", ideal=IdealSettings(args.replica_cap)))
+    model = args.engine if args.engine == "storm" else f"ideal model, {args.replica_cap} cap"
+    if args.tasks_per_node:
+        model += f", k_j = {args.tasks_per_node}"
+    md: list[str] = []
+    print(f"Figs. 14–16, hetero-3 ({model}): throughput t/s")
     print(f"  {'topology':16s} {'default':>9s} {'hetero':>9s} {'optimal':>9s} {'max-thr':>9s}  "
           f"{'gain':>6s} {'gap':>6s}  paper")
+    md += [f"#### Figs. 14–16, hetero-3 ({model}): throughput (tuples/s)", "",
+           "| topology | default | hetero | optimal | max-throughput | hetero over default | hetero below optimum "
+           "| paper |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for topo in MICRO:
-        r = plans(topo, "hetero-3", engine, args.time_limit)
+        r = plans(topo, "hetero-3", engine, args.time_limit, args.tasks_per_node)
         th = {k: v[1].throughput for k, v in r.items()}
+        gain, gap = th["hetero"] / th["default"] - 1, 1 - th["hetero"] / th["optimal"]
         print(f"  {topo:16s} {th['default']:9,.0f} {th['hetero']:9,.0f} {th['optimal']:9,.0f} "
-              f"{th['max-throughput']:9,.0f}  {th['hetero'] / th['default'] - 1:+6.0%} "
-              f"{1 - th['hetero'] / th['optimal']:6.1%}  {PAPER_FIGS_14_16[topo]}")
-    print(f"\nFig. 13, hetero-3 ({args.engine} model): bolt replica pairs")
+              f"{th['max-throughput']:9,.0f}  {gain:+6.0%} {gap:6.1%}  {PAPER_FIGS_14_16[topo]}")
+        md.append(f"| {topo} | {th['default']:,.0f} | {th['hetero']:,.0f} | {th['optimal']:,.0f} | "
+                  f"{th['max-throughput']:,.0f} | {gain:+.0%} | {gap:.1%} | {PAPER_FIGS_14_16[topo]} |")
+    print(f"\nFig. 13, hetero-3 ({model}): bolt replica pairs")
+    md += ["", f"#### Fig. 13, hetero-3 ({model}): bolt replica pairs", "",
+           "| topology | hetero | optimal | max-throughput | hetero below optimum | paper |",
+           "| --- | --- | --- | --- | --- | --- |"]
     for topo, (a, b, paper) in PAPER_FIG_13.items():
-        r = plans(topo, "hetero-3", engine, args.time_limit)
-        pair = {k: f"<{v[0].counts()[a]},{v[0].counts()[b]}>" for k, v in r.items()}
+        r = plans(topo, "hetero-3", engine, args.time_limit, args.tasks_per_node)
+        pair = {k: f"⟨{v[0].counts()[a]},{v[0].counts()[b]}⟩" for k, v in r.items()}
         gap = 1 - r["hetero"][1].throughput / r["optimal"][1].throughput
         print(f"  {topo:14s} hetero {pair['hetero']} optimal {pair['optimal']} max-throughput "
               f"{pair['max-throughput']}; hetero {gap:.1%} below the optimum  (paper {paper})")
-    print(f"\nFigs. 18–20 / Table 5 ({args.engine} model): hetero over the default (same replica counts)")
+        md.append(f"| {topo} | {pair['hetero']} | {pair['optimal']} | {pair['max-throughput']} | {gap:.1%} | "
+                  f"{paper.replace('<', '⟨').replace('>', '⟩')} |")
+    print(f"\nFigs. 18–20 / Table 5 ({model}): hetero over the default (same replica counts)")
     print(f"  {'scenario':14s} {'topology':16s} {'thpt gain':>9s} {'util gain':>9s} {'ratio':>6s}  paper (thpt, util)")
+    md += ["", f"#### Figs. 18–20 and Table 5 ({model}): hetero over the default, same replica counts", "",
+           "| scenario | topology | throughput gain | weighted-utilization gain | ratio "
+           "| paper (throughput, utilization) |",
+           "| --- | --- | --- | --- | --- | --- |"]
     for scenario, (paper_t, paper_u) in PAPER_SCENARIOS.items():
         for topo in MICRO:
-            r = plans(topo, scenario, engine, args.time_limit)
+            r = plans(topo, scenario, engine, args.time_limit, args.tasks_per_node)
             d, h = r["default"][1], r["hetero"][1]
             dt = h.throughput / d.throughput - 1
             du = h.weighted_utilization / d.weighted_utilization - 1
-            print(f"  {scenario:14s} {topo:16s} {dt:+9.0%} {du:+9.0%} {dt / du if du else float('inf'):6.2f}  "
-                  f"{paper_t}, {paper_u}")
+            ratio = dt / du if du else float("inf")
+            print(f"  {scenario:14s} {topo:16s} {dt:+9.0%} {du:+9.0%} {ratio:6.2f}  {paper_t}, {paper_u}")
+            md.append(f"| {scenario} | {topo} | {dt:+.0%} | {du:+.0%} | {ratio:.2f} | {paper_t}, {paper_u} |")
+    if args.markdown:
+        args.markdown.parent.mkdir(parents=True, exist_ok=True)
+        args.markdown.write_text("\n".join(md) + "\n")
+        print(f"Markdown in {args.markdown}")
 
 
 if __name__ == "__main__":

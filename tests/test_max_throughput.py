@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from streamplace.bench import resolve_cluster, resolve_topology
+from streamplace.errors import ModelError
 from streamplace.perf.throughput import ThroughputModel
 from streamplace.schedulers import create
 from streamplace.schedulers.max_throughput import lp_bound
@@ -196,3 +197,57 @@ def test_under_the_storm_engine_it_optimizes_serialization_too() -> None:
     assert any("storm engine" in w for w in aware.warnings)
     opt = create("optimal", {"time_limit_s": "2"}).plan(topo, cl, engine=storm)  # the warning, not the optimum
     assert any("optimal (storm engine)" in w for w in opt.warnings)
+
+
+def test_the_papers_machine_only_cap_is_an_engine_setting_every_optimizer_follows() -> None:
+    """``ideal.replica_cap=machine`` (Nasiri et al.'s MAC: only the machine caps a replica) against the default
+    one-thread cap: the evaluation lets one replica of a heavy bolt use more than a core of a 400-point node,
+    optimal equals exhaustive under it, and hetero, optimal and max-throughput plan for it (their plans differ
+    from the one-thread ones on hetero-3's RollingCount)."""
+    from streamplace.model.cluster import Cluster, Node
+    from streamplace.model.plan import Plan
+    from streamplace.model.topology import Operator, Stream, Topology
+    from streamplace.perf.engines import EngineSettings, IdealSettings
+    from streamplace.perf.evaluate import evaluate
+
+    machine = EngineSettings("ideal", ideal=IdealSettings("machine"))
+    assert EngineSettings("ideal").with_params({"ideal.replica_cap": "machine"}) == machine
+    with pytest.raises(ModelError, match=r"ideal\.replica_cap"):
+        EngineSettings("ideal").with_params({"ideal.replica_cap": "core"})
+    topo = Topology("t", (Operator("src", "source", rate=100.0, cost_ms=0.0, overhead=0.0),
+                          Operator("heavy", "sink", cost_ms=15.0, overhead=2.0)), (Stream("src", "heavy"),))
+    cl = Cluster("c", (Node("big", cpu=400.0, memory_mb=4096),))
+    plan = Plan("x", "t", "c", {"src": {"big": 1}, "heavy": {"big": 1}}, {"src": 100.0})
+    thread = evaluate(topo, cl, plan).predicted()["sustainable_scale"]
+    mac = evaluate(topo, cl, plan, engine=machine).predicted()["sustainable_scale"]
+    assert thread == pytest.approx((100 - 2) / (100 * 1.5))  # one thread: 98 points at 1.5 points per tuple/s
+    assert mac == pytest.approx((400 - 2) / (100 * 1.5))  # the machine: 398 points
+    small = resolve_topology("nasiri-linear")
+    tiny = resolve_cluster("hetero-3")
+    params = {"max_replicas": "3", "time_limit_s": "60"}
+    opt = create("optimal", params).plan(small, tiny, engine=machine)
+    exh = create("exhaustive", {"max_replicas": "3", "max_candidates": "10000000"}).plan(small, tiny, engine=machine)
+    assert opt.predicted["throughput"] == pytest.approx(exh.predicted["throughput"], rel=1e-3)
+    rc = resolve_topology("rollingcount")
+    for name in ("hetero", "optimal", "max-throughput"):
+        default = create(name, {"time_limit_s": "60"}).plan(rc, tiny)
+        paper = create(name, {"time_limit_s": "60"}).plan(rc, tiny, engine=machine)
+        assert default.counts() != paper.counts(), name
+        again = evaluate(rc, tiny, paper, engine=machine).predicted()["throughput"]
+        assert paper.predicted["throughput"] == pytest.approx(again)  # planned and predicted by one model
+
+
+def test_the_papers_per_machine_task_cap_k_j_holds_in_hetero_max_throughput_and_optimal() -> None:
+    """Nasiri et al.'s k_j ("each machine can execute at most k_j tasks simultaneously"), as ``tasks_per_node``:
+    no machine gets more, and max-throughput stays within 1 % of optimal's optimum under the same cap."""
+    topo, cl = resolve_topology("rollingcount"), resolve_cluster("hetero-3")
+    free = create("optimal", {"time_limit_s": "60"}).plan(topo, cl)
+    assert max(sum(free.replicas[o].get(n.id, 0) for o in free.replicas) for n in cl.nodes) > 4  # the cap binds
+    plans = {name: create(name, {"tasks_per_node": "4", "time_limit_s": "60"}).plan(topo, cl)
+             for name in ("hetero", "max-throughput", "optimal")}
+    for name, plan in plans.items():
+        assert plan.status == "ok", name
+        per_node = [sum(plan.replicas[o].get(n.id, 0) for o in plan.replicas) for n in cl.nodes]
+        assert max(per_node) <= 4, (name, per_node)
+    assert plans["max-throughput"].predicted["throughput"] >= 0.99 * plans["optimal"].predicted["throughput"]
+    assert plans["optimal"].predicted["throughput"] < free.predicted["throughput"]

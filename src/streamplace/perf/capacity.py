@@ -3,9 +3,10 @@
 Every load in the model is affine in a common scale factor s of the source
 rates: node CPU(s) = s·A_u + B_u, a replica's thread use s·a_c + MET_c,
 NIC traffic s·T_u. The largest s that keeps every node under its limit,
-every replica under one thread (100 points) and every NIC under its
-bandwidth is therefore a minimum of per-constraint ratios, computed in
-O(cells + nodes).
+every replica under one thread (100 points; with ``replica_cap="thread"``:
+Storm, Spark, or the ideal model when asked — the papers' own model caps only
+the machine) and every NIC under its bandwidth is therefore a minimum of
+per-constraint ratios, computed in O(cells + nodes).
 """
 
 from __future__ import annotations
@@ -53,8 +54,10 @@ def sustainable_scale(
     cluster: Cluster,
     traffic_per_node: np.ndarray | None = None,
     utilization_limit: float | None = None,
+    replica_cap: str = "thread",
 ) -> ScaleLimit:
-    """Largest common scale of the source rates that no node, thread or NIC exceeds."""
+    """Largest common scale of the source rates that no node, thread (where ``replica_cap`` is ``thread``) or
+    NIC exceeds."""
     limit = cluster.utilization_limit if utilization_limit is None else utilization_limit
     best = ScaleLimit(np.inf, "none")
     budget = limit * cluster.cpu - loads.cpu_fixed
@@ -68,7 +71,7 @@ def sustainable_scale(
     per_thread = cells.rate * cells.e / 10.0
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         thread_s = np.where(per_thread > 0, (100.0 - cells.met) / per_thread, np.inf)
-    if thread_s.size:
+    if thread_s.size and replica_cap == "thread":
         c = int(np.argmin(thread_s))
         if thread_s[c] < best.scale:
             best = ScaleLimit(float(thread_s[c]), "thread", node=int(cells.node[c]), op=int(cells.op[c]))

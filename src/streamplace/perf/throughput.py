@@ -7,7 +7,10 @@ reaches every replica whole — as the evaluation (perf/evaluate.py) counts it, 
 a scheduler's claimed rate is one its plan sustains. For a count matrix C (operators × nodes) every node load is affine
 in the scale s of the source rates, so the largest sustainable s has a
 closed form: the minimum over nodes of (L·cpu_u − B_u)/A_u and over replicas
-of the one-thread cap. Batched over many count matrices for exhaustive search.
+of the one-thread cap — where there is one: Nasiri et al. cap only the machine
+(MAC), so the ideal model does too unless asked (``replica_cap="thread"``);
+Storm and Spark run a replica on one thread. Batched over many count matrices
+for exhaustive search.
 
 Under the ``storm`` engine (``build(..., engine=...)``) a node also spends CPU
 serializing the tuples it sends to other nodes and deserializing those it
@@ -89,11 +92,23 @@ class ThroughputModel:
     rate_cost: np.ndarray  # (ops, nodes) CPU points per tuple/s of one replica: e / 10
     lam_all: np.ndarray  # (ops,) input at scale 1 that every replica receives whole (all grouping)
     remote: RemoteCost | None = None  # the storm engine's serialization CPU; None under the ideal model
+    #: (nodes,) most CPU points one replica may use: 100 (one thread) or inf (only its machine caps it, as Nasiri
+    #: et al.'s MAC); None: one thread everywhere
+    replica_points: np.ndarray | None = None
+    #: (nodes,) most replicas a node runs (Nasiri et al.'s k_j: "each machine can execute at most k_j tasks
+    #: simultaneously"); None: no such cap
+    node_slots: np.ndarray | None = None
 
     @classmethod
     def build(cls, topology: Topology, cluster: Cluster, profile: Profile | None = None,
-              source_rates: dict[str, float] | None = None, engine: EngineSettings | None = None) -> ThroughputModel:
-        """The model of ``engine`` where it is ``storm`` (serialization added), else the papers' ideal one."""
+              source_rates: dict[str, float] | None = None, engine: EngineSettings | None = None,
+              replica_cap: str | None = None, tasks_per_node: int | None = None) -> ThroughputModel:
+        """The model of ``engine`` where it is ``storm`` (serialization added), else the papers' ideal one.
+        ``replica_cap`` (``machine`` or ``thread``) overrides what the engine says caps one replica's CPU
+        (ideal: its setting, machine by default; storm and spark: a thread)."""
+        cap = replica_cap or (engine.replica_cap if engine is not None else "thread")
+        if cap not in ("machine", "thread"):
+            raise ValueError(f"replica_cap must be machine or thread, got {cap!r}")
         rates = operator_rates(topology, profile, source_rates)
         e, met = cost_tables(topology, cluster, profile)
         sinks = [topology.index[o.id] for o in topology.sinks]
@@ -104,7 +119,24 @@ class ThroughputModel:
             sink_rate=float(rates.input[sinks].sum()) if sinks else 0.0,
             rate_cost=e / 10.0, lam_all=rates.input_all,
             remote=RemoteCost.build(topology, rates, engine) if engine is not None and engine.name == "storm" else None,
+            replica_points=np.full(len(cluster), np.inf if cap == "machine" else 100.0),
+            node_slots=None if tasks_per_node is None else np.full(len(cluster), float(tasks_per_node)),
         )
+
+    @property
+    def slots(self) -> np.ndarray:
+        """(nodes,) most replicas each node may run (inf where there is no k_j)."""
+        return self.node_slots if self.node_slots is not None else np.full(self.e.shape[1], np.inf)
+
+    @property
+    def thread_points(self) -> np.ndarray:
+        """(nodes,) most CPU points one replica may use (100 where a replica is one thread, inf where only its
+        machine caps it)."""
+        return self.replica_points if self.replica_points is not None else np.full(self.e.shape[1], 100.0)
+
+    @property
+    def replica_cap(self) -> str:
+        return "machine" if np.isinf(self.thread_points).all() else "thread"
 
     def remote_points(self, counts: np.ndarray) -> np.ndarray | float:
         """Serialization points per unit scale per node for a batch (batch, nodes); 0 under the ideal model."""
@@ -143,9 +175,11 @@ class ThroughputModel:
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             node_s = np.where(a > 0, budget / a, np.where(budget < -1e-9, 0.0, np.inf))
             thread = per[:, :, None] * self.rate_cost[None]
-            thread_s = np.where((counts > 0) & (thread > 0), (100.0 - self.met[None]) / thread, np.inf)
+            thread_s = np.where((counts > 0) & (thread > 0), (self.thread_points - self.met)[None] / thread, np.inf)
         s = np.minimum(node_s.min(axis=1), thread_s.reshape(len(counts), -1).min(axis=1))
         return np.maximum(s, 0.0)
 
     def memory_ok(self, counts: np.ndarray) -> bool:
-        return bool(((counts * self.memory[:, None]).sum(axis=0) <= self.node_memory + 1e-9).all())
+        """Within every node's memory and, where the model has one, its replica cap k_j."""
+        return bool(((counts * self.memory[:, None]).sum(axis=0) <= self.node_memory + 1e-9).all()
+                    and (counts.sum(axis=0) <= self.slots).all())

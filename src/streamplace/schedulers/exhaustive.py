@@ -26,9 +26,10 @@ from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
+from streamplace.perf.engines import EngineSettings
 from streamplace.perf.throughput import ThroughputModel
 from streamplace.schedulers.base import BaseScheduler, Deadline, Placement, register
-from streamplace.schedulers.optimal import sustained_rates
+from streamplace.schedulers.optimal import replica_cap_of, sustained_rates
 
 INNER_BATCH = 200_000
 
@@ -89,15 +90,20 @@ class Exhaustive(BaseScheduler):
             total *= count_placements(int(mask[i].sum()), k)
         return total
 
+    def _place_for(self, engine: EngineSettings | None, topology: Topology, cluster: Cluster,
+                   profile: Profile | None, deadline: Deadline, current: Plan | None) -> Placement:
+        return self._place(topology, cluster, profile, deadline, current, replica_cap_of(engine))
+
     def _place(self, topology: Topology, cluster: Cluster, profile: Profile | None, deadline: Deadline,
-               current: Plan | None) -> Placement:
+               current: Plan | None, cap: str | None = None) -> Placement:
         estimate = self.candidate_count(topology, cluster)
         if estimate > self.max_candidates:
             raise SearchTooLargeError(
                 f"exhaustive would evaluate {estimate:,} placements of {topology.name!r} on {cluster.name!r} "
                 f"(limit max_candidates={self.max_candidates:,}; about {estimate / 2e6:,.0f} s at 2 M/s) "
                 "(fix: use the optimal scheduler, lower max_replicas, or raise max_candidates)")
-        model = ThroughputModel.build(topology, cluster, profile)
+        model = ThroughputModel.build(topology, cluster, profile, replica_cap=cap or replica_cap_of(None),
+                                      tasks_per_node=self.tasks_per_node)
         options = [placements_of(model.allowed[i], k, self.tasks_per_node)
                    for i, k in enumerate(self.caps(topology))]
         best = search(model, options, self.tasks_per_node, deadline)

@@ -42,10 +42,11 @@ from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
+from streamplace.perf.engines import EngineSettings
 from streamplace.perf.rates import selectivities
 from streamplace.perf.throughput import ThroughputModel
 from streamplace.schedulers.base import EPS, BaseScheduler, Deadline, Placement, register
-from streamplace.schedulers.optimal import S_CAP, sustained_rates
+from streamplace.schedulers.optimal import S_CAP, replica_cap_of, sustained_rates
 
 
 @register
@@ -72,6 +73,12 @@ class Hetero(BaseScheduler):
     #: among equally fast machines with room: "least-loaded" (our reading of "most suitable") or "lowest-id"
     #: (the code: the first in its table)
     ties: Literal["least-loaded", "lowest-id"] = "least-loaded"
+    #: what caps one instance's CPU: "engine" (the engine's model: ideal — ``ideal.replica_cap``; storm and
+    #: spark — a thread), "machine" (the paper: only the machine's capacity, MAC — an instance may take more
+    #: than one core of a multi-core machine) or "thread" (one core, 100 points, as a Storm executor is)
+    replica_cap: Literal["engine", "machine", "thread"] = "engine"
+    #: the paper's k_j: at most this many instances on one machine (its exhaustive baseline's bound; None: no cap)
+    tasks_per_node: int | None = None
 
     def requested_counts(self, topology: Topology) -> dict[str, int]:
         return {op.id: 1 for op in topology.operators}
@@ -80,9 +87,15 @@ class Hetero(BaseScheduler):
         default = self.max_replicas if self.max_replicas is not None else 10**9
         return np.array([op.max_replicas or default for op in topology.operators], dtype=np.int64)
 
+    def _place_for(self, engine: EngineSettings | None, topology: Topology, cluster: Cluster,
+                   profile: Profile | None, deadline: Deadline, current: Plan | None) -> Placement:
+        cap = replica_cap_of(engine) if self.replica_cap == "engine" else self.replica_cap
+        return self._place(topology, cluster, profile, deadline, current, cap)
+
     def _place(self, topology: Topology, cluster: Cluster, profile: Profile | None, deadline: Deadline,
-               current: Plan | None) -> Placement:
-        model = ThroughputModel.build(topology, cluster, profile)
+               current: Plan | None, cap: str | None = None) -> Placement:
+        cap = cap or (replica_cap_of(None) if self.replica_cap == "engine" else self.replica_cap)
+        model = ThroughputModel.build(topology, cluster, profile, replica_cap=cap, tasks_per_node=self.tasks_per_node)
         alpha = selectivities(topology, profile)
         first = first_assignment(model, alpha, self.initial_scale)
         if isinstance(first, str):
@@ -130,8 +143,8 @@ def first_assignment(model: ThroughputModel, alpha: np.ndarray, initial_scale: f
         failed = None
         for i in np.argsort(-alpha, kind="stable"):
             tcu = model.lam_one[i] * scale * model.rate_cost[i] + model.met[i]
-            room = (model.allowed[i] & (load + tcu <= model.cap + EPS) & (tcu <= 100.0 + EPS)
-                    & (mem + model.memory[i] <= model.node_memory + EPS))
+            room = (model.allowed[i] & (load + tcu <= model.cap + EPS) & (tcu <= model.thread_points + EPS)
+                    & (mem + model.memory[i] <= model.node_memory + EPS) & (counts.sum(axis=0) < model.slots))
             if not room.any():
                 failed = int(i)
                 break
@@ -198,10 +211,11 @@ class State:
 
 
 def thread_rates(model: ThroughputModel) -> np.ndarray:
-    """Tuples/s one instance of i sustains on u within one thread: (100 − MET)/(e/10)."""
-    with np.errstate(divide="ignore"):
-        return np.where(model.rate_cost > 0, (100.0 - model.met) / np.where(model.rate_cost > 0, model.rate_cost,
-                                                                              1.0), np.inf)
+    """Tuples/s one instance of i sustains on u within one thread: (100 − MET)/(e/10); inf where only the
+    machine caps a replica (the paper's MAC)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(model.rate_cost > 0, (model.thread_points[None, :] - model.met)
+                        / np.where(model.rate_cost > 0, model.rate_cost, 1.0), np.inf)
 
 
 def _over(model: ThroughputModel, st: State, scale: float) -> tuple[int, int] | None:
@@ -212,7 +226,7 @@ def _over(model: ThroughputModel, st: State, scale: float) -> tuple[int, int] | 
     threads = per > st.thread * (1 + 1e-12)
     if threads.any():  # components with an instance above one thread
         for i in np.flatnonzero(threads):
-            hot = (st.counts[i] > 0) & (per[i] * model.rate_cost[i] + model.met[i] > 100.0 + EPS)
+            hot = (st.counts[i] > 0) & (per[i] * model.rate_cost[i] + model.met[i] > model.thread_points + EPS)
             if hot.any() and (first is None or hot.argmax() < first):
                 first = int(hot.argmax())
     if first is None:
@@ -230,14 +244,14 @@ def _ratio_bottleneck(model: ThroughputModel, st: State, scale: float, stable: S
     load = st.a * scale + st.b
     per = model.per_replica(np.maximum(st.n, 1)) * scale
     over_node = load > model.cap + EPS
-    over_thread = (st.counts > 0) & (per[:, None] * model.rate_cost + model.met > 100.0 + EPS)
+    over_thread = (st.counts > 0) & (per[:, None] * model.rate_cost + model.met > model.thread_points[None, :] + EPS)
     if not over_node.any() and not over_thread.any():
         return None
     free = model.cap - (stable.a * stable_scale + stable.b)
     per_then = model.per_replica(np.maximum(stable.n, 1)) * stable_scale
     with np.errstate(divide="ignore", invalid="ignore"):
         available = per_then[:, None] + free[None, :] / (np.maximum(stable.counts, 1) * model.rate_cost)
-        thread_cap = (100.0 - model.met) / model.rate_cost
+        thread_cap = (model.thread_points[None, :] - model.met) / model.rate_cost
         ratio_node = np.where(over_node[None, :] & (stable.counts > 0) & (st.counts > 0), per[:, None] / available,
                               -np.inf)
         ratio_thread = np.where(over_thread, per[:, None] / thread_cap, -np.inf)
@@ -260,13 +274,15 @@ def _best_machine(model: ThroughputModel, st: State, scale: float, i: int, ties:
     # op i's existing instances slow down everywhere; each new one adds tcu_new where it goes
     load = st.a * scale + st.b + st.counts[i] * (r_new - r_old) * model.rate_cost[i]
     mem = st.mem.copy()
+    tasks = st.counts.sum(axis=0).astype(float)  # instances per machine, against k_j where there is one
     chosen = []
     for _ in range(extra):
         new_load = load + tcu_new
         # "enough capacity to serve this new instance" is the machine's CPU budget (Nasiri et al. 2023); a new
         # instance above one thread is not refused here: it makes its machine over-utilized at the next check,
         # whose hottest task it then is, so the component gets yet another instance and the per-instance rate drops.
-        room = model.allowed[i] & (new_load <= model.cap + EPS) & (mem + model.memory[i] <= model.node_memory + EPS)
+        room = model.allowed[i] & (new_load <= model.cap + EPS) & (mem + model.memory[i] <= model.node_memory + EPS) \
+            & (tasks < model.slots)
         if not room.any():
             return None
         e = np.where(room, model.e[i], np.inf)
@@ -276,6 +292,7 @@ def _best_machine(model: ThroughputModel, st: State, scale: float, i: int, ties:
         chosen.append(w)
         load[w] += tcu_new[w]
         mem[w] += model.memory[i]
+        tasks[w] += 1
     return chosen
 
 
@@ -343,7 +360,7 @@ def polish(model: ThroughputModel, counts: np.ndarray, k: np.ndarray, deadline: 
         relieve = set(np.flatnonzero(current[:, u] > 0).tolist())
         with np.errstate(divide="ignore", invalid="ignore"):
             thread_s = np.where((current > 0) & (per[:, None] * model.rate_cost > 0),
-                                (100.0 - model.met) / (per[:, None] * model.rate_cost), np.inf)
+                                (model.thread_points[None, :] - model.met) / (per[:, None] * model.rate_cost), np.inf)
         if thread_s.min() <= node_s[u]:  # a single thread binds: give that component more instances
             i_t, u_t = np.unravel_index(int(np.argmin(thread_s)), thread_s.shape)
             relieve = {int(i_t)}
@@ -354,7 +371,8 @@ def polish(model: ThroughputModel, counts: np.ndarray, k: np.ndarray, deadline: 
         cands = []
         for i in sorted(relieve):
             for v in targets:
-                if v == u or not model.allowed[i, v] or mem[v] + model.memory[i] > model.node_memory[v]:
+                if v == u or not model.allowed[i, v] or mem[v] + model.memory[i] > model.node_memory[v] \
+                        or current[:, v].sum() >= model.slots[v]:
                     continue
                 if n[i] < k[i]:
                     c = current.copy()

@@ -69,8 +69,14 @@ class Optimal(BaseScheduler):
         return np.array([op.max_replicas or max(self.max_replicas, 1) for op in topology.operators], dtype=int)
 
     def _place(self, topology: Topology, cluster: Cluster, profile: Profile | None, deadline: Deadline,
-               current: Plan | None) -> Placement:
-        model = ThroughputModel.build(topology, cluster, profile)
+               current: Plan | None, cap: str | None = None) -> Placement:
+        cap = cap or replica_cap_of(None)
+        if self.split == "capacity" and cap == "machine":  # its MILP weighs replicas by their one-thread capacity
+            placement = self._place(topology, cluster, profile, deadline, current, "thread")
+            placement.warnings.append("split=capacity weighs replicas by their one-thread capacity: planned with "
+                                      "replica_cap=thread")
+            return placement
+        model = ThroughputModel.build(topology, cluster, profile, replica_cap=cap, tasks_per_node=self.tasks_per_node)
         k = self.caps(topology)
         if self.split == "even":
             return self._bisect(topology, cluster, profile, model, k, deadline)
@@ -107,7 +113,7 @@ class Optimal(BaseScheduler):
         totals), and its flow control a fixed point of the latency — neither is a linear term this MILP can
         carry exactly; max-throughput searches storm's model instead."""
         if engine is None or engine.name != "spark":
-            placement = self._place(topology, cluster, profile, deadline, current)
+            placement = self._place(topology, cluster, profile, deadline, current, replica_cap_of(engine))
             if engine is not None and engine.name == "storm" and placement.counts is not None:
                 placement.warnings.append(
                     "optimal (storm engine): the optimum of the ideal model (CPU and threads), predicted by storm's; "
@@ -275,6 +281,13 @@ def _product(milp: Milp, binary: int, cont: int, upper: float) -> int:
     return p
 
 
+def replica_cap_of(engine: EngineSettings | None) -> str:
+    """``machine`` or ``thread``: what caps one replica's CPU in ``engine``'s model (no engine: the ideal model
+    with its defaults). ``-p ideal.replica_cap=machine`` gives Nasiri et al.'s model, where only a machine's
+    capacity (MAC) caps its replicas."""
+    return engine.replica_cap if engine is not None else "thread"
+
+
 def scale_upper_bound(model: ThroughputModel, k: np.ndarray) -> float:
     """A valid upper bound on the sustainable scale: per operator, all CPU it may use, or all its threads."""
     bound = S_CAP
@@ -285,7 +298,7 @@ def scale_upper_bound(model: ThroughputModel, k: np.ndarray) -> float:
             continue
         cpu = float((model.cap[busy] / rate_cost[i, busy]).sum())
         per_thread = (model.lam[i] / k[i] + model.lam_all[i]) * model.rate_cost[i, busy]  # k_i replicas at most
-        threads = float(((100.0 - model.met[i, busy]) / per_thread).max())
+        threads = float(((model.thread_points[busy] - model.met[i, busy]) / per_thread).max())
         bound = min(bound, cpu, threads)
     return bound
 
@@ -316,7 +329,7 @@ def feasibility_milp(model: ThroughputModel, k: np.ndarray, scale: float, tasks_
             share: list[tuple[int, float]] = [(y, -float(kk))]
             per = (model.lam[i] / kk + model.lam_all[i]) * scale * model.rate_cost[i]
             for u in allowed:
-                fits_thread = per[u] + model.met[i, u] <= 100.0 + 1e-9
+                fits_thread = per[u] + model.met[i, u] <= model.thread_points[u] + 1e-9
                 w = milp.var(0.0, float(kk) if fits_thread else 0.0, integer=True)
                 share.append((w, 1.0))
                 node_cpu[u].append((w, float(per[u] + model.met[i, u])))
@@ -399,7 +412,8 @@ def fluid_upper_bound(model: ThroughputModel, k: np.ndarray) -> float:
             link.append((x, 1.0))
             if rate_cost[i, u] > 0:
                 node_rows[u].append((x, float(rate_cost[i, u])))
-                threads.append((x, float(rate_cost[i, u] / (100.0 - model.met[i, u]))))
+                if np.isfinite(model.thread_points[u]):  # replicas as threads: at most k_i of them
+                    threads.append((x, float(rate_cost[i, u] / (model.thread_points[u] - model.met[i, u]))))
         lp.row(link, lo=0.0, hi=0.0)
         if threads:
             lp.row(threads, hi=float(k[i]))

@@ -1,15 +1,20 @@
 """Engine models: what a plan does on the engine that runs it (``--engine spark|storm|ideal``).
 
-* ``ideal`` — the base model (perf/evaluate.py): every replica a thread that
-  works continuously, tuples free to move between nodes. The papers' schedulers
-  optimize this model.
+* ``ideal`` — the base model (perf/evaluate.py): every replica works
+  continuously, tuples free to move between nodes. The papers' schedulers
+  optimize this model. As Nasiri et al. (2023) model it, only a machine's CPU
+  caps its replicas (MAC): one replica may use more than one core of a
+  multi-core node (``ideal.replica_cap=machine``, the default);
+  ``ideal.replica_cap=thread`` caps each replica at one core (100 points), as a
+  thread of a real engine is.
 * ``storm`` — the base model plus the CPU a tuple costs to cross nodes and
-  flow control by ``max_spout_pending`` (storm.py).
+  flow control by ``max_spout_pending`` (storm.py); an executor is one thread
+  (100 points at most).
 * ``spark`` — micro-batches as streamplace's Spark runtime builds them: stages,
   fixed costs, the trigger, one batch at a time (spark.py). The default of the
   command line, since streamplace enacts its plans on Spark.
 
-Parameters come as ``spark.KEY=VALUE`` / ``storm.KEY=VALUE`` (``--param``), or from
+Parameters come as ``spark.KEY=VALUE`` / ``storm.KEY=VALUE`` / ``ideal.KEY=VALUE`` (``--param``), or from
 an ``engine:`` block of the cluster spec; Spark's constants from a calibration
 file (``streamplace calibrate``).
 """
@@ -29,9 +34,18 @@ from streamplace.perf.engines.spark import SparkConstants, SparkSettings
 from streamplace.perf.engines.storm import StormSettings
 
 EngineName = Literal["spark", "storm", "ideal"]
+ReplicaCap = Literal["machine", "thread"]
 ENGINE_NAMES: tuple[str, ...] = typing.get_args(EngineName)
 #: keys of ``spark.*`` that set SparkSettings; the rest set SparkConstants
 _SPARK_RUN_KEYS = ("trigger_s", "quantum_s", "lead_s")
+
+
+@dataclass(frozen=True)
+class IdealSettings:
+    """The papers' base model: ``replica_cap`` is what caps one replica's CPU — ``machine`` (only its node's
+    capacity, as Nasiri et al.'s MAC: the default) or ``thread`` (one core, 100 points)."""
+
+    replica_cap: ReplicaCap = "thread"
 
 
 @dataclass(frozen=True)
@@ -41,20 +55,33 @@ class EngineSettings:
     name: EngineName = "spark"
     spark: SparkSettings = field(default_factory=SparkSettings)
     storm: StormSettings = field(default_factory=StormSettings)
+    ideal: IdealSettings = field(default_factory=IdealSettings)
 
     def __post_init__(self) -> None:
         if self.name not in ENGINE_NAMES:
             raise ModelError([Problem("--engine", f"unknown engine {self.name!r}",
                                       f"use one of {', '.join(ENGINE_NAMES)}")])
 
+    @property
+    def replica_cap(self) -> ReplicaCap:
+        """What caps one replica's CPU under this engine: a thread on Storm and Spark, the ideal model's setting."""
+        return self.ideal.replica_cap if self.name == "ideal" else "thread"
+
     def with_params(self, params: Mapping[str, Any], where: str = "--param") -> EngineSettings:
         """These settings with ``spark.KEY`` / ``storm.KEY`` values applied (strings are coerced)."""
         spark_run: dict[str, Any] = {}
         spark_const: dict[str, Any] = {}
         storm: dict[str, Any] = {}
+        ideal: dict[str, Any] = {}
         for key, value in params.items():
             head, _, rest = key.partition(".")
-            if head == "spark" and rest in _SPARK_RUN_KEYS:
+            if head == "ideal" and rest == "replica_cap":
+                if value not in typing.get_args(ReplicaCap):
+                    raise ModelError([Problem(where, f"ideal.replica_cap must be one of "
+                                                     f"{', '.join(typing.get_args(ReplicaCap))}, got {value!r}",
+                                              "give machine (the papers' model) or thread (one core per replica)")])
+                ideal[rest] = value
+            elif head == "spark" and rest in _SPARK_RUN_KEYS:
                 spark_run[rest] = _coerce(SparkSettings, rest, value, where, key)
             elif head == "spark" and rest in _names(SparkConstants) and rest != "origin":
                 spark_const[rest] = _coerce(SparkConstants, rest, value, where, key)
@@ -62,7 +89,7 @@ class EngineSettings:
                 storm[rest] = _coerce(StormSettings, rest, value, where, key)
             else:
                 valid = [f"spark.{k}" for k in (*_SPARK_RUN_KEYS, *_names(SparkConstants)) if k != "origin"]
-                valid += [f"storm.{k}" for k in _names(StormSettings)]
+                valid += [f"storm.{k}" for k in _names(StormSettings)] + ["ideal.replica_cap"]
                 raise ModelError([Problem(where, f"no engine parameter {key!r}", f"use one of {', '.join(valid)}")])
         for k, v in {**spark_run, **spark_const, **storm}.items():
             if v is not None and v < 0:
@@ -77,7 +104,8 @@ class EngineSettings:
         if spark_const:
             consts = dataclasses.replace(consts, **spark_const, origin=f"{consts.origin}, with {where} overrides")
         spark = dataclasses.replace(self.spark, **spark_run, constants=consts)
-        return dataclasses.replace(self, spark=spark, storm=dataclasses.replace(self.storm, **storm))
+        return dataclasses.replace(self, spark=spark, storm=dataclasses.replace(self.storm, **storm),
+                                   ideal=dataclasses.replace(self.ideal, **ideal))
 
     def describe(self) -> dict[str, Any]:
         """What the plan JSON's ``predicted.engine_params`` records."""
@@ -86,12 +114,12 @@ class EngineSettings:
                     **self.spark.constants.as_dict()}
         if self.name == "storm":
             return dataclasses.asdict(self.storm)
-        return {}
+        return dataclasses.asdict(self.ideal)
 
 
 def split_engine_params(params: Mapping[str, str]) -> tuple[dict[str, str], dict[str, str]]:
-    """(engine parameters ``spark.*``/``storm.*``, the rest) of a ``--param`` mapping."""
-    engine = {k: v for k, v in params.items() if k.partition(".")[0] in ("spark", "storm")}
+    """(engine parameters ``spark.*``/``storm.*``/``ideal.*``, the rest) of a ``--param`` mapping."""
+    engine = {k: v for k, v in params.items() if k.partition(".")[0] in ("spark", "storm", "ideal")}
     return engine, {k: v for k, v in params.items() if k not in engine}
 
 
@@ -107,5 +135,5 @@ def _coerce(cls: type, name: str, value: Any, where: str, key: str) -> Any:
     return out
 
 
-__all__ = ["ENGINE_NAMES", "EngineName", "EngineSettings", "SparkConstants", "SparkSettings", "StormSettings",
-           "split_engine_params"]
+__all__ = ["ENGINE_NAMES", "EngineName", "EngineSettings", "IdealSettings", "ReplicaCap", "SparkConstants",
+           "SparkSettings", "StormSettings", "split_engine_params"]
