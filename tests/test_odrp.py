@@ -149,7 +149,7 @@ def test_unstable_operator_is_explained() -> None:
 def test_bad_weights_and_bounds_are_clear_errors() -> None:
     with pytest.raises(SchedulerParamError, match="sum to 1"):
         create("odrp", {"weights.r": "0.5", "weights.c": "0.2"} | BOUNDS)
-    with pytest.raises(SchedulerParamError, match=">= 0"):
+    with pytest.raises(SchedulerParamError, match=r"weights\.c must be in \[0, "):
         create("odrp", {"weights.r": "1.5", "weights.c": "-0.5"} | BOUNDS)
     with pytest.raises(SchedulerParamError, match="must exceed"):
         create("odrp", {"weights.c": "1", "bounds.c_min": "5", "bounds.c_max": "5"})

@@ -165,7 +165,7 @@ def test_parameter_errors() -> None:
         create("ffd", {"bogus": "1"})
     with pytest.raises(SchedulerParamError, match="must be one of"):
         create("r-storm", {"cpu": "medium"})
-    with pytest.raises(SchedulerParamError, match="expects a float"):
+    with pytest.raises(SchedulerParamError, match="expects a number"):
         create("r-storm", {"weights.memory": "heavy"})
     assert create("r-storm", {"weights.network": "2"}).weights["network"] == 2.0
     with pytest.raises(SchedulerParamError, match="unknown scheduler"):

@@ -32,7 +32,7 @@ from streamplace.model.topology import Topology
 from streamplace.perf.engines import EngineSettings, split_engine_params
 from streamplace.perf.evaluate import Evaluation, evaluate
 from streamplace.report.compare import COLUMNS, WIDE_COLUMNS, ComparisonRow, best_values, cell, fmt
-from streamplace.schedulers.base import REGISTRY, create, describe_parameters, scheduler_names
+from streamplace.schedulers.base import REGISTRY, create, describe_parameters, parameter_ranges, scheduler_names
 from streamplace.spec.loader import dump_topology, load_plan, read_document, topology_to_doc
 
 app = typer.Typer(
@@ -518,7 +518,8 @@ def schedulers_cmd(as_json: JsonOpt = False) -> None:
     if as_json:
         emit_json([{"name": name, "summary": REGISTRY[name].summary,
                     "chooses_parallelism": REGISTRY[name].chooses_parallelism,
-                    "parameters": dict(describe_parameters(REGISTRY[name]))}
+                    "parameters": dict(describe_parameters(REGISTRY[name])),
+                    "parameter_ranges": parameter_ranges(REGISTRY[name])}
                    for name in scheduler_names()])
         return
     table = Table(title="schedulers")

@@ -66,7 +66,9 @@ def coerce_value(value: Any, hint: Any, where: str, error: Callable[[str], Excep
             if hint is not float or math.isfinite(result):
                 return result
     except (TypeError, ValueError):
-        raise error(f"{where} expects a {getattr(hint, '__name__', hint)}, got {value!r}") from None
+        kind = {int: "an integer", float: "a number", bool: "true or false", str: "a string"}.get(
+            hint, f"a {getattr(hint, '__name__', hint)}")
+        raise error(f"{where} expects {kind}, got {value!r}") from None
     if hint is float:
         raise error(f"{where} expects a finite number, got {value!r}")
     return value

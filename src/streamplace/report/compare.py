@@ -112,6 +112,8 @@ def compare(
     offered = offered_rates(topology)
     placed_topology = topology
     made: dict[str, Plan] = {}
+    for name in {*(schedulers or scheduler_names()), *([counts_from] if counts_from else [])}:
+        create(name, (params or {}).get(name))  # a bad parameter is refused before anything runs
     if counts_from is not None:
         source = create(counts_from, (params or {}).get(counts_from)).plan(topology, cluster, profile, engine=engine)
         made[counts_from] = source

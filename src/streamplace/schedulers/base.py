@@ -27,6 +27,7 @@ from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
 from streamplace.perf.engines import EngineSettings
 from streamplace.perf.evaluate import evaluate
+from streamplace.schedulers.ranges import problem as parameter_problem
 
 EPS = 1e-9
 
@@ -94,8 +95,10 @@ class BaseScheduler:
                 raise SchedulerParamError(
                     f"{self.name}.{f.name} must be one of {', '.join(map(str, typing.get_args(hint)))}, "
                     f"got {getattr(self, f.name)!r}")
-        if self.time_limit_s is not None and self.time_limit_s <= 0:
-            raise SchedulerParamError(f"{self.name}.time_limit_s must be > 0 (or none), got {self.time_limit_s}")
+        for f in dataclasses.fields(self):  # every numeric parameter within its declared range (ranges.py)
+            why = parameter_problem(self.name, f.name, getattr(self, f.name))
+            if why:
+                raise SchedulerParamError(why)
 
     def plan(self, topology: Topology, cluster: Cluster, profile: Profile | None = None, *,
              current: Plan | None = None, engine: EngineSettings | None = None) -> Plan:
@@ -331,6 +334,14 @@ def coerce_params(cls: type[BaseScheduler], params: Mapping[str, Any]) -> dict[s
 
 def _coerce(value: Any, hint: Any, where: str) -> Any:
     return coerce_value(value, hint, where, SchedulerParamError)
+
+
+def parameter_ranges(cls: type[BaseScheduler]) -> dict[str, str]:
+    """The declared range of each numeric parameter (ranges.py), as text: ``max_replicas: [1, 10,000]``."""
+    from streamplace.schedulers.ranges import range_of
+
+    found = {f.name: range_of(cls.name, f.name) for f in dataclasses.fields(cls)}
+    return {name: r.text() for name, r in found.items() if r is not None}
 
 
 def describe_parameters(cls: type[BaseScheduler]) -> list[tuple[str, str]]:

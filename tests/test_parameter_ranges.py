@@ -1,0 +1,74 @@
+"""Every numeric scheduler parameter has a declared range, and out-of-range values are refused before planning.
+
+Found by the bad-input corpus: ``-p max_replicas=0`` planned one replica each with status ok, ``ants=0`` was a
+traceback, ``optimal -p max_replicas=<huge>`` hung. The ranges live in one table (schedulers/ranges.py).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+
+import pytest
+from typer.testing import CliRunner
+
+from streamplace.cli import app
+from streamplace.errors import SchedulerParamError
+from streamplace.schedulers import create
+from streamplace.schedulers.base import REGISTRY, _load_builtin
+from streamplace.schedulers.ranges import range_of
+
+_load_builtin()
+
+
+def _numeric(cls) -> list[tuple[str, type]]:
+    hints = typing.get_type_hints(cls)
+    out = []
+    for f in dataclasses.fields(cls):
+        if typing.get_origin(hints[f.name]) is dict:
+            continue  # mappings: test_mapping_values_are_in_range
+        args = set(typing.get_args(hints[f.name])) or {hints[f.name]}
+        kinds = [t for t in (int, float) if t in args]
+        if kinds and bool not in args:
+            out.append((f.name, kinds[0]))
+    return out
+
+
+CASES = [(name, field, kind) for name, cls in sorted(REGISTRY.items()) for field, kind in _numeric(cls)]
+
+
+@pytest.mark.parametrize(("scheduler", "field", "kind"), CASES)
+def test_every_numeric_parameter_declares_a_range_and_refuses_values_outside_it(scheduler: str, field: str,
+                                                                                 kind: type) -> None:
+    allowed = range_of(scheduler, field)
+    assert allowed is not None, f"{scheduler}.{field} has no declared range (schedulers/ranges.py)"
+    below = allowed.lo if allowed.lo_open else allowed.lo - 1
+    above = allowed.hi * 2 + 1
+    for bad in (below, above):
+        value = str(int(bad)) if kind is int else repr(float(bad))
+        with pytest.raises(SchedulerParamError, match=rf"{scheduler}\.{field} must be in .*fix"):
+            create(scheduler, {field: value})
+    if kind is float:
+        for bad in ("nan", "inf"):
+            with pytest.raises(SchedulerParamError):
+                create(scheduler, {field: bad})
+    default = next(f for f in dataclasses.fields(REGISTRY[scheduler]) if f.name == field).default
+    if isinstance(default, int | float) and not isinstance(default, bool):
+        assert allowed.contains(default), f"{scheduler}.{field}'s default {default} is outside {allowed.text()}"
+
+
+def test_the_command_line_refuses_before_running_anything() -> None:
+    runner = CliRunner()
+    for args in (["plan", "nasiri-linear", "hetero-3", "-s", "ant-system", "-p", "ants=0"],
+                 ["compare", "nasiri-linear", "hetero-3", "-p", "hetero.max_replicas=0"],
+                 ["plan", "nasiri-linear", "hetero-3", "-s", "r-storm", "-p", "weights.cpu=-1"]):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 2, (args, result.output)
+        assert "fix:" in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(("scheduler", "key"), [("r-storm", "weights.cpu"), ("hill-climbing", "weights.lat"),
+                                                ("ds2", "true_rates.spout"), ("odrp", "measured_rates.parser")])
+def test_mapping_values_are_in_range(scheduler: str, key: str) -> None:
+    with pytest.raises(SchedulerParamError, match=r"must be in .*fix"):
+        create(scheduler, {key: "-1"})
