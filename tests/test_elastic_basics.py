@@ -43,11 +43,13 @@ def test_other_patterns_and_lookup_by_time() -> None:
 def test_trace_from_csv(tmp_path: Path) -> None:
     good = tmp_path / "t.csv"
     good.write_text("minute,machines\n0,1\n1,3\n2,2\n")
-    assert make_pattern(str(good)).machines.tolist() == [1, 3, 2]
+    assert make_pattern(str(good), minutes=3).machines.tolist() == [1, 3, 2]
+    with pytest.raises(SpecError, match="the trace has 3 minutes"):
+        make_pattern(str(good), minutes=4)
     bad = tmp_path / "b.csv"
     bad.write_text("minute,machines\n0,1\n2,3\n")
     with pytest.raises(SpecError, match="line 3"):
-        make_pattern(str(bad))
+        make_pattern(str(bad), minutes=2)
     with pytest.raises(SpecError, match="unknown arrival pattern"):
         make_pattern("sawtooth")
 

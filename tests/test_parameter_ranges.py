@@ -72,3 +72,30 @@ def test_the_command_line_refuses_before_running_anything() -> None:
 def test_mapping_values_are_in_range(scheduler: str, key: str) -> None:
     with pytest.raises(SchedulerParamError, match=r"must be in .*fix"):
         create(scheduler, {key: "-1"})
+
+
+def test_every_controller_and_simulator_parameter_has_a_range_and_simulate_refuses_nonsense(tmp_path) -> None:
+    """The elastic side of the same rule (elastic/factory.py): every numeric parameter of the BTU and threshold
+    controllers and of the simulator is in RANGES; the bad-input corpus's cases exit 2 naming the parameter."""
+    from streamplace.elastic.btu import BtuController
+    from streamplace.elastic.factory import _INTERNAL, RANGES
+    from streamplace.elastic.threshold import ThresholdController
+    from streamplace.sim.engine import SimConfig
+
+    for cls in (BtuController, ThresholdController, SimConfig):
+        hints = typing.get_type_hints(cls)
+        for f in dataclasses.fields(cls):
+            if f.name in _INTERNAL or f.name in ("minutes", "seed"):
+                continue
+            args = set(typing.get_args(hints[f.name])) or {hints[f.name]}
+            if (args & {int, float}) and bool not in args:
+                assert f.name in RANGES, f"{cls.__name__}.{f.name} has no declared range"
+    trace = tmp_path / "short.csv"
+    trace.write_text("minute,machines\n0,1\n1,2\n2,3\n")
+    runner = CliRunner()
+    for args in (["--minutes", "100000000"], ["--pattern", str(trace)], ["-p", "dt=7200"],
+                 ["-p", "btu_minutes=1e-300"], ["-p", "max_release_share=5"], ["-p", "release_window=2"],
+                 ["-p", "scaling_threshold=-1"], ["-p", "weights=1,1,-2,1"]):
+        result = runner.invoke(app, ["simulate", "manufacturing", *args])
+        assert result.exit_code == 2, (args, result.output)
+        assert "fix:" in result.output and "Traceback" not in result.output

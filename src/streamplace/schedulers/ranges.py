@@ -10,24 +10,8 @@ run without end (a billion ants, a million replicas per operator in a MILP), not
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
-
-@dataclass(frozen=True)
-class Range:
-    lo: float
-    hi: float
-    lo_open: bool = False  # lo itself excluded
-    integer: bool = False
-
-    def contains(self, value: float) -> bool:
-        above = value > self.lo if self.lo_open else value >= self.lo
-        return above and value <= self.hi
-
-    def text(self) -> str:
-        lo = f"{self.lo:g}" if not self.integer else f"{int(self.lo):,}"
-        hi = f"{self.hi:g}" if not self.integer else f"{int(self.hi):,}"
-        return f"{'(' if self.lo_open else '['}{lo}, {hi}]"
+from streamplace.ranges import Range
 
 
 def _int(lo: int, hi: int) -> Range:
