@@ -24,6 +24,11 @@ def test_the_committed_odrp_tables_are_what_repro_odrp_prints(capsys) -> None:
     assert tool.main(["--check", "--only", "repro_odrp.py"]) == 0, capsys.readouterr().out
 
 
+def test_the_committed_rstorm_tables_are_what_repro_rstorm_prints(capsys) -> None:
+    tool = _tool()
+    assert tool.main(["--check", "--only", "repro_rstorm.py"]) == 0, capsys.readouterr().out
+
+
 def test_a_changed_table_is_found_and_timing_rows_are_masked() -> None:
     tool = _tool()
     text = "| a | 1.0 |\n| ours, HiGHS (s) | 0.01 | 0.27 |"
