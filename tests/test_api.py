@@ -65,3 +65,33 @@ def test_compare_places_the_counts_of_a_parallelism_chooser_as_the_paper_compare
     assert paper[0].value("throughput") > plain[0].value("throughput")  # 14 replicas place more work than 4
     with pytest.raises(StreamplaceError, match="keeps the requested replica counts"):
         sp.compare("nasiri-linear", "hetero-3", ["round-robin"], counts_from="r-storm")
+
+
+def test_the_api_names_the_argument_a_wrong_value_was_given_for() -> None:
+    """The bad-input corpus: a topology given as an int or bytes, a cluster as None, a profile or a plan as a
+    path string, a plan naming an unknown node, run(duration_s=-5) — each a SpecError naming the argument (or
+    the plan's field) before anything runs, or, for paths, loaded."""
+    from streamplace.errors import SpecError
+
+    for topology, cluster, field in ((3, "hetero-3", "topology"), (b"linear", "hetero-3", "topology"),
+                                     ("nasiri-linear", None, "cluster"), ("nasiri-linear", 5.0, "cluster")):
+        with pytest.raises(SpecError, match=field):
+            sp.plan(topology, cluster, "hetero")
+    plan = sp.plan("nasiri-linear", "hetero-3", "hetero")
+    moved = plan.evolve(replicas={**plan.replicas, "spout": {"nowhere": 1}})
+    with pytest.raises(SpecError, match=r"replicas\.spout\.nowhere"):
+        sp.evaluate("nasiri-linear", "hetero-3", moved)
+    with pytest.raises(SpecError, match="duration_s"):
+        sp.run("nasiri-linear", "hetero-3", plan, duration_s=-5)
+    with pytest.raises(SpecError, match="profile"):
+        sp.plan("nasiri-linear", "hetero-3", "hetero", profile=42)
+
+
+def test_the_api_loads_a_plan_given_as_a_path(tmp_path) -> None:
+    from streamplace.model.plan import json_text
+
+    plan = sp.plan("nasiri-linear", "hetero-3", "hetero")
+    path = tmp_path / "plan.json"
+    path.write_text(json_text(plan.to_dict()))
+    direct = sp.evaluate("nasiri-linear", "hetero-3", plan).predicted()["throughput"]
+    assert sp.evaluate("nasiri-linear", "hetero-3", str(path)).predicted()["throughput"] == pytest.approx(direct)

@@ -92,7 +92,17 @@ def engine_settings(engine: Engine = "spark", calibration: str | Path | None = N
     return settings.with_params(dict(params or {}))
 
 
+def _spec_kind(value: Any, argument: str, model: type) -> None:
+    """SpecError naming ``argument`` unless ``value`` is a ``model``, a built-in name, a path or a mapping."""
+    if not isinstance(value, model | str | Path | Mapping):
+        raise SpecError([Problem(argument, f"expects a {model.__name__}, a built-in name, a YAML/JSON path or a "
+                                           f"mapping, got {type(value).__name__}",
+                                 f"pass e.g. sp.load_{argument}(...) or a name from `streamplace bench list`")])
+
+
 def _instance(topology: Topology | Spec, cluster: Cluster | Spec) -> tuple[Topology, Cluster]:
+    _spec_kind(topology, "topology", Topology)
+    _spec_kind(cluster, "cluster", Cluster)
     t = topology if isinstance(topology, Topology) else load_topology(topology)
     c = cluster if isinstance(cluster, Cluster) else load_cluster(cluster)
     problems = check_compatible(t, c)
@@ -101,12 +111,39 @@ def _instance(topology: Topology | Spec, cluster: Cluster | Spec) -> tuple[Topol
     return t, c
 
 
+def _profile(profile: Profile | str | Path | Mapping[str, Any] | None) -> Profile | None:
+    """A Profile, or one loaded from a path or mapping; None stays None."""
+    if profile is None or isinstance(profile, Profile):
+        return profile
+    if isinstance(profile, str | Path | Mapping):
+        return load_profile(profile)
+    raise SpecError([Problem("profile", f"expects a Profile, a path or a mapping, got {type(profile).__name__}",
+                             "pass sp.load_profile(path) or the path itself")])
+
+
+def _plan_for(plan: Plan | str | Path | Mapping[str, Any], t: Topology, c: Cluster) -> Plan:
+    """A Plan (or one loaded from a path or mapping) checked against the instance: every operator and node it
+    names exists, every operator has a replica, pinning holds."""
+    from streamplace.model.plan import validate_plan_against
+    from streamplace.spec.loader import load_plan
+
+    if isinstance(plan, str | Path | Mapping):
+        plan = load_plan(plan)
+    if not isinstance(plan, Plan):
+        raise SpecError([Problem("plan", f"expects a Plan, a path or a mapping, got {type(plan).__name__}",
+                                 "pass a plan from sp.plan(...) or the path of `streamplace plan --json` output")])
+    problems = validate_plan_against(plan, t, c)
+    if problems:
+        raise SpecError(problems, "plan")
+    return plan
+
+
 def _engine(engine: Engine, cluster: Cluster) -> EngineSettings | None:
     return None if engine in (None, "ideal") else engine_settings(engine, cluster=cluster)
 
 
 def plan(topology: Topology | Spec, cluster: Cluster | Spec, scheduler: str = "r-storm", *,
-         params: Mapping[str, Any] | None = None, profile: Profile | None = None, engine: Engine = "ideal",
+         params: Mapping[str, Any] | None = None, profile: Profile | Spec | None = None, engine: Engine = "ideal",
          time_limit_s: float | None = None) -> Plan:
     """Plan with one scheduler (``streamplace schedulers`` lists them and their parameters); ``params`` are
     native values (``{"weights": {"memory": 2.0}}`` or ``{"weights.memory": 2.0}``). The plan's status is
@@ -115,18 +152,20 @@ def plan(topology: Topology | Spec, cluster: Cluster | Spec, scheduler: str = "r
     given = dict(params or {})
     if time_limit_s is not None:
         given["time_limit_s"] = time_limit_s
-    return create(scheduler, given).plan(t, c, profile, engine=_engine(engine, c))
+    return create(scheduler, given).plan(t, c, _profile(profile), engine=_engine(engine, c))
 
 
-def evaluate(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan, *, profile: Profile | None = None,
-             engine: Engine = "ideal") -> Evaluation:
-    """Every predicted metric of a plan (``.predicted()`` gives them as a dict)."""
+def evaluate(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan | Spec, *,
+             profile: Profile | Spec | None = None, engine: Engine = "ideal") -> Evaluation:
+    """Every predicted metric of a plan (``.predicted()`` gives them as a dict); ``plan`` and ``profile`` may be
+    paths (``streamplace plan --json`` output, ``streamplace profile`` output). A plan naming an operator or
+    node the instance does not have is refused (SpecError with the field)."""
     t, c = _instance(topology, cluster)
-    return _evaluate(t, c, plan, profile, engine=_engine(engine, c))
+    return _evaluate(t, c, _plan_for(plan, t, c), _profile(profile), engine=_engine(engine, c))
 
 
 def compare(topology: Topology | Spec, cluster: Cluster | Spec, schedulers: Sequence[str] | None = None, *,
-            params: Mapping[str, Mapping[str, Any]] | None = None, profile: Profile | None = None,
+            params: Mapping[str, Mapping[str, Any]] | None = None, profile: Profile | Spec | None = None,
             engine: Engine = "ideal", time_limit_s: float | None = 30.0,
             on_done: Callable[[str], None] | None = None, counts_from: str | None = None) -> list[ComparisonRow]:
     """One row per scheduler (all registered ones by default), in that order: ``row.plan`` (None where the
@@ -156,10 +195,11 @@ def compare(topology: Topology | Spec, cluster: Cluster | Spec, schedulers: Sequ
     if counts_from is not None and time_limit_s is not None:
         given.setdefault(counts_from, dict((params or {}).get(counts_from, {}))).setdefault("time_limit_s",
                                                                                             time_limit_s)
-    return _compare(t, c, profile, names, given, on_done=on_done, engine=_engine(engine, c), counts_from=counts_from)
+    return _compare(t, c, _profile(profile), names, given, on_done=on_done, engine=_engine(engine, c),
+                    counts_from=counts_from)
 
 
-def run(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan, *, duration_s: float = 60.0,
+def run(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan | Spec, *, duration_s: float = 60.0,
         warmup_s: float = 15.0, trigger_s: float | None = None, cores: int | None = None,
         out_dir: str | Path | None = None,
         engine: Engine = "spark", max_rate: float | None = None) -> RunResult:
@@ -179,6 +219,16 @@ def run(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan, *, durat
     from streamplace.spark.session import local_session
 
     t, c = _instance(topology, cluster)
+    for name, value, low in (("duration_s", duration_s, 0.0), ("warmup_s", warmup_s, -1e-12)):
+        if not isinstance(value, int | float) or isinstance(value, bool) or not value > low or value > 86_400:
+            raise SpecError([Problem(name, f"must be a number of seconds in {'(0' if low == 0 else '[0'}, 86400], "
+                                           f"got {value!r}", f"give {name} a duration, e.g. 30")])
+    for name, value in (("trigger_s", trigger_s), ("max_rate", max_rate), ("cores", cores)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float) or not value > 0
+                                  or value != value or value == float("inf")):
+            raise SpecError([Problem(name, f"must be a finite number > 0 (or None), got {value!r}",
+                                     f"give {name} a positive value, or leave it out")])
+    plan = _plan_for(plan, t, c)
     if not plan.ok:
         raise SpecError([Problem("plan", "the plan is infeasible: " + "; ".join(plan.explanation),
                                  "plan with another scheduler or a larger cluster")])
