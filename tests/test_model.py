@@ -91,3 +91,19 @@ def test_infeasible_plan_needs_explanation() -> None:
 def test_with_replicas() -> None:
     t = chain().with_replicas({"mid": 3})
     assert t.op("mid").replicas == 3 and t.total_replicas() == 5
+
+
+def test_a_duplicated_stream_and_a_loop_that_reaches_no_sink_are_refused() -> None:
+    """From the bad-input corpus: the same stream listed twice silently doubled its target's rate, and a loop
+    whose output never reaches a sink was planned with exit 0 (its throughput is 0)."""
+    from streamplace.errors import ModelError
+    from streamplace.model.topology import Operator, Stream, Topology
+
+    src, sink = Operator("s", "source", rate=10.0, cost_ms=1.0), Operator("k", "sink", cost_ms=1.0)
+    with pytest.raises(ModelError, match=r"streams\[1\]: the same stream as streams\[0\]"):
+        Topology("t", (src, sink), (Stream("s", "k"), Stream("s", "k")))
+    Topology("t", (src, sink), (Stream("s", "k"), Stream("s", "k", "all")))  # another grouping: a second flow
+    loop = (Operator("x", cost_ms=1.0), Operator("y", cost_ms=1.0, selectivity=0.5))
+    with pytest.raises(ModelError, match=r"operators\[2\]: no stream path leads from 'x' to a sink"):
+        Topology("t", (src, sink, *loop), (Stream("s", "k"), Stream("s", "x"), Stream("x", "y"), Stream("y", "x")))
+    Topology("t", (src, sink, *loop), (Stream("s", "x"), Stream("x", "y"), Stream("y", "x"), Stream("y", "k")))

@@ -26,6 +26,8 @@ def topologies(draw: st.DrawFn, node_ids: list[str]) -> Topology:
     cyclic = draw(st.booleans()) and n >= 3
     if cyclic:  # a back edge between two non-source operators; selectivities < 1 keep rates finite
         edges.add((n - 1, 1))
+        ids.append(f"op{n}")  # and a way out of the loop: a loop whose output reaches no sink is refused
+        edges.add((n - 1, n))
     kinds = infer_kinds(ids, [Stream(ids[a], ids[b]) for a, b in edges])
     ops = []
     for op_id in ids:

@@ -303,7 +303,37 @@ def validate_topology(t: Topology) -> list[Problem]:
                 "mark the operator(s) that emit data with kind: source and a rate",
             )
         )
+    first: dict[tuple[str, str, str, str | None], int] = {}
+    for k, s in enumerate(t.streams):  # the same stream twice doubles what its target receives
+        key = (s.source, s.target, s.grouping, s.key)
+        if key in first:
+            problems.append(Problem(f"streams[{k}]", f"the same stream as streams[{first[key]}] ({s.source} → "
+                                                     f"{s.target}, {s.grouping_text}): its target would receive "
+                                                     "every tuple twice", "remove the duplicate"))
+        else:
+            first[key] = k
+    if not problems:
+        problems.extend(_unreachable_sinks(t))
     return problems
+
+
+def _unreachable_sinks(t: Topology) -> list[Problem]:
+    """Operators from which no stream path leads to a sink (a loop with no way out): what they process never
+    reaches the topology's output, so its throughput would be 0. O(operators + streams)."""
+    upstream: dict[str, list[str]] = {}
+    for s in t.streams:
+        upstream.setdefault(s.target, []).append(s.source)
+    reaches = {op.id for op in t.operators if op.is_sink}
+    frontier = list(reaches)
+    while frontier:
+        for u in upstream.get(frontier.pop(), ()):
+            if u not in reaches:
+                reaches.add(u)
+                frontier.append(u)
+    return [Problem(f"operators[{i}]", f"no stream path leads from {op.id!r} to a sink (its output only circles "
+                                       "among operators that never reach one), so nothing it processes is output",
+                    "add a stream from the loop to a sink, or remove the loop")
+            for i, op in enumerate(t.operators) if op.id not in reaches]
 
 
 def _validate_operator(op: Operator, p: str) -> list[Problem]:
