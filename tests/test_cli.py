@@ -354,3 +354,24 @@ def test_quiet_prints_results_only(tmp_path: Path) -> None:
     assert code == 0 and err == "" and out
     code, _, err = run("-q", "-v", "schedulers")
     assert code == 2 and "contradict" in err
+
+
+def test_evaluate_says_when_a_plan_overcommits_a_nodes_memory(tmp_path) -> None:
+    """From the bad-input corpus: a plan whose replicas need more memory than a node has was evaluated with
+    predictions and not a word about it."""
+    import json as _json
+
+    from typer.testing import CliRunner as _Runner
+
+    from streamplace.cli import app as _app
+
+    plan = {"scheduler": "hand", "topology": "nasiri-linear", "cluster": "hetero-3",
+            "replicas": {op: {"pentium-1": 40} for op in ("spout", "low", "mid", "high")},
+            "source_rates": {"spout": 1.0}}
+    path = tmp_path / "plan.json"
+    path.write_text(_json.dumps(plan))
+    result = _Runner().invoke(_app, ["evaluate", "nasiri-linear", "hetero-3", str(path), "--engine", "ideal",
+                                     "--json"])
+    assert result.exit_code == 0, result.output
+    out = _json.loads(result.output)
+    assert any("pentium-1 need" in w and "MB of memory" in w for w in out["warnings"]), out

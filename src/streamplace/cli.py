@@ -393,11 +393,13 @@ def evaluate_cmd(
         warn(mismatch)
     ev: Evaluation = evaluate(t, c, pl, p, engine=eng)
     pred = ev.predicted() | ({"engine_params": eng.describe()} if eng.name != "ideal" else {})
+    notes = ev.memory_notes() + ev.zero_reasons()
     if as_json:
-        emit_json({"topology": t.name, "cluster": c.name, "plan": str(plan_file), "predicted": _clean(pred)})
+        emit_json({"topology": t.name, "cluster": c.name, "plan": str(plan_file), "predicted": _clean(pred),
+                   **({"warnings": notes} if notes else {})})
     else:
         out.print(f"[bold]{plan_file}[/] ({pl.scheduler}) on {t.name} × {c.name}")
-        for line in ev.zero_reasons():
+        for line in notes:
             out.print(f"  [yellow]note:[/] {line}", highlight=False)
         print_prediction(pred)
 

@@ -81,6 +81,15 @@ class Evaluation:
                 f"the {limit[u]:,.0f} it may use, so it sustains no rate at all (fix: fewer replicas there, "
                 f"lower overheads, or a larger node)" for u in np.flatnonzero(fixed > limit + 1e-9)]
 
+    def memory_notes(self) -> list[str]:
+        """The nodes whose replicas need more memory than the node has: the plan could not start there (the
+        predictions assume it does)."""
+        if self.cluster is None:
+            return []
+        return [f"the replicas on {self.cluster.ids[u]} need {self.memory_mb[u]:,.0f} MB of memory; it has "
+                f"{self.cluster.memory[u]:,.0f} MB, so the plan would not start there (fix: move replicas off it, "
+                f"or plan again)" for u in self.memory_violations]
+
     def utilization_by_node(self) -> dict[str, float]:
         ids = self.cluster.ids
         return {ids[u]: round(float(self.cpu_utilization[u]), 6) for u in self.nodes_used}
