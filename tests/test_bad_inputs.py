@@ -110,3 +110,30 @@ def test_overheads_above_a_node_s_capacity_are_explained(tmp_path: Path) -> None
     cluster.write_text(yaml.safe_dump({"name": "small", "nodes": [{"id": "n1", "cpu": 100, "memory_mb": 4096}]}))
     code, text = invoke("plan", str(topo), str(cluster), "--engine", "ideal")
     assert code == 0 and "MET) on n1 take 120 CPU points of the 100 it may use" in " ".join(text.split())
+
+
+@pytest.mark.parametrize(("change", "field"), [
+    ({"planning_ms": "fast"}, "planning_ms"), ({"warnings": 3}, "warnings"), ({"predicted": []}, "predicted"),
+    ({"source_rates": {"spout": float("nan")}}, "source_rates.spout"),
+    ({"source_rates": {"spout": -5}}, "source_rates.spout"), ({"source_rates": {"spout": 0}}, "source_rates.spout"),
+    ({"source_rates": {"low": 10}}, "source_rates.low"), ({"source_rates": {"ghost": 10}}, "source_rates.ghost"),
+    ({"replicas": {"spout": {"pentium-1": True}, "low": {"pentium-1": 1}, "mid": {"pentium-1": 1},
+                   "high": {"pentium-1": 1}}}, "replicas.spout.pentium-1"),
+    ({"status": "great"}, "status")])
+def test_a_plan_file_with_a_field_of_the_wrong_type_or_range_is_refused_with_the_field(tmp_path, change, field):
+    """From the bad-input corpus: these were tracebacks in model/plan.py or perf/engines/triggers.py, or were
+    taken silently (a rate for a non-source, ``count: true`` as one replica)."""
+    import json as _json
+
+    from typer.testing import CliRunner as _Runner
+
+    from streamplace.cli import app as _app
+
+    plan = {"scheduler": "hand", "topology": "nasiri-linear", "cluster": "hetero-3",
+            "replicas": {op: {"pentium-1": 1} for op in ("spout", "low", "mid", "high")},
+            "source_rates": {"spout": 10.0}} | change
+    path = tmp_path / "plan.json"
+    path.write_text(_json.dumps(plan))  # NaN written as JSON allows it
+    result = _Runner().invoke(_app, ["evaluate", "nasiri-linear", "hetero-3", str(path), "--engine", "ideal"])
+    assert result.exit_code == 2, result.output
+    assert field in result.output and "fix:" in result.output and "Traceback" not in result.output

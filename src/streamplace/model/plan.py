@@ -201,4 +201,9 @@ def validate_plan_against(plan: Plan, topology: Any, cluster: Any) -> list[Probl
         if plan.parallelism(op) < 1:
             problems.append(Problem(f"replicas.{op}", f"operator {op!r} has no replica",
                                     "place at least one replica of every operator"))
+    sources = {o.id for o in topology.sources}
+    for op in plan.source_rates:  # a rate for anything but a source would be ignored without a word
+        if op not in sources:
+            problems.append(Problem(f"source_rates.{op}", f"{op!r} is not a source of topology {topology.name!r}",
+                                    f"give rates for its sources only: {', '.join(sorted(sources))}"))
     return problems

@@ -351,15 +351,62 @@ def load_profile(source: Source) -> Profile:
 
 
 # -------------------------------------------------------------------- plan
+def plan_problems(doc: Mapping[str, Any]) -> list[Problem]:
+    """Every field of a plan document of the wrong type or out of range (the plan's own operators and nodes are
+    checked against an instance by ``validate_plan_against``)."""
+    import math
+
+    fix = "use the JSON that `streamplace plan --json` prints"
+    out: list[Problem] = []
+    replicas = doc.get("replicas")
+    if not isinstance(replicas, dict):
+        return [Problem("replicas", "a plan needs a replicas mapping {operator: {node: count}}", fix)]
+    for op, per in replicas.items():
+        if not isinstance(per, dict):
+            out.append(Problem(f"replicas.{op}", "expected {node: integer count}",
+                               "give whole replica counts per node"))
+            continue
+        for node, count in per.items():
+            if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+                out.append(Problem(f"replicas.{op}.{node}", f"expected a whole replica count ≥ 0, got {count!r}",
+                                   "give a whole number of replicas"))
+    rates = doc.get("source_rates", {})
+    if not isinstance(rates, dict):
+        out.append(Problem("source_rates", f"expected {{source: tuples/s}}, got {type(rates).__name__}", fix))
+    else:
+        for op, rate in rates.items():
+            if isinstance(rate, bool) or not isinstance(rate, int | float) or not math.isfinite(rate) or rate <= 0:
+                out.append(Problem(f"source_rates.{op}", f"expected a finite rate > 0 in tuples/s, got {rate!r}",
+                                   "give the source's rate in tuples/s, e.g. 1000"))
+    kinds = {"scheduler": str, "topology": str, "cluster": str, "predicted": dict, "params": dict,
+             "explanation": list, "warnings": list, "profile": (dict, type(None))}
+    for key, kind in kinds.items():
+        if key in doc and not isinstance(doc[key], kind):
+            names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+            out.append(Problem(key, f"expected {names.replace('NoneType', 'null')}, got {type(doc[key]).__name__}",
+                               fix))
+    for key in ("explanation", "warnings"):
+        if isinstance(doc.get(key), list) and not all(isinstance(x, str) for x in doc[key]):
+            out.append(Problem(key, "expected a list of strings", fix))
+    if doc.get("status", "ok") not in ("ok", "timeout", "infeasible"):
+        out.append(Problem("status", f"unknown status {doc.get('status')!r}", "use ok, timeout or infeasible"))
+    if doc.get("split", "even") not in ("even", "capacity"):
+        out.append(Problem("split", f"unknown split {doc.get('split')!r}", "use even or capacity"))
+    for key, low in (("planning_ms", 0.0), ("gap", 0.0)):
+        value = doc.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)
+                                  or not math.isfinite(value) or value < low):
+            out.append(Problem(key, f"expected a finite number ≥ {low:g}, got {value!r}", fix))
+    return out
+
+
 def load_plan(source: Source) -> Plan:
+    """A plan file (what ``streamplace plan --json`` writes), every field checked for its type and range before
+    a Plan is built from it: SpecError naming the file and the field."""
     doc, name = _document(source)
-    if not isinstance(doc.get("replicas"), dict):
-        raise SpecError([Problem("replicas", "a plan needs a replicas mapping {operator: {node: count}}",
-                                 "use the JSON that `streamplace plan --json` prints")], name)
-    for op, per in doc["replicas"].items():
-        if not isinstance(per, dict) or not all(isinstance(v, int) for v in per.values()):
-            raise SpecError([Problem(f"replicas.{op}", "expected {node: integer count}",
-                                     "give whole replica counts per node")], name)
+    problems = plan_problems(doc)
+    if problems:
+        raise SpecError(problems, name)
     try:
         return Plan.from_dict(doc)
     except ModelError as exc:
