@@ -137,3 +137,23 @@ def test_a_plan_file_with_a_field_of_the_wrong_type_or_range_is_refused_with_the
     result = _Runner().invoke(_app, ["evaluate", "nasiri-linear", "hetero-3", str(path), "--engine", "ideal"])
     assert result.exit_code == 2, result.output
     assert field in result.output and "fix:" in result.output and "Traceback" not in result.output
+
+
+def test_a_profile_that_would_apply_to_nothing_is_refused_or_named(tmp_path) -> None:
+    """From the bad-input corpus: a misspelt top-level key, or a topology file given as a profile, loaded as an
+    empty profile without a word; entries for a node type the cluster lacks never applied, silently."""
+    from typer.testing import CliRunner as _Runner
+
+    from streamplace.cli import app as _app
+    from streamplace.errors import SpecError
+    from streamplace.spec.loader import load_profile
+
+    bad = tmp_path / "p.yaml"
+    bad.write_text("profilez:\n  - {operator: parse, node_type: atom, cost_ms: 1}\n")
+    with pytest.raises(SpecError, match="unknown top-level key 'profilez'"):
+        load_profile(bad)
+    with pytest.raises(SpecError, match="a topology spec, not a profile"):
+        load_profile("examples/topology.yaml")
+    result = _Runner().invoke(_app, ["plan", "examples/topology.yaml", "hetero-3", "--profile",
+                                     "examples/profile.yaml", "-s", "hetero", "--engine", "ideal"])
+    assert result.exit_code == 0 and "node type 'atom' never apply" in result.output

@@ -223,6 +223,8 @@ def load_instance(topo: str, cluster: str, profile: Path | None) -> tuple[Topolo
         extra = p.check_against(set(t.index))
         if extra:
             raise ModelError(extra, str(profile))
+        for note in p.unused_node_types({n.type for n in c.nodes if n.type}):
+            warn(note)
     for w in t.cycle_warnings():
         warn(w)
     return t, c, p

@@ -54,6 +54,13 @@ class Profile:
     def lookup(self) -> dict[tuple[str, str], ProfileEntry]:
         return {(e.operator, e.node_type): e for e in self.entries}
 
+    def unused_node_types(self, node_types: set[str]) -> list[str]:
+        """Notes on the entries whose node type no node of the cluster has: they never apply (the operator then
+        runs at its spec's ``cost_ms / speedup`` there), which a misspelt type would otherwise hide."""
+        missing = sorted({e.node_type for e in self.entries} - node_types)
+        return [f"the profile's entries for node type {t!r} never apply: no node of the cluster has that type "
+                f"(its types: {', '.join(sorted(node_types)) or 'none'})" for t in missing]
+
     def check_against(self, operator_ids: set[str]) -> list[Problem]:
         out = []
         for i, e in enumerate(self.entries):

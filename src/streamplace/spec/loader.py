@@ -336,9 +336,22 @@ def cluster_to_doc(c: Cluster) -> dict[str, Any]:
 
 
 # ----------------------------------------------------------------- profile
+#: top-level keys of a profile besides its data: what ``streamplace profile`` adds about how it measured
+PROFILE_EXTRA_KEYS = ("measured",)
+
+
 def load_profile(source: Source) -> Profile:
     doc, name = _document(source)
     from streamplace.spec.schema import ProfileSpec
+
+    unknown = [k for k in doc if k not in ("profiles", "selectivity", *PROFILE_EXTRA_KEYS)]
+    if unknown or not ({"profiles", "selectivity"} & set(doc)):  # an empty profile applies to nothing, silently
+        what = ("a topology spec, not a profile" if {"operators", "streams", "spouts", "bolts"} & set(doc) else
+                "a cluster spec, not a profile" if "nodes" in doc else
+                f"unknown top-level key {unknown[0]!r}" if unknown else "no profiles and no selectivity")
+        raise SpecError([Problem(unknown[0] if unknown else "profiles", what,
+                                 "a profile has profiles: [{operator, node_type, cost_ms, overhead}] and/or "
+                                 "selectivity: {operator: α} (as `streamplace profile` writes it)")], name)
 
     spec: ProfileSpec = _validate(ProfileSpec, doc, name)
     try:
