@@ -157,3 +157,31 @@ def test_a_profile_that_would_apply_to_nothing_is_refused_or_named(tmp_path) -> 
     result = _Runner().invoke(_app, ["plan", "examples/topology.yaml", "hetero-3", "--profile",
                                      "examples/profile.yaml", "-s", "hetero", "--engine", "ideal"])
     assert result.exit_code == 0 and "node type 'atom' never apply" in result.output
+
+
+def test_huge_inputs_are_refused_with_the_bound_instead_of_running_for_minutes(tmp_path) -> None:
+    """From the bad-input corpus: a node group of 10⁸ nodes, a billion replicas, a "billion laughs" YAML and a
+    20 MB cluster YAML each ran past 20 s with no message."""
+    from streamplace.errors import SpecError
+    from streamplace.spec.loader import load_cluster, load_topology
+
+    with pytest.raises(SpecError, match="at most 100,000"):
+        load_cluster({"name": "big", "nodes": [{"id": "n", "count": 60_000, "cpu": 100, "memory_mb": 1024},
+                                               {"id": "m", "count": 60_000, "cpu": 100, "memory_mb": 1024}]})
+    with pytest.raises(SpecError, match="count"):
+        load_cluster({"name": "big", "nodes": [{"id": "n", "count": 10**8, "cpu": 100, "memory_mb": 1024}]})
+    with pytest.raises(SpecError, match="replicas"):
+        load_topology({"name": "t", "operators": [{"id": "s", "kind": "source", "rate": 1, "replicas": 10**9},
+                                                  {"id": "k", "kind": "sink"}], "streams": [{"from": "s", "to": "k"}]})
+    laughs = ["name: t", "a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    for k in range(1, 9):
+        laughs.append(f"a{k}: &a{k} [" + ", ".join([f"*a{k - 1}"] * 10) + "]")
+    laughs.append("operators: []")
+    bomb = tmp_path / "laughs.yaml"
+    bomb.write_text("\n".join(laughs) + "\n")
+    with pytest.raises(SpecError, match="expands to more than"):
+        load_topology(bomb)
+    large = tmp_path / "large.yaml"
+    large.write_text("name: big\n# " + "x" * 17_000_000 + "\nnodes: []\n")
+    with pytest.raises(SpecError, match="YAML specs are read up to 16 MB"):
+        load_cluster(large)

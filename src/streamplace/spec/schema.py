@@ -13,6 +13,12 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from streamplace.model.topology import DEFAULT_BYTES_PER_TUPLE, DEFAULT_CPU_POINTS, DEFAULT_MEMORY_MB
 
+#: bounds on what one spec may ask for (a node group of 10⁸ nodes or a billion replicas ran past 20 s with no
+#: message); ten times the 10,000-node cluster benchmarks/scale.py plans in about 2 s, and 100,000 replicas of
+#: one operator
+MAX_NODES = 100_000
+MAX_REPLICAS = 100_000
+
 
 class _Strict(BaseModel):
     # strict: a number is a number (``rate: true`` or ``replicas: "2"`` is an error, not 1.0 or 2); finite: NaN
@@ -35,8 +41,8 @@ class OperatorSpec(_Strict):
     cpu: float = DEFAULT_CPU_POINTS
     memory_mb: float = DEFAULT_MEMORY_MB
     bytes_per_tuple: float = DEFAULT_BYTES_PER_TUPLE
-    replicas: int = 1
-    max_replicas: int | None = None
+    replicas: int = Field(default=1, le=MAX_REPLICAS)  # a billion replicas ran for minutes before any message
+    max_replicas: int | None = Field(default=None, le=MAX_REPLICAS)
     pinned: list[str] | None = None
     unit_cost: float = 1.0
     logic: LogicSpec | None = None
@@ -65,7 +71,7 @@ class NodeSpec(_Strict):
     width of N, so they sort in order): a 10,000-node cluster fits in a few lines."""
 
     id: str
-    count: int | None = Field(default=None, ge=1)
+    count: int | None = Field(default=None, ge=1, le=MAX_NODES)
     cpu: float
     memory_mb: float
     type: str = "default"
