@@ -375,3 +375,36 @@ def test_evaluate_says_when_a_plan_overcommits_a_nodes_memory(tmp_path) -> None:
     assert result.exit_code == 0, result.output
     out = _json.loads(result.output)
     assert any("pentium-1 need" in w and "MB of memory" in w for w in out["warnings"]), out
+
+
+def test_a_full_disk_is_one_message_and_leaves_no_half_written_plan(tmp_path, monkeypatch) -> None:
+    """From the bad-input corpus: writing a plan to a full disk ended in an OSError traceback."""
+    import errno
+    import os as _os
+
+    from typer.testing import CliRunner as _Runner
+
+    from streamplace import cli
+
+    real = _os.fdopen
+
+    class Full:
+        def __init__(self, fd, *a, **k):
+            self.fh = real(fd, *a, **k)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.fh.close()
+
+        def write(self, text):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(_os, "fdopen", Full)
+    out = tmp_path / "plan.json"
+    result = _Runner().invoke(cli.app, ["plan", "nasiri-linear", "hetero-3", "-s", "hetero", "--engine", "ideal",
+                                        "--out", str(out)])
+    assert result.exit_code == 1, result.output
+    assert "No space left on device" in result.output and "Traceback" not in result.output
+    assert not out.exists() and not list(tmp_path.iterdir())  # nothing half-written, no temporary left

@@ -161,8 +161,12 @@ def friendly(fn: F) -> F:
             err.print(f"interrupted{_log_hint()}", highlight=False)
             raise typer.Exit(130) from None
         except OSError as exc:  # a path given on the command line that cannot be read or written
-            if exc.filename is None or _from_spark(exc):
+            if _from_spark(exc):
                 raise
+            if exc.filename is None:  # the disk, not the path: full, over quota, read-only
+                err.print(f"[bold red]error:[/] {exc.strerror or exc} (fix: free some disk space, or write "
+                          "elsewhere; nothing was half-written)", highlight=False, soft_wrap=True)
+                raise typer.Exit(1) from None
             err.print(f"[bold red]error:[/] {exc.filename}: {exc.strerror or exc} (fix: give a path to a file "
                       "that can be read, or written in an existing directory)", highlight=False, soft_wrap=True)
             raise typer.Exit(2) from None
@@ -174,6 +178,23 @@ def friendly(fn: F) -> F:
             raise typer.Exit(1) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def write_whole(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all: into a temporary file beside it, then renamed over it (a
+    full disk used to leave a truncated plan behind, and an OSError traceback)."""
+    import os
+    import tempfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def _from_spark(exc: BaseException) -> bool:
@@ -349,8 +370,7 @@ def plan(
         result = result.evolve(profile=profile_record(profile))
     text = result.to_json() if out_file is not None or as_json else ""
     if out_file is not None:
-        out_file.parent.mkdir(parents=True, exist_ok=True)
-        out_file.write_text(text + "\n", encoding="utf-8")
+        write_whole(out_file, text + "\n")
     if as_json:
         sys.stdout.write(text + "\n")
     else:
@@ -579,7 +599,7 @@ def import_flux(
     if out_file is None:
         sys.stdout.write(text)
     else:
-        out_file.write_text(text, encoding="utf-8")
+        write_whole(out_file, text)
         info(f"topology {topo.name!r} ({len(topo.operators)} operators, {topo.total_replicas()} replicas) "
              f"written to {out_file}")
 
@@ -1347,9 +1367,8 @@ def profile_cmd(
         profile, fits = profile_topology(spark, t, n, trigger, node_type, batches, operator, progress=step)
         bar.update(task, completed=len(todo))
     doc = profile_document(profile, fits, n, trigger)
-    out_file.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(doc, indent=2) if out_file.suffix == ".json" else yaml.safe_dump(doc, sort_keys=False)
-    out_file.write_text(text)
+    write_whole(out_file, text)
     if as_json:
         emit_json(doc)
         return
