@@ -223,3 +223,45 @@ def test_flux_refuses_direct_grouping(tmp_path: Path) -> None:
     with pytest.raises(SpecError) as info:
         load_topology(p)
     assert "streams[0].grouping.type" in str(info.value) and str(p) in str(info.value)
+
+
+@pytest.mark.parametrize(("vertex", "stream", "field"), [
+    ("{id: b, className: B}", "{from: s, to: b, grouping: shuffle}", "streams[0].grouping"),
+    ("{id: b, className: B, parallelism: true}", "{from: s, to: b}", "bolts[0].parallelism"),
+    ("{id: b, className: B, cpuLoad: true}", "{from: s, to: b}", "bolts[0].cpuLoad"),
+    ("{id: b, className: B, configMethods: setCPULoad}", "{from: s, to: b}", "bolts[0].configMethods"),
+    ("{id: b, className: B, parallelism: 200000}", "{from: s, to: b}", "bolts[0].parallelism"),
+    ("{id: b, className: B}", "s-to-b", "streams[0]"),
+    ("{id: b, className: B}", "{from: ghost, to: b}", "streams[0].from")])
+def test_flux_errors_name_the_flux_files_own_fields(tmp_path: Path, vertex: str, stream: str, field: str) -> None:
+    """From the bad-input corpus: these were tracebacks (some pydantic's raw output), ``cpuLoad: true`` was read
+    as one point, and errors named the converted topology's ``operators[1]`` instead of ``bolts[0]``."""
+
+
+    path = tmp_path / "flux.yaml"
+    path.write_text(f"name: x\nspouts:\n  - {{id: s, className: S}}\nbolts:\n  - {vertex}\nstreams:\n  - {stream}\n")
+    with pytest.raises(SpecError) as info:
+        load_topology(path)
+    assert any(p.path == field for p in info.value.problems), info.value
+
+
+def test_flux_follows_includes_and_explains_what_it_cannot_read(tmp_path: Path) -> None:
+
+
+    (tmp_path / "base.yaml").write_text("name: base\nspouts:\n  - {id: s, className: S}\nbolts:\n"
+                                        "  - {id: b, className: B}\nstreams:\n  - {from: s, to: b}\n")
+    (tmp_path / "main.yaml").write_text("name: main\nincludes:\n  - {resource: false, file: base.yaml}\nbolts:\n"
+                                        "  - {id: c, className: C}\nstreams:\n  - {from: b, to: c}\n")
+    t = load_topology(tmp_path / "main.yaml")
+    assert t.name == "main" and set(t.ids) == {"s", "b", "c"}
+    (tmp_path / "jar.yaml").write_text("name: j\nincludes:\n  - {resource: true, file: /other.yaml}\n")
+    with pytest.raises(SpecError, match="classpath resource"):
+        load_topology(tmp_path / "jar.yaml")
+    (tmp_path / "java.yaml").write_text("name: j\ntopologySource:\n  className: org.example.Builder\n")
+    with pytest.raises(SpecError, match=r"a Java class \(org\.example\.Builder\) builds this topology"):
+        load_topology(tmp_path / "java.yaml")
+    (tmp_path / "lonely.yaml").write_text("name: l\nspouts:\n  - {id: s, className: S}\nbolts:\n"
+                                          "  - {id: b, className: B}\n  - {id: z, className: Z}\n"
+                                          "streams:\n  - {from: s, to: b}\n")
+    with pytest.raises(SpecError, match=r"bolts\[1\]: bolt 'z' has no input stream"):
+        load_topology(tmp_path / "lonely.yaml")

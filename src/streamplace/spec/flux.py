@@ -10,10 +10,19 @@ Grouping mapping: SHUFFLE, LOCAL_OR_SHUFFLE and NONE → ``shuffle``; FIELDS →
 ``key:<first field>``; ALL → ``all``. GLOBAL, DIRECT and CUSTOM route tuples
 by rules the performance model cannot represent, so they are refused with
 an error that says so.
+
+Errors name the Flux file's own fields (``bolts[0].parallelism``), also those found when the converted
+topology is validated. ``includes:`` of files (``resource: false``) are followed relative to the including
+file and their spouts, bolts and streams appended (``override: true`` lets the included file's name win);
+classpath resources and ``topologySource`` (a Java class that builds the topology) cannot be read and are
+refused with a message that says so.
 """
 
 from __future__ import annotations
 
+import math
+import re
+from pathlib import Path
 from typing import Any
 
 from streamplace.errors import Problem, SpecError
@@ -25,30 +34,102 @@ _SHUFFLE_LIKE = {"SHUFFLE", "LOCAL_OR_SHUFFLE", "NONE"}
 _REFUSED = {"GLOBAL", "DIRECT", "CUSTOM"}
 
 
+def _number(value: Any) -> float:
+    """A finite number ≥ 0 (not a boolean: ``cpuLoad: true`` is not one point); ValueError otherwise."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+        raise ValueError(value)
+    return float(value)
+
+
 def _resources(vertex: dict[str, Any]) -> tuple[float, float]:
     cpu = vertex.get("cpuLoad")
     on_heap = vertex.get("onHeapMemoryLoad", vertex.get("memoryLoad"))
     off_heap = vertex.get("offHeapMemoryLoad")
-    for call in vertex.get("configMethods") or []:
+    methods = vertex.get("configMethods") or []
+    if not isinstance(methods, list) or not all(isinstance(c, dict) for c in methods):
+        raise TypeError("configMethods")
+    for call in methods:
         name = str(call.get("name", ""))
         args = call.get("args") or []
+        if not isinstance(args, list):
+            raise TypeError("configMethods")
         if name == "setCPULoad" and args:
             cpu = args[0]
         elif name == "setMemoryLoad" and args:
             on_heap = args[0]
             if len(args) > 1:
                 off_heap = args[1]
-    cpu_points = float(cpu) if cpu is not None else DEFAULT_CPU_POINTS
+    cpu_points = _number(cpu) if cpu is not None else DEFAULT_CPU_POINTS
     if on_heap is None and off_heap is None:
         memory = DEFAULT_MEMORY_MB
     else:
-        memory = float(on_heap or 0.0) + float(off_heap or 0.0)
+        memory = (_number(on_heap) if on_heap is not None else 0.0) + (
+            _number(off_heap) if off_heap is not None else 0.0)
     return cpu_points, memory
+
+
+def read_includes(doc: dict[str, Any], source: str, depth: int = 0) -> dict[str, Any]:
+    """``doc`` with its ``includes:`` files merged in (relative to ``source``'s directory, recursively, at most
+    8 deep): their spouts, bolts and streams appended; ``override: true`` also takes their name."""
+    includes = doc.get("includes")
+    if not includes:
+        return doc
+    if not isinstance(includes, list) or depth > 8:
+        raise SpecError([Problem("includes", "expected a list of {resource, file, override}" if depth <= 8 else
+                                 "includes nested more than 8 deep", "list the included files")], source)
+    from streamplace.spec.loader import read_document
+
+    merged = {k: v for k, v in doc.items() if k != "includes"}
+    for i, inc in enumerate(includes):
+        if not isinstance(inc, dict) or not isinstance(inc.get("file"), str):
+            raise SpecError([Problem(f"includes[{i}]", "expected {resource: false, file: path}",
+                                     "name the included Flux file")], source)
+        if inc.get("resource"):
+            raise SpecError([Problem(f"includes[{i}].resource", f"{inc['file']!r} is a classpath resource inside a "
+                                     "jar, which streamplace cannot read", "copy it beside this file and include "
+                                     "it with resource: false")], source)
+        path = Path(source).parent / inc["file"] if source not in ("<flux>", "<spec>", "-") else Path(inc["file"])
+        sub = read_includes(read_document(path), str(path), depth + 1)
+        for key in ("spouts", "bolts", "streams"):
+            if sub.get(key):
+                merged[key] = list(merged.get(key) or []) + list(sub[key])
+        if inc.get("override") and sub.get("name"):
+            merged["name"] = sub["name"]
+    return merged
+
+
+_CONVERTED_PATH = re.compile(r"^(operators|streams)\[(\d+)\]")
+
+
+def flux_paths(problems: list[Problem], doc: dict[str, Any]) -> list[Problem]:
+    """``problems`` of the converted topology renamed to the Flux file's fields: ``operators[k]`` is the k-th of
+    the spouts then the bolts, ``streams[k]`` the k-th stream (the conversion keeps both orders)."""
+    n_spouts = len(doc.get("spouts") or [])
+
+    def rename(field: str) -> str:
+        m = _CONVERTED_PATH.match(field)
+        if not m:
+            return field
+        k = int(m.group(2))
+        if m.group(1) == "streams":
+            head = f"streams[{k}]"
+        else:
+            head = f"spouts[{k}]" if k < n_spouts else f"bolts[{k - n_spouts}]"
+        rest = field[m.end():].replace(".replicas", ".parallelism")
+        return head + rest
+
+    return [Problem(rename(p.path), p.message, p.fix) for p in problems]
 
 
 def flux_to_topology_doc(doc: dict[str, Any], source: str = "<flux>",
                          default_rate: float = DEFAULT_FLUX_RATE) -> dict[str, Any]:
-    """Translate a Flux document into a topology spec document (validated afterwards)."""
+    """Translate a Flux document (its includes already merged: ``read_includes``) into a topology spec document
+    (validated afterwards; ``flux_paths`` names that validation's problems by the Flux file's fields)."""
+    if doc.get("topologySource") is not None:
+        cls = doc["topologySource"].get("className") if isinstance(doc["topologySource"], dict) else None
+        raise SpecError([Problem("topologySource", f"a Java class{f' ({cls})' if cls else ''} builds this "
+                                 "topology; streamplace reads spouts, bolts and streams written in the file",
+                                 "write the topology as Flux spouts/bolts/streams, or as a streamplace spec")], source)
     problems: list[Problem] = []
     operators: list[dict[str, Any]] = []
     for section, kind in (("spouts", "source"), ("bolts", None)):
@@ -59,12 +140,16 @@ def flux_to_topology_doc(doc: dict[str, Any], source: str = "<flux>",
                 continue
             try:
                 cpu, memory = _resources(vertex)
-            except (TypeError, ValueError):
-                problems.append(Problem(path, "cpuLoad / memory loads must be numbers",
-                                        "write e.g. cpuLoad: 50.0"))
+            except (TypeError, ValueError) as exc:
+                where = "configMethods" if str(exc) == "configMethods" else "cpuLoad"
+                problems.append(Problem(f"{path}.{where}", "configMethods must be a list of {name, args}"
+                                        if where == "configMethods" else
+                                        "cpuLoad and the memory loads must be finite numbers ≥ 0",
+                                        "write e.g. configMethods: [{name: setCPULoad, args: [50.0]}]"
+                                        if where == "configMethods" else "write e.g. cpuLoad: 50.0"))
                 continue
             parallelism = vertex.get("parallelism", 1)
-            if not isinstance(parallelism, int) or parallelism < 1:
+            if isinstance(parallelism, bool) or not isinstance(parallelism, int) or parallelism < 1:
                 problems.append(Problem(f"{path}.parallelism", f"must be a whole number >= 1, got {parallelism!r}",
                                         "give the executor count, e.g. parallelism: 4"))
                 parallelism = 1
@@ -72,15 +157,33 @@ def flux_to_topology_doc(doc: dict[str, Any], source: str = "<flux>",
                                   "replicas": parallelism}
             if kind == "source":
                 op["kind"] = "source"
-                op["rate"] = float(vertex.get("rate", default_rate))
+                rate = vertex.get("rate", default_rate)
+                if isinstance(rate, bool) or not isinstance(rate, int | float) or not math.isfinite(rate) or rate <= 0:
+                    problems.append(Problem(f"{path}.rate", f"must be a finite rate > 0 in tuples/s, got {rate!r}",
+                                            "give the spout's offered rate, e.g. rate: 1000 (Flux has none: "
+                                            f"{default_rate:g} is assumed when it is left out)"))
+                    continue
+                op["rate"] = float(rate)
             class_name = vertex.get("className")
             if class_name:
                 op["logic"] = {"name": "flux", "className": str(class_name)}
             operators.append(op)
     streams: list[dict[str, Any]] = []
-    for k, s in enumerate(doc.get("streams") or []):
+    raw_streams = doc.get("streams") or []
+    if not isinstance(raw_streams, list):
+        problems.append(Problem("streams", "expected a list of {from, to, grouping}", "list the streams"))
+        raw_streams = []
+    for k, s in enumerate(raw_streams):
         path = f"streams[{k}]"
-        grouping = (s.get("grouping") or {}) if isinstance(s, dict) else {}
+        if not isinstance(s, dict):
+            problems.append(Problem(path, f"expected a mapping {{from, to, grouping}}, got {type(s).__name__}",
+                                    "write e.g. {from: spout-1, to: bolt-1, grouping: {type: SHUFFLE}}"))
+            continue
+        grouping = s.get("grouping") or {}
+        if not isinstance(grouping, dict):
+            problems.append(Problem(f"{path}.grouping", f"expected a mapping {{type, args}}, got {grouping!r}",
+                                    "write e.g. grouping: {type: SHUFFLE}"))
+            continue
         gtype = str(grouping.get("type", "SHUFFLE")).upper()
         if gtype in _SHUFFLE_LIKE:
             g = "shuffle"
@@ -103,6 +206,11 @@ def flux_to_topology_doc(doc: dict[str, Any], source: str = "<flux>",
                                     "use SHUFFLE, LOCAL_OR_SHUFFLE, NONE, FIELDS or ALL"))
             continue
         streams.append({"from": s.get("from"), "to": s.get("to"), "grouping": g})
+    targets = {st["to"] for st in streams}
+    for i, vertex in enumerate(doc.get("bolts") or []):  # else reported as "source 'bolt-4' has no rate"
+        if isinstance(vertex, dict) and "id" in vertex and str(vertex["id"]) not in targets:
+            problems.append(Problem(f"bolts[{i}]", f"bolt {vertex['id']!r} has no input stream",
+                                    "add a stream into it, or remove it"))
     if problems:
         raise SpecError(problems, source)
     _emit_key_fields(operators, streams)

@@ -180,6 +180,8 @@ _FIXES = {
     "dict_type": "give a mapping",
     "literal_error": "use one of the listed values",
     "model_type": "give a mapping with the documented fields",
+    "less_than_equal": "give a value within the bound (README: the specs' bounds)",
+    "greater_than_equal": "give a value within the bound",
 }
 
 
@@ -209,12 +211,17 @@ def _raise_with_source(exc: ModelError, source: str) -> SpecError:
 def load_topology(source: Source) -> Topology:
     """Load a topology spec, or import a Storm Flux YAML file (recognized by ``spouts``/``bolts``)."""
     doc, name = _document(source)
-    if "spouts" in doc or "bolts" in doc:
-        from streamplace.spec.flux import flux_to_topology_doc
-
-        doc = flux_to_topology_doc(doc, name)
     from streamplace.spec.schema import TopologySpec
 
+    if {"spouts", "bolts", "includes", "topologySource"} & set(doc):
+        from streamplace.spec.flux import flux_paths, flux_to_topology_doc, read_includes
+
+        flux = read_includes(doc, name)
+        converted = flux_to_topology_doc(flux, name)
+        try:  # the converted topology's problems, named by the Flux file's own fields
+            return topology_from_spec(_validate(TopologySpec, converted, name), name)
+        except ModelError as exc:
+            raise SpecError(flux_paths(exc.problems, flux), name) from None
     spec: TopologySpec = _validate(TopologySpec, doc, name)
     return topology_from_spec(spec, name)
 
