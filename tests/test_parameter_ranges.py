@@ -99,3 +99,18 @@ def test_every_controller_and_simulator_parameter_has_a_range_and_simulate_refus
         result = runner.invoke(app, ["simulate", "manufacturing", *args])
         assert result.exit_code == 2, (args, result.output)
         assert "fix:" in result.output and "Traceback" not in result.output
+
+
+def test_simulate_refuses_an_operator_no_vm_of_the_type_can_host(tmp_path) -> None:
+    """From the bad-input corpus: an operator larger than the VM exited 0 reporting 85 % compliance while
+    21 M items piled up unserved."""
+    import yaml as _yaml
+
+    spec = {"name": "fat", "operators": [{"id": "s", "kind": "source", "rate": 10},
+                                         {"id": "huge", "kind": "sink", "cpu": 900, "memory_mb": 64}],
+            "streams": [{"from": "s", "to": "huge"}]}
+    path = tmp_path / "fat.yaml"
+    path.write_text(_yaml.safe_dump(spec))
+    result = CliRunner().invoke(app, ["simulate", str(path), "--minutes", "5"])
+    assert result.exit_code == 2, result.output
+    assert "huge" in result.output and "900" in result.output and "fix:" in result.output

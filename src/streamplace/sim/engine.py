@@ -54,6 +54,7 @@ from scipy.special import gammainc
 from streamplace.elastic.billing import Lease, lease_cost
 from streamplace.elastic.controller import Controller, HostView, OperatorView, View
 from streamplace.elastic.patterns import Pattern
+from streamplace.errors import ModelError, Problem
 from streamplace.model.cluster import Cluster
 from streamplace.model.topology import Topology
 from streamplace.perf.rates import operator_rates, selectivities
@@ -151,6 +152,13 @@ class Simulator:
         self.rng = np.random.default_rng(cfg.seed)
         node = vm.nodes[0]
         self.vm_cpu, self.vm_memory = node.cpu, node.memory_mb
+        too_big = [op for op in topology.operators if not op.is_source
+                   and (op.cpu > node.cpu + 1e-9 or op.memory_mb > node.memory_mb + 1e-9)]
+        if too_big:  # no lease could ever host one: its items would pile up unserved while the run reports on
+            raise ModelError([Problem(f"operators.{op.id}", f"one instance needs {op.cpu:g} CPU points and "
+                                      f"{op.memory_mb:g} MB; the VM type {node.id!r} offers {node.cpu:g} and "
+                                      f"{node.memory_mb:g} MB", "lease a larger VM type, or give the operator "
+                                      "smaller cpu / memory_mb") for op in too_big], topology.name)
         # upstream first, so that what an operator emits in a step is served downstream in the same step
         self.ops = [topology.op(o) for o in topology.acyclic_order if not topology.op(o).is_source]
         self.sources = list(topology.sources)
