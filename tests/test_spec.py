@@ -265,3 +265,18 @@ def test_flux_follows_includes_and_explains_what_it_cannot_read(tmp_path: Path) 
                                           "streams:\n  - {from: s, to: b}\n")
     with pytest.raises(SpecError, match=r"bolts\[1\]: bolt 'z' has no input stream"):
         load_topology(tmp_path / "lonely.yaml")
+
+
+def test_a_custom_grouping_is_refused_with_the_way_to_plan_it_as_shuffle(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from streamplace.cli import app
+
+    path = tmp_path / "custom.yaml"
+    path.write_text("name: c\nspouts:\n  - {id: s, className: S}\nbolts:\n  - {id: b, className: B}\nstreams:\n"
+                    "  - {from: s, to: b, grouping: {type: CUSTOM, customClass: {className: org.X}}}\n")
+    refused = CliRunner().invoke(app, ["import-flux", str(path)])
+    assert refused.exit_code == 2 and "--custom-as-shuffle" in refused.output
+    assert "no input stream" not in refused.output  # the refused stream still feeds its bolt
+    taken = CliRunner().invoke(app, ["import-flux", str(path), "--custom-as-shuffle"])
+    assert taken.exit_code == 0 and "planned as shuffle" in taken.output and "grouping: shuffle" in taken.output

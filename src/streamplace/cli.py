@@ -582,19 +582,26 @@ def import_flux(
     flux_file: Annotated[Path, typer.Argument(help="Storm Flux YAML topology")],
     out_file: Annotated[Path | None, typer.Option("--out", "-o", help="write the topology spec here")] = None,
     rate: Annotated[float, typer.Option(help="offered rate per spout (Flux has none), tuples/s")] = 1000.0,
+    custom_as_shuffle: Annotated[bool, typer.Option("--custom-as-shuffle", help="plan CUSTOM groupings as "
+                                                    "shuffle (else they are refused: the model cannot route by "
+                                                    "a user's Java class)")] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Convert a Storm Flux YAML topology into a streamplace topology spec.
 
     Example: streamplace import-flux examples/flux-wordcount.yaml --out wordcount.yaml
     """
-    from streamplace.spec.flux import flux_to_topology_doc
-    from streamplace.spec.loader import topology_from_spec
-    from streamplace.spec.schema import TopologySpec
+    from streamplace.spec.loader import load_flux
 
+    if not (rate > 0 and rate < float("inf")):
+        raise ModelError([Problem("--rate", f"must be a finite rate > 0, got {rate}", "give tuples/s, e.g. 1000")])
     doc = read_document(flux_file)
-    spec_doc = flux_to_topology_doc(doc, str(flux_file), default_rate=rate)
-    topo = topology_from_spec(TopologySpec.model_validate(spec_doc), str(flux_file))
+    topo = load_flux(doc, str(flux_file), default_rate=rate, custom_as_shuffle=custom_as_shuffle)
+    if custom_as_shuffle and any(str(((s or {}).get("grouping") or {}).get("type", "")).upper() == "CUSTOM"
+                                 for s in (doc.get("streams") or []) if isinstance(s, dict)
+                                 and isinstance(s.get("grouping") or {}, dict)):
+        warn("CUSTOM groupings planned as shuffle (--custom-as-shuffle): the plan assumes an even split, which "
+             "the user's Java class may not do")
     text = json_text(topology_to_doc(topo)) + "\n" if as_json else dump_topology(topo)
     if out_file is None:
         sys.stdout.write(text)

@@ -122,7 +122,7 @@ def flux_paths(problems: list[Problem], doc: dict[str, Any]) -> list[Problem]:
 
 
 def flux_to_topology_doc(doc: dict[str, Any], source: str = "<flux>",
-                         default_rate: float = DEFAULT_FLUX_RATE) -> dict[str, Any]:
+                         default_rate: float = DEFAULT_FLUX_RATE, custom_as_shuffle: bool = False) -> dict[str, Any]:
     """Translate a Flux document (its includes already merged: ``read_includes``) into a topology spec document
     (validated afterwards; ``flux_paths`` names that validation's problems by the Flux file's fields)."""
     if doc.get("topologySource") is not None:
@@ -196,17 +196,21 @@ def flux_to_topology_doc(doc: dict[str, Any], source: str = "<flux>",
             g = f"key:{args[0]}"
         elif gtype == "ALL":
             g = "all"
+        elif gtype == "CUSTOM" and custom_as_shuffle:
+            g = "shuffle"  # the caller asked for it (import-flux --custom-as-shuffle) and says so
         elif gtype in _REFUSED:
             problems.append(Problem(f"{path}.grouping.type", f"{gtype} grouping cannot be modelled "
                                     "(it routes tuples by rules outside the performance model)",
-                                    "use SHUFFLE or FIELDS for planning"))
+                                    "use SHUFFLE or FIELDS for planning" + (
+                                        ", or `streamplace import-flux FILE --custom-as-shuffle --out topo.yaml` "
+                                        "to plan it as shuffle" if gtype == "CUSTOM" else "")))
             continue
         else:
             problems.append(Problem(f"{path}.grouping.type", f"unknown Flux grouping {gtype!r}",
                                     "use SHUFFLE, LOCAL_OR_SHUFFLE, NONE, FIELDS or ALL"))
             continue
         streams.append({"from": s.get("from"), "to": s.get("to"), "grouping": g})
-    targets = {st["to"] for st in streams}
+    targets = {str(st.get("to")) for st in raw_streams if isinstance(st, dict)}  # refused streams count too
     for i, vertex in enumerate(doc.get("bolts") or []):  # else reported as "source 'bolt-4' has no rate"
         if isinstance(vertex, dict) and "id" in vertex and str(vertex["id"]) not in targets:
             problems.append(Problem(f"bolts[{i}]", f"bolt {vertex['id']!r} has no input stream",

@@ -213,17 +213,30 @@ def load_topology(source: Source) -> Topology:
     doc, name = _document(source)
     from streamplace.spec.schema import TopologySpec
 
-    if {"spouts", "bolts", "includes", "topologySource"} & set(doc):
-        from streamplace.spec.flux import flux_paths, flux_to_topology_doc, read_includes
-
-        flux = read_includes(doc, name)
-        converted = flux_to_topology_doc(flux, name)
-        try:  # the converted topology's problems, named by the Flux file's own fields
-            return topology_from_spec(_validate(TopologySpec, converted, name), name)
-        except ModelError as exc:
-            raise SpecError(flux_paths(exc.problems, flux), name) from None
+    if is_flux(doc):
+        return load_flux(doc, name)
     spec: TopologySpec = _validate(TopologySpec, doc, name)
     return topology_from_spec(spec, name)
+
+
+def is_flux(doc: Mapping[str, Any]) -> bool:
+    return bool({"spouts", "bolts", "includes", "topologySource"} & set(doc))
+
+
+def load_flux(doc: dict[str, Any], name: str, default_rate: float | None = None,
+              custom_as_shuffle: bool = False) -> Topology:
+    """A Storm Flux document as a topology: includes merged, converted, validated, every problem named by the
+    Flux file's own fields. ``custom_as_shuffle`` plans CUSTOM groupings as shuffle (else refused)."""
+    from streamplace.spec.flux import DEFAULT_FLUX_RATE, flux_paths, flux_to_topology_doc, read_includes
+    from streamplace.spec.schema import TopologySpec
+
+    flux = read_includes(doc, name)
+    converted = flux_to_topology_doc(flux, name, DEFAULT_FLUX_RATE if default_rate is None else default_rate,
+                                     custom_as_shuffle=custom_as_shuffle)
+    try:  # the converted topology's problems, named by the Flux file's own fields
+        return topology_from_spec(_validate(TopologySpec, converted, name), name)
+    except ModelError as exc:
+        raise SpecError(flux_paths(exc.problems, flux), name) from None
 
 
 def topology_from_spec(spec: TopologySpec, source: str = "<spec>") -> Topology:
