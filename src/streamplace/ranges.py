@@ -6,6 +6,7 @@ elastic controllers and the simulator), so every refusal states the range the sa
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 
@@ -19,6 +20,11 @@ class Range:
     def contains(self, value: float) -> bool:
         above = value > self.lo if self.lo_open else value >= self.lo
         return above and value <= self.hi
+
+    def admits(self, value: float) -> bool:
+        """A finite number inside the interval, and whole where the range is of integers."""
+        return (math.isfinite(value) and self.contains(value)
+                and (not self.integer or float(value).is_integer()))
 
     def text(self) -> str:
         lo = f"{self.lo:g}" if not self.integer else f"{int(self.lo):,}"

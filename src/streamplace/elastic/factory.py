@@ -56,9 +56,11 @@ def check_range(key: str, value: Any) -> None:
     for v in values:
         if isinstance(v, bool) or not isinstance(v, int | float):
             continue
-        if not math.isfinite(v) or (allowed is not None and not allowed.contains(v)):
+        if not (allowed.admits(v) if allowed is not None else math.isfinite(v)):
             where = f"in {allowed.text()}" if allowed is not None else "finite"
             raise SpecError([Problem(f"--param {key}", f"must be {where}, got {v!r}", f"give {key} a value {where}")])
+
+
 _INTERNAL = {"name", "migrations", "prolongations", "releases", "rollbacks", "prolonged", "last_up", "reason_s"}
 
 

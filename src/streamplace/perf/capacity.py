@@ -3,9 +3,9 @@
 Every load in the model is affine in a common scale factor s of the source
 rates: node CPU(s) = s·A_u + B_u, a replica's thread use s·a_c + MET_c,
 NIC traffic s·T_u. The largest s that keeps every node under its limit,
-every replica under one thread (100 points; with ``replica_cap="thread"``:
-Storm, Spark, or the ideal model when asked — the papers' own model caps only
-the machine) and every NIC under its bandwidth is therefore a minimum of
+every replica under one thread (100 points; not with ``replica_cap="machine"``:
+Nasiri et al.'s own model caps only the machine) and every NIC under its
+bandwidth is therefore a minimum of
 per-constraint ratios, computed in O(cells + nodes).
 """
 

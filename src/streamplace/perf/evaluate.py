@@ -20,6 +20,7 @@ from streamplace.model.topology import Topology
 from streamplace.perf import engines
 from streamplace.perf.capacity import NodeLoads, ScaleLimit, bandwidth_scale, node_loads, sustainable_scale
 from streamplace.perf.cells import Cells, compile_cells, cost_tables
+from streamplace.perf.engines import replica_cap_of
 from streamplace.perf.engines import spark as spark_engine
 from streamplace.perf.engines import storm as storm_engine
 from streamplace.perf.latency import path_latency
@@ -169,8 +170,7 @@ def evaluate(
         extra = storm_engine.remote_cpu_per_scale(topology, cells, streams, engine.storm, stream_bytes(topology))
         loads = NodeLoads(loads.cpu_rate + extra, loads.cpu_fixed, loads.memory)
         detail["serialization_points"] = {cluster.ids[u]: float(extra[u]) for u in np.flatnonzero(extra > 0)}
-    replica_cap = engine.replica_cap if engine is not None else "thread"  # ideal.replica_cap=machine: MAC only
-    limit = sustainable_scale(cells, loads, cluster, streams.node_traffic, utilization_limit, replica_cap)
+    limit = sustainable_scale(cells, loads, cluster, streams.node_traffic, utilization_limit, replica_cap_of(engine))
     sink_idx = [topology.index[op.id] for op in topology.sinks]
     offered = float(rates.input[sink_idx].sum()) if sink_idx else 0.0
     cpu_util = loads.cpu_at(1.0) / cluster.cpu

@@ -7,9 +7,9 @@ reaches every replica whole — as the evaluation (perf/evaluate.py) counts it, 
 a scheduler's claimed rate is one its plan sustains. For a count matrix C (operators × nodes) every node load is affine
 in the scale s of the source rates, so the largest sustainable s has a
 closed form: the minimum over nodes of (L·cpu_u − B_u)/A_u and over replicas
-of the one-thread cap — where there is one: Nasiri et al. cap only the machine
-(MAC), so the ideal model does too unless asked (``replica_cap="thread"``);
-Storm and Spark run a replica on one thread. Batched over many count matrices
+of the one-thread cap — where there is one: Storm and Spark run a replica on
+one thread, and so does the ideal model by default; Nasiri et al.'s own model
+caps only the machine (MAC: ``replica_cap="machine"``). Batched over many count matrices
 for exhaustive search.
 
 Under the ``storm`` engine (``build(..., engine=...)``) a node also spends CPU
@@ -33,7 +33,7 @@ from streamplace.model.cluster import Cluster
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
 from streamplace.perf.cells import cost_tables
-from streamplace.perf.engines import EngineSettings
+from streamplace.perf.engines import EngineSettings, replica_cap_of
 from streamplace.perf.network import stream_bytes
 from streamplace.perf.rates import operator_rates
 
@@ -105,8 +105,8 @@ class ThroughputModel:
               replica_cap: str | None = None, tasks_per_node: int | None = None) -> ThroughputModel:
         """The model of ``engine`` where it is ``storm`` (serialization added), else the papers' ideal one.
         ``replica_cap`` (``machine`` or ``thread``) overrides what the engine says caps one replica's CPU
-        (ideal: its setting, machine by default; storm and spark: a thread)."""
-        cap = replica_cap or (engine.replica_cap if engine is not None else "thread")
+        (ideal: its ``ideal.replica_cap``, a thread by default; storm and spark: a thread)."""
+        cap = replica_cap or replica_cap_of(engine)
         if cap not in ("machine", "thread"):
             raise ValueError(f"replica_cap must be machine or thread, got {cap!r}")
         rates = operator_rates(topology, profile, source_rates)
@@ -179,7 +179,12 @@ class ThroughputModel:
         s = np.minimum(node_s.min(axis=1), thread_s.reshape(len(counts), -1).min(axis=1))
         return np.maximum(s, 0.0)
 
-    def memory_ok(self, counts: np.ndarray) -> bool:
-        """Within every node's memory and, where the model has one, its replica cap k_j."""
-        return bool(((counts * self.memory[:, None]).sum(axis=0) <= self.node_memory + 1e-9).all()
-                    and (counts.sum(axis=0) <= self.slots).all())
+    def fits_batch(self, counts: np.ndarray) -> np.ndarray:
+        """Per count matrix of a batch (batch, ops, nodes): within every node's memory and, where the model has
+        one, its replica cap k_j."""
+        memory = ((counts * self.memory[None, :, None]).sum(axis=1) <= self.node_memory[None] + 1e-9).all(axis=1)
+        return memory & (counts.sum(axis=1) <= self.slots[None]).all(axis=1)
+
+    def fits(self, counts: np.ndarray) -> bool:
+        """One count matrix within every node's memory and replica cap (``fits_batch``)."""
+        return bool(self.fits_batch(counts[None])[0])

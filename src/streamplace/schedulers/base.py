@@ -147,8 +147,7 @@ class BaseScheduler:
         rates = result.source_rates or offered_rates(topology)
 
         def score(counts: np.ndarray) -> tuple[float, float]:
-            plan = Plan(self.name, topology.name, cluster.name, counts_to_replicas(counts, topology, cluster), rates)
-            predicted = evaluate(topology, cluster, plan, profile, engine=engine).predicted()
+            predicted = predict_counts(self.name, topology, cluster, counts, rates, profile, engine)
             latency = predicted.get("latency_mean_ms")
             return float(predicted.get("throughput") or 0.0), float("inf") if latency is None else float(latency)
 
@@ -203,6 +202,14 @@ class BaseScheduler:
 def offered_rates(topology: Topology) -> dict[str, float]:
     """Each source's own rate (tuples/s): what a plan offers unless its scheduler chose the rates."""
     return {op.id: float(op.rate or 0.0) for op in topology.sources}
+
+
+def predict_counts(scheduler: str, topology: Topology, cluster: Cluster, counts: np.ndarray,
+                   rates: Mapping[str, float], profile: Profile | None,
+                   engine: EngineSettings | None) -> dict[str, Any]:
+    """The ``predicted`` block of a count matrix (operators × nodes) run at ``rates``, by ``engine``'s model."""
+    plan = Plan(scheduler, topology.name, cluster.name, counts_to_replicas(counts, topology, cluster), dict(rates))
+    return evaluate(topology, cluster, plan, profile, engine=engine).predicted()
 
 
 def counts_to_replicas(counts: np.ndarray, topology: Topology, cluster: Cluster) -> dict[str, dict[str, int]]:

@@ -26,10 +26,10 @@ from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
-from streamplace.perf.engines import EngineSettings
+from streamplace.perf.engines import EngineSettings, replica_cap_of
 from streamplace.perf.throughput import ThroughputModel
 from streamplace.schedulers.base import BaseScheduler, Deadline, Placement, register
-from streamplace.schedulers.optimal import replica_cap_of, sustained_rates
+from streamplace.schedulers.optimal import sustained_rates
 
 INNER_BATCH = 200_000
 

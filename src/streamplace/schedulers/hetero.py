@@ -42,11 +42,11 @@ from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
-from streamplace.perf.engines import EngineSettings
+from streamplace.perf.engines import EngineSettings, replica_cap_of
 from streamplace.perf.rates import selectivities
 from streamplace.perf.throughput import ThroughputModel
 from streamplace.schedulers.base import EPS, BaseScheduler, Deadline, Placement, register
-from streamplace.schedulers.optimal import S_CAP, replica_cap_of, sustained_rates
+from streamplace.schedulers.optimal import S_CAP, sustained_rates
 
 
 @register
@@ -89,12 +89,15 @@ class Hetero(BaseScheduler):
 
     def _place_for(self, engine: EngineSettings | None, topology: Topology, cluster: Cluster,
                    profile: Profile | None, deadline: Deadline, current: Plan | None) -> Placement:
-        cap = replica_cap_of(engine) if self.replica_cap == "engine" else self.replica_cap
-        return self._place(topology, cluster, profile, deadline, current, cap)
+        return self._place(topology, cluster, profile, deadline, current, self._cap(engine))
+
+    def _cap(self, engine: EngineSettings | None) -> str:
+        """``machine`` or ``thread``: the setting, or with ``engine`` the engine's model's."""
+        return replica_cap_of(engine) if self.replica_cap == "engine" else self.replica_cap
 
     def _place(self, topology: Topology, cluster: Cluster, profile: Profile | None, deadline: Deadline,
                current: Plan | None, cap: str | None = None) -> Placement:
-        cap = cap or (replica_cap_of(None) if self.replica_cap == "engine" else self.replica_cap)
+        cap = cap or self._cap(None)
         model = ThroughputModel.build(topology, cluster, profile, replica_cap=cap, tasks_per_node=self.tasks_per_node)
         alpha = selectivities(topology, profile)
         first = first_assignment(model, alpha, self.initial_scale)

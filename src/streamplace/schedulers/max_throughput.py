@@ -77,17 +77,16 @@ from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
-from streamplace.perf.engines import EngineSettings
+from streamplace.perf.engines import EngineSettings, replica_cap_of
 from streamplace.perf.rates import selectivities
 from streamplace.perf.throughput import ThroughputModel
-from streamplace.schedulers.base import BaseScheduler, Deadline, Placement, register
+from streamplace.schedulers.base import BaseScheduler, Deadline, Placement, predict_counts, register
 from streamplace.schedulers.hetero import Rules, first_assignment, maximize_throughput
 from streamplace.schedulers.milp import solve_lp
 from streamplace.schedulers.optimal import (
     S_CAP,
     counts_from_feasibility,
     feasibility_milp,
-    replica_cap_of,
     sustained_rates,
 )
 from streamplace.schedulers.spark_optimal import stage_costs
@@ -216,10 +215,6 @@ def _storm_place(scheduler: MaxThroughput, topology: Topology, cluster: Cluster,
     """Under the storm engine: maximize the model with serialization CPU, and also the ideal one, and keep the
     plan the storm engine's own prediction rates higher (it adds what neither search sees: NIC bandwidth where
     nodes declare one, and flow control where max spout pending is set). Twice the ideal search's work."""
-    from streamplace.model.plan import Plan
-    from streamplace.perf.evaluate import evaluate
-    from streamplace.schedulers.base import counts_to_replicas
-
     cap = replica_cap_of(engine)  # storm: an executor is one thread
     with_storm = scheduler._maximize(topology, cluster, profile, deadline, engine, cap)
     ideal = scheduler._maximize(topology, cluster, profile, deadline, None, cap)
@@ -227,9 +222,8 @@ def _storm_place(scheduler: MaxThroughput, topology: Topology, cluster: Cluster,
     def predicted(p: Placement) -> float:
         if p.counts is None:
             return -1.0
-        plan = Plan(scheduler.name, topology.name, cluster.name, counts_to_replicas(p.counts, topology, cluster),
-                    p.source_rates or {})
-        return float(evaluate(topology, cluster, plan, profile, engine=engine).predicted().get("throughput") or 0.0)
+        return float(predict_counts(scheduler.name, topology, cluster, p.counts, p.source_rates or {}, profile,
+                                    engine).get("throughput") or 0.0)
 
     a, b = predicted(with_storm), predicted(ideal)
     best = with_storm if a >= b else ideal
@@ -318,7 +312,7 @@ def round_flows(model: ThroughputModel, flows: np.ndarray, scale: float, k: np.n
         order = np.argsort(-(ideal - base), kind="stable")
         base[order[:rest]] += 1
         counts[i] = base
-    return counts if fits_memory(model, counts) else None
+    return counts if model.fits(counts) else None
 
 
 def typed_start(model: ThroughputModel, k: np.ndarray, bound: float) -> np.ndarray | None:
@@ -346,12 +340,7 @@ def typed_start(model: ThroughputModel, k: np.ndarray, bound: float) -> np.ndarr
                 return None
         scale = np.where(placed, model.max_scale_batch(tried), -1.0)
         counts = tried[int(np.argmax(scale))]
-    return counts if fits_memory(model, counts) else None
-
-
-def fits_memory(model: ThroughputModel, counts: np.ndarray) -> bool:
-    """Within every node's memory and its replica cap k_j (where the model has one)."""
-    return model.memory_ok(counts)
+    return counts if model.fits(counts) else None
 
 
 def node_and_thread_scales(model: ThroughputModel, batch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -381,6 +370,13 @@ def leximin_key(model: ThroughputModel, batch: np.ndarray) -> tuple[np.ndarray, 
     return scale, at, node_s, cell_s
 
 
+def hot_cells(pop: np.ndarray, node_s: np.ndarray, cell_s: np.ndarray) -> np.ndarray:
+    """(P, ops, nodes): the replicas of each count matrix that sit at its bottleneck — on a node at its CPU
+    budget, or at their own one-thread limit — given its node and cell scales (``node_and_thread_scales``)."""
+    limit = np.minimum(node_s.min(axis=1), cell_s.min(axis=(1, 2))) * (1 + TIE)
+    return (pop > 0) & ((node_s <= limit[:, None])[:, None, :] | (cell_s <= limit[:, None, None]))
+
+
 def neighbours(model: ThroughputModel, pop: np.ndarray, k: np.ndarray, node_s: np.ndarray,
                cell_s: np.ndarray, groups: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Candidates one step from each count matrix of the population ``pop`` (chains, ops, nodes), given their node
@@ -388,8 +384,7 @@ def neighbours(model: ThroughputModel, pop: np.ndarray, k: np.ndarray, node_s: n
     limit there, one more replica on another node, one moved off, one fewer. Returns the candidates and the chain
     each comes from; built with array indexing, no Python loop over chains or candidates."""
     n = pop.sum(axis=2)  # (P, ops)
-    limit = np.minimum(node_s.min(axis=1), cell_s.min(axis=(1, 2))) * (1 + TIE)
-    hot = (pop > 0) & ((node_s <= limit[:, None])[:, None, :] | (cell_s <= limit[:, None, None]))
+    hot = hot_cells(pop, node_s, cell_s)
     mem = (pop * model.memory[None, :, None]).sum(axis=1)  # (P, nodes)
     room = model.allowed[None] & (mem[:, None, :] + model.memory[None, :, None] <= model.node_memory + 1e-9) & \
         (model.met < model.thread_points[None, :])[None] & \
@@ -510,6 +505,7 @@ def best_responses(model: ThroughputModel, pop: np.ndarray, chain: np.ndarray, o
     if only is not None:  # (C, nodes): the nodes this candidate may use (one machine type: every replica as fast)
         usable = usable & only[:, None, :, None]
     s_uc = np.where(usable, s_uc, -1.0)
+
     def pick(s: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(scale, n − 1, replicas each node holds at that scale) of the best total, per candidate."""
         flat = -np.sort(-s.reshape(n_c, n_max, -1), axis=2)  # (C, n, nodes·c), largest first
@@ -546,8 +542,7 @@ def respond(model: ThroughputModel, pop: np.ndarray, k: np.ndarray, stuck: np.nd
     """For the chains at a local optimum, the best of their bottleneck operators' best responses
     (``best_responses``) where it improves the chain (leximin); updates the chains in place and returns the
     ones that moved."""
-    limit = np.minimum(node_s.min(axis=1), cell_s.min(axis=(1, 2))) * (1 + TIE)
-    hot = (pop > 0) & ((node_s <= limit[:, None])[:, None, :] | (cell_s <= limit[:, None, None]))
+    hot = hot_cells(pop, node_s, cell_s)
     chain, op = np.nonzero(hot.any(axis=2) & stuck[:, None])
     if not len(chain):
         return chain
@@ -570,17 +565,11 @@ def respond(model: ThroughputModel, pop: np.ndarray, k: np.ndarray, stuck: np.nd
     order = np.lexsort((a2, -s2, chain))
     first = order[np.r_[True, chain[order][1:] != chain[order][:-1]]]
     owner = chain[first]
-    up = improves(s2[first], a2[first], scale[owner], at[owner]) & fits_each(model, batch[first])
+    up = improves(s2[first], a2[first], scale[owner], at[owner]) & model.fits_batch(batch[first])
     move, owner = first[up], owner[up]
     pop[owner], scale[owner], at[owner], node_s[owner], cell_s[owner] = batch[move], s2[move], a2[move], n2[move], \
         c2[move]
     return owner
-
-
-def fits_each(model: ThroughputModel, batch: np.ndarray) -> np.ndarray:
-    """Per count matrix of ``batch``: within every node's memory and replica cap k_j."""
-    return (((batch * model.memory[None, :, None]).sum(axis=1) <= model.node_memory[None] + 1e-9).all(axis=1)
-            & (batch.sum(axis=1) <= model.slots[None]).all(axis=1))
 
 
 def improves(scale: np.ndarray, at: np.ndarray, best_scale: np.ndarray | float,
@@ -609,7 +598,7 @@ def kick(model: ThroughputModel, counts: np.ndarray, k: np.ndarray, rng: np.rand
                     new[i, a], new[j, b] = 0, 0
                     new[i, b] += ci
                     new[j, a] += cj
-            if fits_memory(model, new) and not np.array_equal(new, counts):
+            if model.fits(new) and not np.array_equal(new, counts):
                 return new
             new = counts.copy()
     for _ in range(int(rng.integers(1, 4))):
@@ -776,7 +765,7 @@ def exact_check(model: ThroughputModel, k: np.ndarray, counts: np.ndarray, scale
             break
         found = counts_from_feasibility(result.x, model, k, totals)
         found_scale = float(model.max_scale(found))
-        if found_scale <= best_scale * (1.0 + TIE) or not fits_memory(model, found):
+        if found_scale <= best_scale * (1.0 + TIE) or not model.fits(found):
             stopped = "no better plan in the solver's answer (numerical slack)"
             break
         best, best_scale = found, found_scale
@@ -834,8 +823,7 @@ def spark_search(work: SparkWork, model: ThroughputModel, starts: list[np.ndarra
         pop[c] = kick(model, pop[c], k, rng)
 
     def key(batch: np.ndarray) -> np.ndarray:
-        feasible = ((batch * model.memory[None, :, None]).sum(axis=1) <= model.node_memory + 1e-9).all(axis=1)
-        return np.where(feasible, work.work(batch), np.inf)
+        return np.where(model.fits_batch(batch), work.work(batch), np.inf)
 
     w_now = key(pop)
     j = int(np.argmin(w_now))

@@ -117,19 +117,8 @@ class Milp:
               start: np.ndarray | None = None, options: dict[str, bool | int | float | str] | None = None
               ) -> MilpResult:
         """Solve with HiGHS; ``options`` are passed through verbatim (HiGHS option names)."""
-        lp = highspy.HighsLp()
-        lp.num_col_ = self.n_vars
-        lp.num_row_ = self.n_rows
-        lp.col_cost_ = np.asarray(self.cost, dtype=float)
-        lp.col_lower_ = np.asarray(self.lower, dtype=float)
-        lp.col_upper_ = np.asarray(self.upper, dtype=float)
-        lp.row_lower_ = np.asarray(self.rows_lo, dtype=float)
-        lp.row_upper_ = np.asarray(self.rows_hi, dtype=float)
-        lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
-        lp.a_matrix_.start_ = np.asarray(self.starts, dtype=np.int32)
-        lp.a_matrix_.index_ = np.asarray(self.index, dtype=np.int32)
-        lp.a_matrix_.value_ = np.asarray(self.value, dtype=float)
-        lp.sense_ = highspy.ObjSense.kMaximize if self.maximize else highspy.ObjSense.kMinimize
+        lp = highs_lp(self.cost, self.lower, self.upper, self.rows_lo, self.rows_hi, self.starts, self.index,
+                      self.value, self.maximize)
         if any(self.integer):
             lp.integrality_ = [highspy.HighsVarType.kInteger if i else highspy.HighsVarType.kContinuous
                                for i in self.integer]
@@ -148,27 +137,36 @@ def solve_lp(cost: np.ndarray, rows: np.ndarray, cols: np.ndarray, values: np.nd
              row_upper: np.ndarray, col_lower: np.ndarray, col_upper: np.ndarray, maximize: bool = False) -> MilpResult:
     """A linear program given as coordinate triplets (duplicates summed), solved by HiGHS's simplex: what
     ``scipy.optimize.linprog(method="highs")`` does, without the 0.3–0.5 s of importing scipy.optimize."""
-    n_rows, n_cols = len(row_lower), len(cost)
+    n_rows = len(row_lower)
     order = np.lexsort((cols, rows))
     rows, cols, values = rows[order], cols[order], values[order]
     keep = np.r_[True, (rows[1:] != rows[:-1]) | (cols[1:] != cols[:-1])]
     group = np.cumsum(keep) - 1
     values = np.bincount(group, weights=values)
     rows, cols = rows[keep], cols[keep]
+    starts = np.r_[0, np.cumsum(np.bincount(rows, minlength=n_rows))]
+    lp = highs_lp(cost, col_lower, col_upper, row_lower, row_upper, starts, cols, values, maximize)
+    return run_highs(lp, None, 1e-6, None, None, None)
+
+
+def highs_lp(cost: Any, col_lower: Any, col_upper: Any, row_lower: Any, row_upper: Any, starts: Any, index: Any,
+             values: Any, maximize: bool) -> Any:
+    """A ``highspy.HighsLp`` from columns (cost, bounds), row bounds and a row-wise sparse matrix (``starts``
+    of each row into ``index``/``values``): one place that fills HiGHS's model for the MILP builder and the LP."""
     lp = highspy.HighsLp()
-    lp.num_col_ = n_cols
-    lp.num_row_ = n_rows
+    lp.num_col_ = len(cost)
+    lp.num_row_ = len(row_lower)
     lp.col_cost_ = np.asarray(cost, dtype=float)
     lp.col_lower_ = np.asarray(col_lower, dtype=float)
     lp.col_upper_ = np.asarray(col_upper, dtype=float)
     lp.row_lower_ = np.asarray(row_lower, dtype=float)
     lp.row_upper_ = np.asarray(row_upper, dtype=float)
     lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
-    lp.a_matrix_.start_ = np.r_[0, np.cumsum(np.bincount(rows, minlength=n_rows))].astype(np.int32)
-    lp.a_matrix_.index_ = cols.astype(np.int32)
-    lp.a_matrix_.value_ = values.astype(float)
+    lp.a_matrix_.start_ = np.asarray(starts, dtype=np.int32)
+    lp.a_matrix_.index_ = np.asarray(index, dtype=np.int32)
+    lp.a_matrix_.value_ = np.asarray(values, dtype=float)
     lp.sense_ = highspy.ObjSense.kMaximize if maximize else highspy.ObjSense.kMinimize
-    return run_highs(lp, None, 1e-6, None, None, None)
+    return lp
 
 
 def run_highs(lp: Any, time_limit_s: float | None, mip_rel_gap: float, threads: int | None,

@@ -34,7 +34,7 @@ from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
-from streamplace.perf.engines import EngineSettings
+from streamplace.perf.engines import EngineSettings, replica_cap_of
 from streamplace.perf.throughput import ThroughputModel
 from streamplace.schedulers.base import BaseScheduler, Deadline, Placement, register
 from streamplace.schedulers.milp import Milp
@@ -162,8 +162,7 @@ class Optimal(BaseScheduler):
             from streamplace.schedulers.hetero import Hetero
 
             found = Hetero(time_limit_s=None).heuristic(topology, cluster, profile, model, k)
-            if found is not None and model.memory_ok(found[0]) and (found[0].sum(axis=1) <= k).all() and (
-                    self.tasks_per_node is None or (found[0].sum(axis=0) <= self.tasks_per_node).all()):
+            if found is not None and model.fits(found[0]) and (found[0].sum(axis=1) <= k).all():  # k_j: in fits
                 best, lo = found[0], model.max_scale(found[0])
         if best is None:
             feasible = feasibility_milp(model, k, 0.0, self.tasks_per_node).solve(self._remaining(deadline))
@@ -279,13 +278,6 @@ def _product(milp: Milp, binary: int, cont: int, upper: float) -> int:
     milp.row([(p, 1.0), (cont, -1.0)], hi=0.0)
     milp.row([(p, 1.0), (cont, -1.0), (binary, -upper)], lo=-upper)
     return p
-
-
-def replica_cap_of(engine: EngineSettings | None) -> str:
-    """``machine`` or ``thread``: what caps one replica's CPU in ``engine``'s model (no engine: the ideal model
-    with its defaults). ``-p ideal.replica_cap=machine`` gives Nasiri et al.'s model, where only a machine's
-    capacity (MAC) caps its replicas."""
-    return engine.replica_cap if engine is not None else "thread"
 
 
 def scale_upper_bound(model: ThroughputModel, k: np.ndarray) -> float:

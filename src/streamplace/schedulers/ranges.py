@@ -91,8 +91,7 @@ def problem(scheduler: str, name: str, value: object) -> str | None:
         allowed = MAPPING_VALUES.get(name)
         if isinstance(value, dict) and allowed is not None:
             for key, v in value.items():
-                if isinstance(v, int | float) and not isinstance(v, bool) and not (
-                        math.isfinite(v) and allowed.contains(v) and (not allowed.integer or float(v).is_integer())):
+                if isinstance(v, int | float) and not isinstance(v, bool) and not allowed.admits(v):
                     return (f"{scheduler}.{name}.{key} must be in {allowed.text()}, got {v!r} "
                             f"(fix: give {name}.{key} a value in {allowed.text()})")
         return None

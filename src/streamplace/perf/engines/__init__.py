@@ -2,11 +2,11 @@
 
 * ``ideal`` — the base model (perf/evaluate.py): every replica works
   continuously, tuples free to move between nodes. The papers' schedulers
-  optimize this model. As Nasiri et al. (2023) model it, only a machine's CPU
-  caps its replicas (MAC): one replica may use more than one core of a
-  multi-core node (``ideal.replica_cap=machine``, the default);
-  ``ideal.replica_cap=thread`` caps each replica at one core (100 points), as a
-  thread of a real engine is.
+  optimize this model. A replica is capped at one core (100 points), as a
+  thread of a real engine is (``ideal.replica_cap=thread``, the default);
+  ``ideal.replica_cap=machine`` is Nasiri et al.'s (2023) own model, where only
+  a machine's CPU caps its replicas (MAC) and one replica may use more than one
+  core of a multi-core node.
 * ``storm`` — the base model plus the CPU a tuple costs to cross nodes and
   flow control by ``max_spout_pending`` (storm.py); an executor is one thread
   (100 points at most).
@@ -42,8 +42,8 @@ _SPARK_RUN_KEYS = ("trigger_s", "quantum_s", "lead_s")
 
 @dataclass(frozen=True)
 class IdealSettings:
-    """The papers' base model: ``replica_cap`` is what caps one replica's CPU — ``machine`` (only its node's
-    capacity, as Nasiri et al.'s MAC: the default) or ``thread`` (one core, 100 points)."""
+    """The papers' base model: ``replica_cap`` is what caps one replica's CPU — ``thread`` (one core, 100 points:
+    the default) or ``machine`` (only its node's capacity, as Nasiri et al.'s MAC)."""
 
     replica_cap: ReplicaCap = "thread"
 
@@ -117,6 +117,11 @@ class EngineSettings:
         return dataclasses.asdict(self.ideal)
 
 
+def replica_cap_of(engine: EngineSettings | None) -> ReplicaCap:
+    """What caps one replica's CPU in ``engine``'s model; no engine is the ideal model with its defaults."""
+    return engine.replica_cap if engine is not None else IdealSettings().replica_cap
+
+
 def split_engine_params(params: Mapping[str, str]) -> tuple[dict[str, str], dict[str, str]]:
     """(engine parameters ``spark.*``/``storm.*``/``ideal.*``, the rest) of a ``--param`` mapping."""
     engine = {k: v for k, v in params.items() if k.partition(".")[0] in ("spark", "storm", "ideal")}
@@ -136,4 +141,4 @@ def _coerce(cls: type, name: str, value: Any, where: str, key: str) -> Any:
 
 
 __all__ = ["ENGINE_NAMES", "EngineName", "EngineSettings", "IdealSettings", "ReplicaCap", "SparkConstants",
-           "SparkSettings", "StormSettings", "split_engine_params"]
+           "SparkSettings", "StormSettings", "replica_cap_of", "split_engine_params"]
