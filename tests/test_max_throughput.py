@@ -251,3 +251,7 @@ def test_the_papers_per_machine_task_cap_k_j_holds_in_hetero_max_throughput_and_
         assert max(per_node) <= 4, (name, per_node)
     assert plans["max-throughput"].predicted["throughput"] >= 0.99 * plans["optimal"].predicted["throughput"]
     assert plans["optimal"].predicted["throughput"] < free.predicted["throughput"]
+    from streamplace.perf.engines import EngineSettings
+
+    spark = create("max-throughput", {"tasks_per_node": "4"}).plan(topo, cl, engine=EngineSettings("spark"))
+    assert max(sum(spark.replicas[o].get(n.id, 0) for o in spark.replicas) for n in cl.nodes) <= 4  # its search too

@@ -238,7 +238,8 @@ def _spark_place(scheduler: MaxThroughput, topology: Topology, cluster: Cluster,
     """Under the spark engine: the counts and placement with the least per-tuple batch work W (SparkWork), from
     the ideal model's best plan and hetero's, by the same kind of population search."""
     ideal = scheduler._maximize(topology, cluster, profile, deadline, None, "thread")  # a Spark task: one core
-    model = ThroughputModel.build(topology, cluster, profile, replica_cap="thread")
+    model = ThroughputModel.build(topology, cluster, profile, replica_cap="thread",
+                                  tasks_per_node=scheduler.tasks_per_node)
     k = scheduler.caps(topology)
     work = SparkWork.build(topology, cluster, profile, engine)
     starts = [ideal.counts] if ideal.counts is not None else []
