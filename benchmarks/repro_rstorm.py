@@ -30,9 +30,10 @@ from pathlib import Path
 
 from streamplace.bench import resolve_cluster, resolve_topology
 from streamplace.model.plan import Plan
-from streamplace.model.topology import Operator, Stream, Topology
+from streamplace.model.topology import Topology
 from streamplace.perf.engines import EngineSettings, StormSettings
 from streamplace.perf.evaluate import evaluate
+from streamplace.perf.together import evaluate_together
 from streamplace.schedulers import create
 from streamplace.schedulers.rstorm import RStorm
 
@@ -53,30 +54,11 @@ def both(topology: str, cluster: str, engine: EngineSettings | None):
     return rs, rr
 
 
-def union(topologies: list[Topology]) -> Topology:
-    """The topologies side by side as one (operator ids prefixed with the topology's name)."""
-    ops, streams = [], []
-    for t in topologies:
-        for op in t.operators:
-            ops.append(Operator(**{**op.__dict__, "id": f"{t.name}.{op.id}"}))
-        for s in t.streams:
-            streams.append(Stream(**{**s.__dict__, "source": f"{t.name}.{s.source}", "target": f"{t.name}.{s.target}"}))
-    return Topology("+".join(t.name for t in topologies), tuple(ops), tuple(streams))
-
-
 def together(topologies: list[Topology], plans: list[Plan], cluster, engine):
-    """Evaluate the plans as one (shared nodes); each topology's sink rate at the common sustainable scale."""
-    joint = union(topologies)
-    replicas = {f"{t.name}.{op}": dict(per) for t, p in zip(topologies, plans, strict=True)
-                for op, per in p.replicas.items()}
-    rates = {f"{t.name}.{s}": r for t, p in zip(topologies, plans, strict=True) for s, r in p.source_rates.items()}
-    result = evaluate(joint, cluster, Plan("joint", joint.name, cluster.name, replicas, source_rates=rates),
-                      engine=engine)
-    per_topology = {}
-    for t in topologies:
-        sinks = [joint.index[f"{t.name}.{op.id}"] for op in t.sinks]
-        per_topology[t.name] = float(result.rates.input[sinks].sum()) * min(result.sustainable_scale, 1e12)
-    return per_topology, result
+    """Each topology's sink rate when both share the cluster, each at its own max-min fair scale."""
+    shared = evaluate_together(topologies, plans, cluster, engine=engine)
+    used = {u for ev in shared.alone for u in ev.nodes_used}
+    return dict(zip([t.name for t in topologies], shared.throughputs, strict=True)), shared, len(used)
 
 
 def main() -> None:
@@ -122,8 +104,8 @@ def main() -> None:
                           f"| {paper} |")
     md += ["", "#### §6.5 PageLoad and Processing together on rstorm-24: each topology's throughput (tuples/s)", "",
            "| variant | model | PageLoad: default, R-Storm | Processing: default, R-Storm "
-           "| machines (default / R-Storm) |",
-           "| --- | --- | --- | --- | --- |"]
+           "| machines (default / R-Storm) | bound by (default / R-Storm) |",
+           "| --- | --- | --- | --- | --- | --- |"]
     print("\n§6.5 PageLoad and Processing together on rstorm-24: each topology's throughput (t/s)")
     cluster = resolve_cluster("rstorm-24")
     for variant in ("net", "cpu"):
@@ -131,14 +113,15 @@ def main() -> None:
         rstorm_plans = RStorm().plan_many(topos, cluster)
         default_plans = [create("round-robin").plan(t, cluster) for t in topos]
         for label, eng in ENGINES:
-            rs, rs_eval = together(topos, rstorm_plans, cluster, eng)
-            rr, rr_eval = together(topos, default_plans, cluster, eng)
+            rs, rs_shared, rs_used = together(topos, rstorm_plans, cluster, eng)
+            rr, rr_shared, rr_used = together(topos, default_plans, cluster, eng)
             cells = "  ".join(f"{t.name}: default {rr[t.name]:9,.0f}, R-Storm {rs[t.name]:9,.0f} "
                               f"({rs[t.name] / rr[t.name] - 1:+5.0%})" for t in topos)
-            print(f"  {variant} {label:6s} {cells}  | machines {len(rr_eval.nodes_used)} / {len(rs_eval.nodes_used)}")
+            print(f"  {variant} {label:6s} {cells}  | machines {rr_used} / {rs_used}")
+            print(f"      bound by: default {'; '.join(rr_shared.bound_by)} | R-Storm {'; '.join(rs_shared.bound_by)}")
             md.append(f"| {variant} | {label} | " + " | ".join(
                 f"{rr[t.name]:,.0f}, {rs[t.name]:,.0f} ({rs[t.name] / rr[t.name] - 1:+.0%})" for t in topos)
-                + f" | {len(rr_eval.nodes_used)} / {len(rs_eval.nodes_used)} |")
+                + f" | {rr_used} / {rs_used} | {', '.join(rr_shared.bound_by)} / {', '.join(rs_shared.bound_by)} |")
     print("  paper: PageLoad 2,550 t/s with R-Storm (25,496 tuples/10 s), ~+53 % over the default; Processing "
           "near zero under the default")
     md += ["", "Paper (§6.5): PageLoad 2,550 tuples/s with R-Storm (25,496 tuples per 10 s), about +53 % over the "

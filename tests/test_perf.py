@@ -73,11 +73,18 @@ def test_even_split_locality() -> None:
 
 
 def test_one_thread_cap_binds() -> None:
+    """With ``ideal.replica_cap=thread`` a replica's thread binds before the node; under the default (Nasiri et
+    al.'s machine-only cap) the node does."""
+    from streamplace.perf.engines import EngineSettings, IdealSettings
+
     c = Cluster("big", (Node("n", cpu=400, memory_mb=1000),))
-    ev = evaluate(chain(rate=100, cost=5.0), c, {"src": {"n": 1}, "mid": {"n": 1}, "sink": {"n": 1}})
+    replicas = {"src": {"n": 1}, "mid": {"n": 1}, "sink": {"n": 1}}
+    ev = evaluate(chain(rate=100, cost=5.0), c, replicas, engine=EngineSettings("ideal", ideal=IdealSettings("thread")))
     # node: 150 points of 400 → 2.67; a thread: 50 points of 100 → 2.0
     assert ev.sustainable_scale == pytest.approx(2.0)
     assert "one-thread cap" in ev.bottleneck
+    machine = evaluate(chain(rate=100, cost=5.0), c, replicas)
+    assert machine.sustainable_scale == pytest.approx(400 / 150) and "cpu of node" in machine.bottleneck
 
 
 def test_overhead_and_speedup() -> None:

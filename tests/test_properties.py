@@ -10,6 +10,7 @@ from streamplace.model.cluster import Cluster, Links, Node
 from streamplace.model.plan import validate_plan_against
 from streamplace.model.topology import Operator, Stream, Topology, infer_kinds
 from streamplace.perf import evaluate
+from streamplace.perf.engines import EngineSettings, IdealSettings
 from streamplace.schedulers import create, scheduler_names
 
 
@@ -104,5 +105,9 @@ def test_model_invariants(instance: tuple[Topology, Cluster]) -> None:
         per_rate = np.bincount(ev.cells.node, weights=ev.cells.cpu_per_rate, minlength=len(cluster))
         at_limit = per_rate * ev.sustainable_scale + (load_at_1 - per_rate)
         assert (at_limit <= cluster.cpu * cluster.utilization_limit + 1e-6).all()
-        thread = ev.cells.rate * ev.sustainable_scale * ev.cells.e / 10 + ev.cells.met
+    # with one thread per replica, no replica exceeds its thread at that model's sustainable scale
+    one = evaluate(topology, cluster, plan, engine=EngineSettings("ideal", ideal=IdealSettings("thread")))
+    assert one.sustainable_scale <= ev.sustainable_scale + 1e-9  # a further cap never raises the scale
+    if 0 < one.sustainable_scale < float("inf"):
+        thread = one.cells.rate * one.sustainable_scale * one.cells.e / 10 + one.cells.met
         assert (thread <= 100 + 1e-6).all()

@@ -27,7 +27,7 @@ def test_an_instance_row_holds_the_models_prediction_or_the_reason() -> None:
     assert scaled(topo, 2.0).op("spout").rate == 2 * topo.op("spout").rate
     row = evaluate_instance(Instance("nasiri-linear", "hetero-3", "hetero", 2.0, 0), topo, cluster)
     assert set(row) == {name for name, _ in ROW_SCHEMA}
-    assert row["status"] == "ok" and row["throughput"] > 2000 and row["replicas"] >= 4
+    assert row["status"] == "ok" and row["throughput"] > 1500 and row["replicas"] >= 4
     rr = evaluate_instance(Instance("nasiri-linear", "hetero-3", "round-robin", 2.0, 0), topo, cluster)
     assert rr["offered"] == pytest.approx(2 * 100.0)  # the scaled offered rate reaches the sink
     assert rr["throughput"] < row["throughput"]  # hetero sustains more than round robin on hetero-3

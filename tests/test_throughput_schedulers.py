@@ -11,6 +11,7 @@ from streamplace.errors import StreamplaceError
 from streamplace.model.cluster import Cluster, Node
 from streamplace.model.topology import Operator, Stream, Topology
 from streamplace.perf import evaluate
+from streamplace.perf.engines import EngineSettings, IdealSettings
 from streamplace.perf.throughput import ThroughputModel
 from streamplace.perf.weighted import type_weights, weighted_utilization
 from streamplace.schedulers import create
@@ -81,17 +82,21 @@ def test_optimal_matches_exhaustive_with_pinning_and_tasks_per_node() -> None:
 @settings(max_examples=40, deadline=None)
 @given(small_instances())
 def test_hetero_never_overutilizes_in_its_own_model(instance: tuple[Topology, Cluster]) -> None:
+    """Under the machine-only cap (the default) and one thread per replica: no node, and in the second no
+    replica's thread, over its capacity at the rate hetero reports."""
     topology, cluster = instance
-    plan = create("hetero").plan(topology, cluster)
-    assert plan.status == "ok"
-    model = ThroughputModel.build(topology, cluster, None, dict(plan.source_rates))
-    counts = np.zeros(model.e.shape, dtype=np.int64)
-    for op_id, per in plan.replicas.items():
-        for node, c in per.items():
-            counts[topology.index[op_id], cluster.index[node]] = c
-    assert (model.node_cpu(counts, 1.0) <= model.cap + 1e-6).all()
-    assert (model.task_cpu(counts, 1.0)[counts > 0] <= 100 + 1e-6).all()
-    assert plan.predicted["sustainable_scale"] >= 1 - 1e-9  # its own sustained rate is sustainable
+    for cap in ("machine", "thread"):
+        plan = create("hetero").plan(topology, cluster, engine=EngineSettings("ideal", ideal=IdealSettings(cap)))
+        assert plan.status == "ok"
+        model = ThroughputModel.build(topology, cluster, None, dict(plan.source_rates), replica_cap=cap)
+        counts = np.zeros(model.e.shape, dtype=np.int64)
+        for op_id, per in plan.replicas.items():
+            for node, c in per.items():
+                counts[topology.index[op_id], cluster.index[node]] = c
+        assert (model.node_cpu(counts, 1.0) <= model.cap + 1e-6).all()
+        if cap == "thread":
+            assert (model.task_cpu(counts, 1.0)[counts > 0] <= 100 + 1e-6).all()
+        assert plan.predicted["sustainable_scale"] >= 1 - 1e-9  # its own sustained rate is sustainable
 
 
 def test_hetero_prefers_the_fast_machine_and_reports_rate() -> None:

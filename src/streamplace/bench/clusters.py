@@ -2,7 +2,10 @@
 
 * ``rstorm-12`` — R-Storm's testbed (Peng et al. 2015 §6.1): 12 workers in 2 racks of
   6, one 3 GHz core (100 points), 2 GB RAM, 100 Mbit/s NICs, 4 ms inter-rack
-  round trip (2 ms one way); 0.1 ms within a rack (assumed).
+  round trip (2 ms one way); 0.1 ms within a rack (assumed). The racks are the
+  paper's two Emulab VLANs; the link joining them is assumed to be 100 Mbit/s
+  like every other link of the testbed (``links.rack_uplink_mbps``; the paper
+  gives only its latency), shared by all cross-rack traffic.
 * ``rstorm-24`` — the multi-topology testbed (§6.5): 24 machines in two
   sub-clusters of 12.
 * ``hetero-3``, ``hetero-6`` and ``hetero-12`` — Nasiri et al.'s (2023) heterogeneous machine types.
@@ -42,7 +45,7 @@ def rstorm(n_racks: int = 2, per_rack: int = 6, name: str | None = None) -> Clus
         for r in range(n_racks) for k in range(per_rack)
     )
     return Cluster(name or f"rstorm-{n_racks * per_rack}", nodes,
-                   Links(same_rack_ms=0.1, cross_rack_ms=2.0))
+                   Links(same_rack_ms=0.1, cross_rack_ms=2.0, rack_uplink_mbps=100.0))
 
 
 def hetero(per_type: int = 1, racks: int = 1, name: str | None = None) -> Cluster:

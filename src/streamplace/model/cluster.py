@@ -55,6 +55,10 @@ class Links:
     same_rack_ms: float = 0.2
     cross_rack_ms: float = 2.0
     cross_zone_ms: float | None = None
+    #: bandwidth of each rack's uplink to the other racks (Mbit/s, full duplex), shared by all the rack's
+    #: cross-rack traffic; None: unlimited (only the NICs limit). R-Storm's testbed joins its two racks' VLANs
+    #: through one 100 Mbit/s link (Peng et al. 2015 §6.1)
+    rack_uplink_mbps: float | None = None
     latency_ms: PairTable = field(default_factory=lambda: MappingProxyType({}))
     availability: float = 1.0
     availability_pairs: PairTable = field(default_factory=lambda: MappingProxyType({}))
@@ -124,6 +128,12 @@ class Cluster:
                 dtype=float,
             )
         )
+
+    @property
+    def rack_uplink_bytes(self) -> float:
+        """Each rack's uplink to the other racks in bytes/s per direction (inf where unlimited)."""
+        mbps = self.links.rack_uplink_mbps
+        return np.inf if mbps is None else mbps * 1e6 / 8
 
     @cached_property
     def types(self) -> tuple[str, ...]:
@@ -301,6 +311,9 @@ def validate_cluster(c: Cluster) -> list[Problem]:
             problems.append(Problem(f"{p}.bandwidth_mbps", f"must be > 0, got {n.bandwidth_mbps}",
                                     "give the NIC speed in Mbit/s, or omit it"))
     ln = c.links
+    if ln.rack_uplink_mbps is not None and not ln.rack_uplink_mbps > 0:
+        problems.append(Problem("links.rack_uplink_mbps", f"must be > 0, got {ln.rack_uplink_mbps}",
+                                "give the racks' uplink speed in Mbit/s, or omit it (unlimited)"))
     for name in ("same_node_ms", "same_rack_ms", "cross_rack_ms", "cost_per_mb"):
         if getattr(ln, name) < 0:
             problems.append(Problem(f"links.{name}", "must be >= 0", "use a non-negative value"))

@@ -2,11 +2,12 @@
 
 Every load in the model is affine in a common scale factor s of the source
 rates: node CPU(s) = s·A_u + B_u, a replica's thread use s·a_c + MET_c,
-NIC traffic s·T_u. The largest s that keeps every node under its limit,
-every replica under one thread (100 points; not with ``replica_cap="machine"``:
-Nasiri et al.'s own model caps only the machine) and every NIC under its
-bandwidth is therefore a minimum of
-per-constraint ratios, computed in O(cells + nodes).
+NIC traffic s·T_u, rack uplink traffic s·R_r. The largest s that keeps every
+node under its limit, every replica under one thread (100 points, where the
+engine's ``replica_cap`` is ``thread``; Nasiri et al.'s own model, the ideal
+default, caps only the machine) and every NIC and rack uplink under its
+bandwidth is therefore a minimum of per-constraint ratios, computed in
+O(cells + nodes + racks).
 """
 
 from __future__ import annotations
@@ -43,9 +44,10 @@ class ScaleLimit:
     """The sustainable scale and what binds it."""
 
     scale: float
-    kind: str  # "cpu" | "thread" | "bandwidth" | "none"
+    kind: str  # "cpu" | "thread" | "bandwidth" | "rack uplink" | "none"
     node: int | None = None
     op: int | None = None
+    rack: int | None = None
 
 
 def sustainable_scale(
@@ -55,9 +57,10 @@ def sustainable_scale(
     traffic_per_node: np.ndarray | None = None,
     utilization_limit: float | None = None,
     replica_cap: str = "thread",
+    traffic_per_rack: np.ndarray | None = None,
 ) -> ScaleLimit:
-    """Largest common scale of the source rates that no node, thread (where ``replica_cap`` is ``thread``) or
-    NIC exceeds."""
+    """Largest common scale of the source rates that no node, thread (where ``replica_cap`` is ``thread``),
+    NIC or rack uplink exceeds."""
     limit = cluster.utilization_limit if utilization_limit is None else utilization_limit
     best = ScaleLimit(np.inf, "none")
     budget = limit * cluster.cpu - loads.cpu_fixed
@@ -76,17 +79,24 @@ def sustainable_scale(
         if thread_s[c] < best.scale:
             best = ScaleLimit(float(thread_s[c]), "thread", node=int(cells.node[c]), op=int(cells.op[c]))
     if traffic_per_node is not None:
-        bw = bandwidth_scale(cluster, traffic_per_node)
+        bw = bandwidth_scale(cluster, traffic_per_node, traffic_per_rack)
         if bw.scale < best.scale:
             best = bw
     return best
 
 
-def bandwidth_scale(cluster: Cluster, traffic_per_node: np.ndarray) -> ScaleLimit:
-    """Largest scale no NIC exceeds its bandwidth at (inf where no node declares one)."""
+def bandwidth_scale(cluster: Cluster, traffic_per_node: np.ndarray,
+                    traffic_per_rack: np.ndarray | None = None) -> ScaleLimit:
+    """Largest scale no NIC and no rack uplink exceeds its bandwidth at (inf where none is declared)."""
+    best = ScaleLimit(np.inf, "none")
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         bw_s = np.where(traffic_per_node > 0, cluster.bandwidth_bytes / traffic_per_node, np.inf)
-    if not bw_s.size:
-        return ScaleLimit(np.inf, "none")
-    u = int(np.argmin(bw_s))
-    return ScaleLimit(float(bw_s[u]), "bandwidth", node=u)
+        rack_s = (np.where(traffic_per_rack > 0, cluster.rack_uplink_bytes / traffic_per_rack, np.inf)
+                  if traffic_per_rack is not None else np.zeros(0))
+    if bw_s.size:
+        u = int(np.argmin(bw_s))
+        best = ScaleLimit(float(bw_s[u]), "bandwidth", node=u)
+    if rack_s.size and float(rack_s.min()) < best.scale:
+        r = int(np.argmin(rack_s))
+        best = ScaleLimit(float(rack_s[r]), "rack uplink", rack=r)
+    return best

@@ -170,7 +170,8 @@ def evaluate(
         extra = storm_engine.remote_cpu_per_scale(topology, cells, streams, engine.storm, stream_bytes(topology))
         loads = NodeLoads(loads.cpu_rate + extra, loads.cpu_fixed, loads.memory)
         detail["serialization_points"] = {cluster.ids[u]: float(extra[u]) for u in np.flatnonzero(extra > 0)}
-    limit = sustainable_scale(cells, loads, cluster, streams.node_traffic, utilization_limit, replica_cap_of(engine))
+    limit = sustainable_scale(cells, loads, cluster, streams.node_traffic, utilization_limit, replica_cap_of(engine),
+                              streams.rack_traffic)
     sink_idx = [topology.index[op.id] for op in topology.sinks]
     offered = float(rates.input[sink_idx].sum()) if sink_idx else 0.0
     cpu_util = loads.cpu_at(1.0) / cluster.cpu
@@ -191,7 +192,7 @@ def evaluate(
         assert engine is not None
         sp = spark_engine.predict(topology, cluster, cells, rates, engine.spark)
         op, node = sp.critical if sp.critical is not None else (None, None)
-        network = bandwidth_scale(cluster, streams.node_traffic)  # shuffles cross the NICs too
+        network = bandwidth_scale(cluster, streams.node_traffic, streams.rack_traffic)  # shuffles cross them too
         limit = ScaleLimit(sp.capacity_scale, "spark", node=node, op=op)
         if network.scale < limit.scale:
             limit = network
@@ -255,6 +256,8 @@ def _describe(limit: ScaleLimit, topology: Topology, cluster: Cluster) -> str:
                 f"on {cluster.nodes[limit.node].id}")
     if limit.kind == "bandwidth" and limit.node is not None:
         return f"network bandwidth of node {cluster.nodes[limit.node].id}"
+    if limit.kind == "rack uplink" and limit.rack is not None:
+        return f"uplink of rack {cluster.racks[limit.rack]} to the other racks"
     if limit.kind == "spark" and limit.op is not None and limit.node is not None:
         return (f"Spark micro-batches: per-tuple work of the stages, the heaviest {topology.operators[limit.op].id} "
                 f"on {cluster.nodes[limit.node].id}")

@@ -45,11 +45,20 @@ class StreamMetrics:
     node_out: np.ndarray
     node_in: np.ndarray
     link_log_availability: float  # Σ log availability over the distinct links the streams use (0: all up)
+    rack_out: np.ndarray | None = None  # per rack: bytes/s leaving it for other racks
+    rack_in: np.ndarray | None = None
 
     @property
     def node_traffic(self) -> np.ndarray:
         """Bytes/s through each NIC in its busier direction (links are full duplex)."""
         return np.maximum(self.node_out, self.node_in)
+
+    @property
+    def rack_traffic(self) -> np.ndarray:
+        """Bytes/s through each rack's uplink in its busier direction (empty where not computed)."""
+        if self.rack_out is None or self.rack_in is None:
+            return np.zeros(0)
+        return np.maximum(self.rack_out, self.rack_in)
 
 
 def supports(cells: Cells) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
@@ -188,6 +197,7 @@ def stream_metrics(
     local = (ps * qs).sum(axis=1) if n_streams else np.zeros(0)
     node_out = (volume[:, None] * ps * (1.0 - qs)).sum(axis=0) if n_streams else np.zeros(n)
     node_in = (volume[:, None] * qs * (1.0 - ps)).sum(axis=0) if n_streams else np.zeros(n)
+    rack_out, rack_in = rack_flows(cluster, volume, ps, qs)
 
     any_cost = cluster.has_link_cost
     worst = np.zeros(n_streams)
@@ -210,4 +220,19 @@ def stream_metrics(
             tcost[k] = volume[k] / 1e6 * cost
         pairs.append((u_nodes, v_nodes))
     return StreamMetrics(local, tuples, volume * (1.0 - local), worst, mean, usage, energy, tcost,
-                         node_out, node_in, link_log_availability(cluster, pairs))
+                         node_out, node_in, link_log_availability(cluster, pairs), rack_out, rack_in)
+
+
+def rack_flows(cluster: Cluster, volume: np.ndarray, ps: np.ndarray, qs: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """Per rack, the bytes/s its streams send to and receive from other racks: a stream's producer share in
+    rack a times its consumer share outside a (and the reverse), O(streams · nodes)."""
+    n_racks = len(cluster.racks)
+    if not len(volume) or n_racks < 2:
+        return np.zeros(n_racks), np.zeros(n_racks)
+    member = np.zeros((len(cluster), n_racks))
+    member[np.arange(len(cluster)), cluster.rack_index] = 1.0
+    p_rack, q_rack = ps @ member, qs @ member
+    out = (volume[:, None] * p_rack * (1.0 - q_rack)).sum(axis=0)
+    into = (volume[:, None] * q_rack * (1.0 - p_rack)).sum(axis=0)
+    return out, into

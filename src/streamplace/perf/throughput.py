@@ -8,8 +8,8 @@ a scheduler's claimed rate is one its plan sustains. For a count matrix C (opera
 in the scale s of the source rates, so the largest sustainable s has a
 closed form: the minimum over nodes of (L·cpu_u − B_u)/A_u and over replicas
 of the one-thread cap — where there is one: Storm and Spark run a replica on
-one thread, and so does the ideal model by default; Nasiri et al.'s own model
-caps only the machine (MAC: ``replica_cap="machine"``). Batched over many count matrices
+one thread (``replica_cap="thread"``); the ideal model by default caps only
+the machine, as Nasiri et al.'s own model (MAC: ``replica_cap="machine"``). Batched over many count matrices
 for exhaustive search.
 
 Under the ``storm`` engine (``build(..., engine=...)``) a node also spends CPU
@@ -105,7 +105,7 @@ class ThroughputModel:
               replica_cap: str | None = None, tasks_per_node: int | None = None) -> ThroughputModel:
         """The model of ``engine`` where it is ``storm`` (serialization added), else the papers' ideal one.
         ``replica_cap`` (``machine`` or ``thread``) overrides what the engine says caps one replica's CPU
-        (ideal: its ``ideal.replica_cap``, a thread by default; storm and spark: a thread)."""
+        (ideal: its ``ideal.replica_cap``, the machine by default; storm and spark: a thread)."""
         cap = replica_cap or replica_cap_of(engine)
         if cap not in ("machine", "thread"):
             raise ValueError(f"replica_cap must be machine or thread, got {cap!r}")

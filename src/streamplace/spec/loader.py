@@ -326,7 +326,8 @@ def load_cluster(source: Source) -> Cluster:
     ln = spec.links
     links = Links(
         same_node_ms=ln.same_node_ms, same_rack_ms=ln.same_rack_ms, cross_rack_ms=ln.cross_rack_ms,
-        cross_zone_ms=ln.cross_zone_ms, latency_ms=ln.latency_ms, availability=ln.availability,
+        cross_zone_ms=ln.cross_zone_ms, rack_uplink_mbps=ln.rack_uplink_mbps, latency_ms=ln.latency_ms,
+        availability=ln.availability,
         availability_pairs=ln.availability_pairs, cost_per_mb=ln.cost_per_mb,
         cost_per_mb_pairs=ln.cost_per_mb_pairs, measured_latency_ms=ln.measured_latency_ms,
     )
@@ -388,6 +389,8 @@ def cluster_to_doc(c: Cluster) -> dict[str, Any]:
                              "cross_rack_ms": ln.cross_rack_ms}
     if ln.cross_zone_ms is not None:
         links["cross_zone_ms"] = ln.cross_zone_ms
+    if ln.rack_uplink_mbps is not None:
+        links["rack_uplink_mbps"] = ln.rack_uplink_mbps
     for key in ("latency_ms", "availability_pairs", "cost_per_mb_pairs", "measured_latency_ms"):
         table = getattr(ln, key)
         if table:

@@ -90,6 +90,8 @@ class LinksSpec(_Strict):
     same_rack_ms: float = 0.2
     cross_rack_ms: float = 2.0
     cross_zone_ms: float | None = None
+    #: Mbit/s of each rack's uplink to the other racks, shared by its cross-rack traffic (None: unlimited)
+    rack_uplink_mbps: float | None = None
     latency_ms: dict[str, dict[str, float]] = {}
     availability: float = 1.0
     availability_pairs: dict[str, dict[str, float]] = {}

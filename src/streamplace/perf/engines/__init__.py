@@ -2,11 +2,11 @@
 
 * ``ideal`` — the base model (perf/evaluate.py): every replica works
   continuously, tuples free to move between nodes. The papers' schedulers
-  optimize this model. A replica is capped at one core (100 points), as a
-  thread of a real engine is (``ideal.replica_cap=thread``, the default);
-  ``ideal.replica_cap=machine`` is Nasiri et al.'s (2023) own model, where only
-  a machine's CPU caps its replicas (MAC) and one replica may use more than one
-  core of a multi-core node.
+  optimize this model. By default it is Nasiri et al.'s (2023) model
+  (``ideal.replica_cap=machine``): only a machine's CPU caps its replicas (MAC),
+  and one replica may use more than one core of a multi-core node;
+  ``ideal.replica_cap=thread`` caps a replica at one core (100 points), as a
+  thread of a real engine is.
 * ``storm`` — the base model plus the CPU a tuple costs to cross nodes and
   flow control by ``max_spout_pending`` (storm.py); an executor is one thread
   (100 points at most).
@@ -42,10 +42,10 @@ _SPARK_RUN_KEYS = ("trigger_s", "quantum_s", "lead_s")
 
 @dataclass(frozen=True)
 class IdealSettings:
-    """The papers' base model: ``replica_cap`` is what caps one replica's CPU — ``thread`` (one core, 100 points:
-    the default) or ``machine`` (only its node's capacity, as Nasiri et al.'s MAC)."""
+    """The papers' base model: ``replica_cap`` is what caps one replica's CPU — ``machine`` (only its node's
+    capacity, as Nasiri et al.'s MAC: the default) or ``thread`` (one core, 100 points, as on a real engine)."""
 
-    replica_cap: ReplicaCap = "thread"
+    replica_cap: ReplicaCap = "machine"
 
 
 @dataclass(frozen=True)
