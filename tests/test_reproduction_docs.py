@@ -6,6 +6,8 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -27,6 +29,15 @@ def test_the_committed_odrp_tables_are_what_repro_odrp_prints(capsys) -> None:
 def test_the_committed_rstorm_tables_are_what_repro_rstorm_prints(capsys) -> None:
     tool = _tool()
     assert tool.main(["--check", "--only", "repro_rstorm.py"]) == 0, capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_the_committed_nasiri_tables_are_what_repro_nasiri_prints(capsys) -> None:
+    """Both caps' blocks: optimal stops on its work budget (branch-and-bound nodes), not the clock, so the
+    tables do not depend on the machine."""
+    tool = _tool()
+    assert sum("repro_nasiri.py" in b.command for b in tool.blocks(tool.DOC.read_text().splitlines())) == 2
+    assert tool.main(["--check", "--only", "repro_nasiri.py"]) == 0, capsys.readouterr().out
 
 
 def test_a_changed_table_is_found_and_timing_rows_are_masked() -> None:

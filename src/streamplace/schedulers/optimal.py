@@ -61,6 +61,10 @@ class Optimal(BaseScheduler):
     tasks_per_node: int | None = None  # optional cap on replicas per node (the paper's k_j)
     mip_rel_gap: float = 1e-3  # relative gap at which the optimum counts as proven
     warm_start: bool = True  # even split: start the bisection from the hetero heuristic's plan
+    #: work budget: HiGHS branch-and-bound nodes over all of the plan's solves (None: no limit but the time
+    #: limit). With it the plan depends on the inputs only, not on the machine's speed or load; time_limit_s
+    #: stays as a safety stop
+    max_nodes: int | None = None
 
     def requested_counts(self, topology: Topology) -> dict[str, int]:
         return {op.id: 1 for op in topology.operators}
@@ -86,7 +90,7 @@ class Optimal(BaseScheduler):
                                       "them whole): planned with the even split instead")
             return placement
         milp, beta = capacity_milp(model, k, self.tasks_per_node)
-        result = milp.solve(self._remaining(deadline), self.mip_rel_gap)
+        result = milp.solve(self._remaining(deadline), self.mip_rel_gap, options=self._budget(self.max_nodes))
         if result.x is None:
             return self._no_solution(result.status, result.solver_status)
         counts = counts_from_bits(result.x, beta, model.e.shape)
@@ -97,7 +101,7 @@ class Optimal(BaseScheduler):
             placement.status = "timeout"
             placement.gap = result.gap
             placement.explanation.append(
-                f"time limit {self.time_limit_s} s: best plan found, relative gap {result.gap:.3g} "
+                f"{self._stop_reason(result.solver_status)}: best plan found, relative gap {result.gap:.3g} "
                 f"(dual bound on the scale {result.bound:.6g})")
         else:
             placement.gap = result.gap if result.gap is not None else 0.0
@@ -123,7 +127,7 @@ class Optimal(BaseScheduler):
         from streamplace.schedulers.spark_optimal import counts_from, spark_capacity_milp
 
         milp, w_col = spark_capacity_milp(topology, cluster, profile, engine, self.caps(topology), self.tasks_per_node)
-        result = milp.solve(self._remaining(deadline), self.mip_rel_gap)
+        result = milp.solve(self._remaining(deadline), self.mip_rel_gap, options=self._budget(self.max_nodes))
         if result.x is None:
             return self._no_solution(result.status, result.solver_status)
         counts = counts_from(result, w_col, (len(topology.operators), len(cluster)))
@@ -133,8 +137,8 @@ class Optimal(BaseScheduler):
         placement.gap = result.gap if result.gap is not None else 0.0
         if result.status == "timeout":
             placement.status = "timeout"
-            placement.explanation.append(f"time limit {self.time_limit_s} s: best plan found, relative gap "
-                                         f"{placement.gap:.3g} on the Spark batch work")
+            placement.explanation.append(f"{self._stop_reason(result.solver_status)}: best plan found, relative "
+                                         f"gap {placement.gap:.3g} on the Spark batch work")
         placement.warnings.append(
             f"solver: HiGHS {result.solver_status} in {result.seconds:.3f} s on the Spark engine's capacity "
             f"({milp.n_vars} variables, {milp.n_rows} constraints); work per unit of rate {work:.6g} s")
@@ -142,6 +146,17 @@ class Optimal(BaseScheduler):
 
     def _remaining(self, deadline: Deadline) -> float | None:
         return None if self.time_limit_s is None else max(0.01, self.time_limit_s - deadline.elapsed_ms() / 1e3)
+
+    @staticmethod
+    def _budget(nodes_left: int | None) -> dict[str, bool | int | float | str] | None:
+        """HiGHS options for a solve given the nodes left of ``max_nodes`` (None: no node limit)."""
+        return None if nodes_left is None else {"mip_max_nodes": max(1, int(nodes_left))}
+
+    def _stop_reason(self, solver_status: str) -> str:
+        """What stopped a solve short: the time limit (a safety stop, machine-dependent) or the node budget."""
+        if solver_status == "Time limit reached" or self.max_nodes is None:
+            return f"time limit {self.time_limit_s} s (safety stop: the plan may depend on the machine's speed)"
+        return f"node budget (max_nodes {self.max_nodes}) spent"
 
     def _no_solution(self, status: str, solver_status: str) -> Placement:
         if status == "infeasible":
@@ -165,20 +180,28 @@ class Optimal(BaseScheduler):
             if found is not None and model.fits(found[0]) and (found[0].sum(axis=1) <= k).all():  # k_j: in fits
                 best, lo = found[0], model.max_scale(found[0])
         if best is None:
-            feasible = feasibility_milp(model, k, 0.0, self.tasks_per_node).solve(self._remaining(deadline))
+            feasible = feasibility_milp(model, k, 0.0, self.tasks_per_node).solve(
+                self._remaining(deadline), options=self._budget(self.max_nodes))
             if feasible.x is None:
                 return self._no_solution(feasible.status, feasible.solver_status)
             best = counts_from_feasibility(feasible.x, model, k)
             lo = model.max_scale(best)
         hi = min(scale_upper_bound(model, k), fluid_upper_bound(model, k))
         steps, solver_seconds, timed_out, solver_errors = 0, 0.0, False, 0
+        nodes_left, stop_status = self.max_nodes, ""
         while np.isfinite(hi) and hi > lo * (1.0 + self.mip_rel_gap) and hi > 1e-12:
             mid = max(lo * (1.0 + self.mip_rel_gap), (lo + hi) / 2.0 if lo > 0 else hi / 2.0)
             if mid >= hi:
                 break
-            result = feasibility_milp(model, k, mid, self.tasks_per_node).solve(self._remaining(deadline))
+            if nodes_left is not None and nodes_left <= 0:
+                timed_out, stop_status = True, "node budget"
+                break
+            result = feasibility_milp(model, k, mid, self.tasks_per_node).solve(self._remaining(deadline),
+                                                                               options=self._budget(nodes_left))
             steps += 1
             solver_seconds += result.seconds
+            if nodes_left is not None:
+                nodes_left -= max(result.nodes, 1)
             if result.x is not None:
                 counts = counts_from_feasibility(result.x, model, k)
                 scale = model.max_scale(counts)
@@ -192,10 +215,10 @@ class Optimal(BaseScheduler):
                 solver_errors += 1
                 break
             else:
-                timed_out = True
+                timed_out, stop_status = True, result.solver_status
                 break
             if deadline.expired():
-                timed_out = hi > lo * (1.0 + self.mip_rel_gap)
+                timed_out, stop_status = hi > lo * (1.0 + self.mip_rel_gap), "Time limit reached"
                 break
         lo = model.max_scale(best)
         placement = Placement(best)
@@ -203,7 +226,7 @@ class Optimal(BaseScheduler):
         placement.gap = 0.0 if not np.isfinite(hi) or lo <= 0 else max(0.0, (hi - lo) / lo)
         if timed_out or placement.gap > max(self.mip_rel_gap, NUMERIC_GAP):
             placement.status = "timeout"
-            reason = f"time limit {self.time_limit_s} s" if timed_out else "solver numerical error"
+            reason = self._stop_reason(stop_status) if timed_out else "solver numerical error"
             placement.explanation.append(
                 f"{reason}: best plan found, scale {lo:.6g}, proven upper bound {hi:.6g} "
                 f"(relative gap {placement.gap:.3g})")
