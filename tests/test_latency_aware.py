@@ -157,3 +157,16 @@ def test_measured_latencies_from_the_cluster_spec(tmp_path) -> None:
     path.write_text(yaml.safe_dump(doc))
     with pytest.raises(SchedulerParamError, match="no pair with w11"):
         create("hill-climbing", {"latencies": "estimated"}).plan(topo, load_cluster(path))
+
+
+def test_budgets_are_work_and_the_clock_is_a_safety_stop_the_plan_names() -> None:
+    """A work budget (max_evaluations) cut gives the same plan every time and on any machine; the paper's 1 s
+    runtime limit only acts as a safety stop, and a plan it cut says that it depends on the machine."""
+    topo, cl = resolve_topology("t-r7"), resolve_cluster("continuum-11")
+    cut = [create("hill-climbing", {"max_evaluations": "500"}).plan(topo, cl) for _ in range(2)]
+    assert cut[0].replicas == cut[1].replicas
+    full = create("hill-climbing").plan(topo, cl)
+    assert full.replicas != cut[0].replicas  # 500 candidates stop it before the local optimum it reaches
+    assert not any("safety stop" in w for w in full.warnings + cut[0].warnings)
+    clocked = create("hybrid", {"budget_s": "1e-6"}).plan(topo, cl)
+    assert any("safety stop" in w and "depends on the machine" in w for w in clocked.warnings)

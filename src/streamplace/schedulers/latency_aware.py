@@ -9,7 +9,8 @@ constraints, and keep the requested replica counts.
   one replica, swap two replicas that are not co-located, move everything
   on a node to another node — and accept it only if it reduces the number of
   violations, or keeps it while strictly improving the score (first
-  improvement, neighbours in random order). Stops at a local optimum or when the time budget is spent.
+  improvement, neighbours in random order). Stops at a local optimum or when its work budget
+  (``max_evaluations`` candidate placements scored) is spent.
 * ``ant-system``: m ants build placements replica by replica, in a random
   order per ant, choosing node j with probability ∝ τ_ij^α · η_ij^β (Eq. 2); η (Eq. 3)
   doubles when a predecessor or successor of the replica's operator is on j
@@ -19,11 +20,14 @@ constraints, and keep the requested replica counts.
   A running plan is reinforced p_c times at the start. The paper publishes no
   values for α, β, ρ, Q, the initial and minimum pheromone, the ant count or the
   iteration limits: ours are the defaults below.
-* ``hybrid``: the ant system, then hill climbing from its best placement, each
-  with half the time budget.
+* ``hybrid``: the ant system, then hill climbing from its best placement (each
+  with half the time budget, as the paper splits its runtime limit).
 
-Deterministic for a seed (given enough budget to finish; a budget cut is
-wall-clock dependent).
+Budgets are work: the ant system's ``iterations`` and hill climbing's
+``max_evaluations``, so a plan depends on its inputs and seed only. The paper's
+runtime limit (``budget_s``, 1 s per placement) stays as a safety stop; where it
+acts before the work budget is spent, the plan says so — that plan depends on
+the machine's speed and load.
 """
 
 from __future__ import annotations
@@ -49,7 +53,9 @@ BATCH = 48  # neighbours scored at once: first improvement usually comes early
 class LatencyAware(BaseScheduler):
     """Shared parameters and plumbing of the three heuristics."""
 
-    budget_s: float = 1.0  # time budget per placement (the paper's runtime limit)
+    budget_s: float = 1.0  # the paper's runtime limit per placement: a safety stop the plan reports when it acts
+    #: hill climbing's work budget: candidate placements scored (a neighbour costs O(units + streams))
+    max_evaluations: int = 50_000  # ~15× what the paper's largest instance (T-R7) needs to reach a local optimum
     seed: int = 0
     utilization_limit: float = 0.95
     weights: dict[str, float] = field(default_factory=lambda: {"lat": 1e-6, "sup": 1.0, "co": 1.0, "event": 1.0})
@@ -82,13 +88,18 @@ class LatencyAware(BaseScheduler):
         rng = np.random.default_rng(self.seed)
         start = from_plan(scorer, topology, cluster, current) if current is not None else None
         budget = Deadline(self.budget_s)
-        placement = self.search(scorer, rng, start, budget)
+        work = Work(self.max_evaluations)
+        placement = self.search(scorer, rng, start, budget, work)
         score, violations = scorer.score_batch(placement[None])
         counts = scorer.counts(placement[None])[0]
         result = Placement(counts)
         result.warnings.append(f"{self.name}: score {score[0]:.6f}, {int(violations[0])} constraint violations"
                                f" (CPU over {self.utilization_limit:.0%} or memory) after "
-                               f"{budget.elapsed_ms():.1f} ms")
+                               f"{work.evaluations:,} candidates scored, {budget.elapsed_ms():.1f} ms")
+        if work.clock_stopped:
+            result.warnings.append(
+                f"{self.name}: the time budget (budget_s {self.budget_s} s, a safety stop) ended the search "
+                "before its work budget: this plan depends on the machine's speed and load; raise budget_s")
         if note:
             true_score, _ = self.scorer(topology, cluster, profile).score_batch(placement[None])
             result.warnings.append(f"{note}; the plan scores {score[0]:.6f} under the estimates and "
@@ -96,7 +107,7 @@ class LatencyAware(BaseScheduler):
         return result
 
     def search(self, scorer: UnitScorer, rng: np.random.Generator, start: np.ndarray | None,
-               budget: Deadline) -> np.ndarray:
+               budget: Deadline, work: Work) -> np.ndarray:
         raise NotImplementedError
 
     def plan_many(self, topologies: list[Topology], cluster: Cluster, profile: Profile | None = None) -> list[Plan]:
@@ -194,13 +205,37 @@ def greedy_start(scorer: UnitScorer) -> np.ndarray:
     return best
 
 
-def hill_climb(scorer: UnitScorer, start: np.ndarray, rng: np.random.Generator, budget: Deadline) -> np.ndarray:
-    """First-improvement hill climbing over move / swap / move-all (Ecker et al. 2025 §4.3.1)."""
+class Work:
+    """Candidate placements scored so far against a limit, and whether the wall clock (the safety stop) rather
+    than the work ended a search."""
+
+    def __init__(self, max_evaluations: int) -> None:
+        self.max_evaluations = max_evaluations
+        self.evaluations = 0
+        self.clock_stopped = False
+
+    def spent(self) -> bool:
+        return self.evaluations >= self.max_evaluations
+
+    def clock(self, budget: Deadline) -> bool:
+        """True (and noted) when the safety stop has expired."""
+        if budget.expired():
+            self.clock_stopped = True
+            return True
+        return False
+
+
+def hill_climb(scorer: UnitScorer, start: np.ndarray, rng: np.random.Generator, budget: Deadline,
+               work: Work | None = None) -> np.ndarray:
+    """First-improvement hill climbing over move / swap / move-all (Ecker et al. 2025 §4.3.1), until a local
+    optimum or ``work``'s limit of scored candidates; ``budget`` (wall clock) only as a safety stop."""
+    work = work if work is not None else Work(2_000_000)
     x = start.copy()
     s, v = (float(a[0]) for a in scorer.score_batch(x[None]))
-    while not budget.expired():
+    while not work.spent() and not work.clock(budget):
         improved = False
         for batch in neighbourhood(scorer, x, rng):
+            work.evaluations += len(batch)
             cheap, viols, present = scorer.score_parts(batch)
             # the latency term is ≥ 0: only candidates whose other terms already beat s can improve, so the
             # (costlier) worst-path latency is computed for those alone
@@ -215,7 +250,7 @@ def hill_climb(scorer: UnitScorer, start: np.ndarray, rng: np.random.Generator, 
                 x, s, v = batch[j].copy(), float(scores[j]), float(viols[j])
                 improved = True
                 break
-            if budget.expired():
+            if work.spent() or work.clock(budget):
                 break
         if not improved:
             break
@@ -266,8 +301,8 @@ class HillClimbing(LatencyAware):
     summary = "latency-aware hill climbing (Ecker et al.): move / swap / move-all, never accepts a worse score"
 
     def search(self, scorer: UnitScorer, rng: np.random.Generator, start: np.ndarray | None,
-               budget: Deadline) -> np.ndarray:
-        return hill_climb(scorer, start if start is not None else greedy_start(scorer), rng, budget)
+               budget: Deadline, work: Work) -> np.ndarray:
+        return hill_climb(scorer, start if start is not None else greedy_start(scorer), rng, budget, work)
 
 
 @dataclass(frozen=True)
@@ -286,7 +321,10 @@ class AntParams:
 
 
 def ant_system(scorer: UnitScorer, rng: np.random.Generator, start: np.ndarray | None, budget: Deadline,
-               p: AntParams) -> np.ndarray:
+               p: AntParams, work: Work | None = None) -> np.ndarray:
+    """The colony for at most ``p.iterations`` iterations (its work budget; ``budget``, the wall clock, only as
+    a safety stop), ``work`` counting the ants' placements."""
+    work = work if work is not None else Work(2_000_000)
     units, nodes = scorer.n_units, scorer.n_nodes
     n_ops = len(scorer.n)
     adjacent = np.zeros((n_ops, n_ops), dtype=bool)
@@ -301,9 +339,10 @@ def ant_system(scorer: UnitScorer, rng: np.random.Generator, start: np.ndarray |
             tau[np.arange(units), start] += p.q / max(best_s, 1e-9)
     stale = 0
     for iteration in range(1, p.iterations + 1):
-        if budget.expired():
+        if work.clock(budget):
             break
         colony = build_colony(scorer, tau, adjacent, rng, p)
+        work.evaluations += len(colony)
         s = scorer.combined(colony)
         tau = pheromone_update(tau, colony, s, p)
         k_best = int(np.argmin(s))
@@ -381,7 +420,7 @@ class AntSystem(LatencyAware):
     summary = "latency-aware ant system (Ecker et al.): pheromone + co-location heuristic, seedable"
 
     ants: int = 8
-    iterations: int = 400  # at most; the time budget (budget_s) bounds it too
+    iterations: int = 400  # at most: its work budget (budget_s, the wall clock, is only a safety stop)
     min_iterations: int = 40  # iterations before ``patience`` may stop the colony
     patience: int = 8  # iterations without a better ant that end it (after min_iterations)
     alpha: float = 1.0
@@ -398,8 +437,8 @@ class AntSystem(LatencyAware):
                          min_iterations=self.min_iterations, patience=self.patience, reinforce=self.reinforce)
 
     def search(self, scorer: UnitScorer, rng: np.random.Generator, start: np.ndarray | None,
-               budget: Deadline) -> np.ndarray:
-        return ant_system(scorer, rng, start, budget, self.ant_params())
+               budget: Deadline, work: Work) -> np.ndarray:
+        return ant_system(scorer, rng, start, budget, self.ant_params(), work)
 
 
 @register
@@ -411,6 +450,10 @@ class Hybrid(AntSystem):
     summary = "latency-aware hybrid (Ecker et al.): ant system then hill climbing, budgets halved"
 
     def search(self, scorer: UnitScorer, rng: np.random.Generator, start: np.ndarray | None,
-               budget: Deadline) -> np.ndarray:
-        first = ant_system(scorer, rng, start, Deadline(self.budget_s / 2), self.ant_params())
-        return hill_climb(scorer, first, rng, Deadline(self.budget_s / 2))
+               budget: Deadline, work: Work) -> np.ndarray:
+        colony = Work(work.max_evaluations)  # the colony is bounded by its iterations; the climb by the limit
+        first = ant_system(scorer, rng, start, Deadline(self.budget_s / 2), self.ant_params(), colony)
+        best = hill_climb(scorer, first, rng, Deadline(self.budget_s / 2), work)
+        work.evaluations += colony.evaluations
+        work.clock_stopped |= colony.clock_stopped
+        return best

@@ -60,6 +60,7 @@ RANGES: dict[str, Range] = {
     "padding_percent": Range(0.0, 1000.0),
     "max_candidates": _int(1, 10**12),
     "max_nodes": _int(1, 10**12),
+    "max_evaluations": _int(1, 10**12),
     "executors_per_slot": _int(1, 1_000_000),
     "max_nonzeros": _int(1, 10**10),
     "workers": _int(1, 1_000_000),
