@@ -9,7 +9,11 @@ ours at the model's sustainable throughput (``--engine storm`` for the storm eng
 averaged over CPU reservations on its emulated cluster (so compare directions, not values). Last, Table
 4's shape: the mean planning time over ``--repeats`` seeds per heuristic next to the paper's Java times.
 
+``--markdown FILE`` also writes the deterministic tables (the per-topology scores and Tables 2–3, not the
+planning times) as Markdown: docs/reproduction.md's block, checked by the test suite.
+
 Run: .venv/bin/python benchmarks/repro_latency.py [--budget 1.0] [--repeats 5] [--engine ideal|storm]
+     [--markdown FILE]
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from pathlib import Path
 
 from streamplace.bench import resolve_cluster, resolve_topology
 from streamplace.perf.engines import EngineSettings, StormSettings
@@ -45,12 +50,20 @@ def fmt_pair(ours: float, paper: float | None) -> str:
     return f"{ours:5.2f} ({paper:5.2f})" if paper is not None else f"{ours:5.2f} (  —  )"
 
 
+def md_pair(ours: float, paper: float | None) -> str:
+    return f"{ours:.2f} ({paper:.2f})" if paper is not None else f"{ours:.2f} (—)"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--budget", type=float, default=1.0)
     parser.add_argument("--repeats", type=int, default=5, help="seeds per heuristic for the planning-time table")
     parser.add_argument("--engine", choices=("ideal", "storm"), default="ideal")
+    parser.add_argument("--markdown", type=Path, help="also write the deterministic tables as Markdown")
     args = parser.parse_args()
+    md = [f"#### Per topology on continuum-11 ({args.engine} model): Eq. 1 score (violations), nodes used, "
+          "throughput factor over round robin", "",
+          "| topology | ops | replicas | " + " | ".join(SCHEDULERS) + " |", "| --- " * (3 + len(SCHEDULERS)) + "|"]
     engine = EngineSettings("storm", storm=StormSettings()) if args.engine == "storm" else None
     throughput: dict[str, dict[str, float]] = {}
     cluster = resolve_cluster("continuum-11")
@@ -60,7 +73,8 @@ def main() -> None:
                                      for _ in SCHEDULERS))
     for name in names:
         topo = resolve_topology(name)
-        cells = []
+        cells: list[str] = []
+        md_cells: list[str] = []
         base = None
         for s in SCHEDULERS:
             params = {"budget_s": str(args.budget)} if s in ("hill-climbing", "ant-system", "hybrid") else {}
@@ -74,21 +88,37 @@ def main() -> None:
             ls = p["latency_score"]
             cells.append(f"{p['throughput'] / base:5.2f} {ls['score']:6.3f} {int(ls['violations']):2d} "
                          f"{p['latency_ms']:5.1f} {p['nodes_used']:2d} {ms:6.1f}")
+            md_cells.append(f"{ls['score']:.3f} ({int(ls['violations'])}), {p['nodes_used']}, "
+                            f"{p['throughput'] / base:.2f}×")
         print(f"{name:8s} {len(topo.operators):3d} {topo.total_replicas():4d} | " + " | ".join(cells))
+        md.append(f"| {name} | {len(topo.operators)} | {topo.total_replicas()} | " + " | ".join(md_cells) + " |")
     print(f"\nTable 2 ({args.engine} model) — throughput factor over the default scheduler, ours (paper's)")
     heur = ["hill-climbing", "ant-system", "hybrid", "r-storm"]
     print(f"{'topology':8s} | " + " | ".join(f"{s:>13s}" for s in heur))
+    md += ["", f"#### Table 2 ({args.engine} model): throughput factor over the default scheduler, ours (paper's)", "",
+           "| topology | " + " | ".join(heur) + " |", "| --- " * (1 + len(heur)) + "|"]
     for name, paper in PAPER_T2.items():
         t = throughput[name]
         print(f"{name:8s} | " + " | ".join(fmt_pair(t[s] / t["round-robin"], v) for s, v in zip(heur, paper,
                                                                                                strict=True)))
+        md.append(f"| {name} | " + " | ".join(md_pair(t[s] / t["round-robin"], v)
+                                              for s, v in zip(heur, paper, strict=True)) + " |")
     print(f"\nTable 3 ({args.engine} model) — throughput factor over the Resource Aware Scheduler (R-Storm), ours "
           "(paper's; — where the paper had no equivalent placement)")
     rel = ["hill-climbing", "ant-system", "hybrid", "round-robin"]
     print(f"{'topology':8s} | " + " | ".join(f"{s:>13s}" for s in rel))
+    md += ["", f"#### Table 3 ({args.engine} model): throughput factor over R-Storm (the Resource Aware Scheduler), "
+           "ours (paper's; — where the paper had no equivalent placement)", "",
+           "| topology | " + " | ".join(rel) + " |", "| --- " * (1 + len(rel)) + "|"]
     for name, paper in PAPER_T3.items():
         t = throughput[name]
         print(f"{name:8s} | " + " | ".join(fmt_pair(t[s] / t["r-storm"], v) for s, v in zip(rel, paper, strict=True)))
+        md.append(f"| {name} | " + " | ".join(md_pair(t[s] / t["r-storm"], v)
+                                              for s, v in zip(rel, paper, strict=True)) + " |")
+    if args.markdown:
+        args.markdown.parent.mkdir(parents=True, exist_ok=True)
+        args.markdown.write_text("\n".join(md) + "\n")
+        print(f"Markdown in {args.markdown}")
     print(f"\nTable 4 — mean planning ms over {args.repeats} seeds, ours (Ecker et al.'s (2025) Java)")
     print(f"{'topology':8s} {'ops':>3s} | " + " | ".join(f"{s:>19s}" for s in TIMED))
     for name in names:

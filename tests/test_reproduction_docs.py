@@ -40,6 +40,15 @@ def test_the_committed_nasiri_tables_are_what_repro_nasiri_prints(capsys) -> Non
     assert tool.main(["--check", "--only", "repro_nasiri.py"]) == 0, capsys.readouterr().out
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("script", ["elastic_repro.py", "repro_latency.py"])
+def test_the_committed_visp_and_ecker_tables_are_what_their_scripts_print(script: str, capsys) -> None:
+    """Hochreiner et al.'s Tables 3–6 (3 seeds of the simulator) and Ecker et al.'s Tables 2–3 (seeded
+    heuristics with work budgets): deterministic, so checked verbatim."""
+    tool = _tool()
+    assert tool.main(["--check", "--only", script]) == 0, capsys.readouterr().out
+
+
 def test_a_changed_table_is_found_and_timing_rows_are_masked() -> None:
     tool = _tool()
     text = "| a | 1.0 |\n| ours, HiGHS (s) | 0.01 | 0.27 |"
