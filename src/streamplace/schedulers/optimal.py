@@ -345,7 +345,11 @@ def feasibility_milp(model: ThroughputModel, k: np.ndarray, scale: float, tasks_
             per = (model.lam[i] / kk + model.lam_all[i]) * scale * model.rate_cost[i]
             for u in allowed:
                 fits_thread = per[u] + model.met[i, u] <= model.thread_points[u] + 1e-9
-                w = milp.var(0.0, float(kk) if fits_thread else 0.0, integer=True)
+                # no more of these replicas than the node's CPU holds on its own: the machine-only cap's analogue
+                # of the thread cap, valid under both, and what keeps the relaxation tight without a thread cap
+                one = per[u] + model.met[i, u]
+                fit = kk if one <= 0 else min(kk, int(np.floor(model.cap[u] / one + 1e-9)))
+                w = milp.var(0.0, float(fit) if fits_thread else 0.0, integer=True)
                 share.append((w, 1.0))
                 node_cpu[u].append((w, float(per[u] + model.met[i, u])))
                 node_mem[u].append((w, float(model.memory[i])))
