@@ -74,11 +74,12 @@ def test_under_the_spark_engine_it_optimizes_that_model() -> None:
 def test_type_moves_change_an_operator_on_every_machine_of_a_type_that_holds_it() -> None:
     """Identical machines (nasiri-medium: 4 of each type), each with three replicas of the same operator, share
     the bottleneck: one replica fewer on one of them leaves the others at it, so the search needs one fewer on
-    all of them."""
+    all of them. Where only the machine caps a replica, the operator may also spread onto every machine of a
+    type that holds none of it yet, one replica each."""
     from streamplace.schedulers.max_throughput import group_moves, node_groups
 
     topo, cl = resolve_topology("nasiri-linear"), resolve_cluster("nasiri-medium")
-    model = ThroughputModel.build(topo, cl)
+    model = ThroughputModel.build(topo, cl, replica_cap="thread")
     groups = node_groups(model)
     assert len(set(groups.tolist())) == len({n.type for n in cl.nodes})  # one group per machine type
     same = np.flatnonzero(groups == groups[np.argmax(np.bincount(groups))])
@@ -100,6 +101,14 @@ def test_type_moves_change_an_operator_on_every_machine_of_a_type_that_holds_it(
                                                                                & (pop[0, i] > 0)))
     capped = group_moves(model, pop, pop[0].sum(axis=1), groups)[0]  # every operator at its k: nothing added
     assert all((b.sum(axis=1) <= pop[0].sum(axis=1)).all() for b in capped)
+    machine = ThroughputModel.build(topo, cl, replica_cap="machine")
+    wider, _ = group_moves(machine, pop, k, groups)
+    others = sorted(set(groups.tolist()) - {int(groups[same[0]])})
+    for g in others:  # operator 2 onto every machine of each other type, one replica each
+        spread = pop[0].copy()
+        spread[2, groups == g] = 1
+        assert any(np.array_equal(b, spread) for b in wider)
+    assert len(wider) == len(batch) + len(others)
 
 
 def test_reaches_the_optimum_on_the_authors_data_where_type_moves_matter() -> None:

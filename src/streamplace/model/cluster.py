@@ -47,6 +47,14 @@ class Node:
     coords: tuple[float, ...] | None = None
 
 
+#: the longest one-way link latency a spec may give (ms; 10¹⁵, about 30,000 years): far beyond any real link —
+#: a "never use this link" value such as 10¹² ms still fits — and far below where latency sums and squares
+#: (ODRP's network usage and elastic energy, bytes/s · ms²) overflow
+MAX_LINK_MS = 1e15
+#: the highest transfer price per MB a spec may give
+MAX_COST_PER_MB = 1e9
+
+
 @dataclass(frozen=True)
 class Links:
     """Default link attributes by locality, plus explicit per-pair overrides."""
@@ -314,18 +322,20 @@ def validate_cluster(c: Cluster) -> list[Problem]:
     if ln.rack_uplink_mbps is not None and not ln.rack_uplink_mbps > 0:
         problems.append(Problem("links.rack_uplink_mbps", f"must be > 0, got {ln.rack_uplink_mbps}",
                                 "give the racks' uplink speed in Mbit/s, or omit it (unlimited)"))
-    for name in ("same_node_ms", "same_rack_ms", "cross_rack_ms", "cost_per_mb"):
-        if getattr(ln, name) < 0:
-            problems.append(Problem(f"links.{name}", "must be >= 0", "use a non-negative value"))
-    if ln.cross_zone_ms is not None and ln.cross_zone_ms < 0:
-        problems.append(Problem("links.cross_zone_ms", "must be >= 0", "use a non-negative value"))
+    for name in ("same_node_ms", "same_rack_ms", "cross_rack_ms", "cross_zone_ms", "cost_per_mb"):
+        value = getattr(ln, name)
+        high = MAX_COST_PER_MB if name == "cost_per_mb" else MAX_LINK_MS
+        if value is not None and not 0 <= value <= high:
+            problems.append(Problem(f"links.{name}", f"must be in [0, {high:g}], got {value:g}",
+                                    "use a non-negative value" if value < 0 else
+                                    f"no link is slower than {high:g}" + (" ms" if high == MAX_LINK_MS else " per MB")))
     if not 0 < ln.availability <= 1:
         problems.append(Problem("links.availability", "must be in (0, 1]", "e.g. 1.0 or 0.999"))
     for label, table, low, high in (
-        ("latency_ms", ln.latency_ms, 0.0, np.inf),
+        ("latency_ms", ln.latency_ms, 0.0, MAX_LINK_MS),
         ("availability_pairs", ln.availability_pairs, 1e-300, 1.0),
-        ("cost_per_mb_pairs", ln.cost_per_mb_pairs, 0.0, np.inf),
-        ("measured_latency_ms", ln.measured_latency_ms, 0.0, np.inf),
+        ("cost_per_mb_pairs", ln.cost_per_mb_pairs, 0.0, MAX_COST_PER_MB),
+        ("measured_latency_ms", ln.measured_latency_ms, 0.0, MAX_LINK_MS),
     ):
         for a, row in table.items():
             if a not in seen:

@@ -100,7 +100,7 @@ class Hetero(BaseScheduler):
         cap = cap or self._cap(None)
         model = ThroughputModel.build(topology, cluster, profile, replica_cap=cap, tasks_per_node=self.tasks_per_node)
         alpha = selectivities(topology, profile)
-        first = first_assignment(model, alpha, self.initial_scale)
+        first = first_assignment(model, alpha, self.initial_scale, list(topology.ids))
         if isinstance(first, str):
             return Placement(None, "infeasible", [first])
         counts, scale = first
@@ -135,10 +135,22 @@ class Hetero(BaseScheduler):
         return counts, scale
 
 
-def first_assignment(model: ThroughputModel, alpha: np.ndarray, initial_scale: float) -> tuple[np.ndarray, float] | str:
-    """Algorithm 1. Returns (counts, R0 scale) or the reason it failed."""
+def first_assignment(model: ThroughputModel, alpha: np.ndarray, initial_scale: float,
+                     names: list[str] | None = None) -> tuple[np.ndarray, float] | str:
+    """Algorithm 1. Returns (counts, R0 scale) or the reason it failed (naming the operator by ``names``).
+
+    R0 starts at ``initial_scale`` of the offered rates, or lower where even that makes some operator's one
+    instance too big for every machine it may use (offered rates far above what the cluster holds): at the
+    largest scale its best machine still holds it alone, then halved until all instances fit together."""
     n_ops, n_nodes = model.e.shape
-    scale = initial_scale
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per = model.lam_one[:, None] * model.rate_cost  # points per unit of scale of one instance, per node
+        room = np.minimum(model.cap, model.thread_points)[None, :] - model.met
+        alone = np.where(model.allowed & (per > 0) & (room > 0), room / per, np.where(per > 0, 0.0, np.inf))
+    best_alone = alone.max(axis=1) if n_nodes else np.zeros(n_ops)
+    scale = float(min(initial_scale, best_alone.min())) if n_ops else initial_scale
+    if not scale > 0:
+        scale = initial_scale  # an instance's fixed overhead alone does not fit: the loop below says which
     for _ in range(30):  # halve R0 until the single instances fit (the paper assumes a small R0)
         counts = np.zeros((n_ops, n_nodes), dtype=np.int64)
         load = np.zeros(n_nodes)
@@ -158,7 +170,8 @@ def first_assignment(model: ThroughputModel, alpha: np.ndarray, initial_scale: f
         if failed is None:
             return counts, scale
         scale /= 2.0
-    return (f"FirstAssignment cannot place one instance of operator #{failed} on any machine it may use: its "
+    who = names[failed] if names is not None and failed is not None else f"#{failed}"
+    return (f"FirstAssignment cannot place one instance of operator {who} on any machine it may use: its "
             "memory or fixed overhead (MET) does not fit next to the other components")
 
 

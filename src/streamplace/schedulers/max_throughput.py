@@ -434,7 +434,9 @@ def group_moves(model: ThroughputModel, pop: np.ndarray, k: np.ndarray,
     """Candidates that change an operator by one replica on every node of a group of identical machines that
     holds it — one fewer on each, or one more on each — for groups where it sits on two nodes or more (one node:
     a single move does it). A plan whose bottleneck is shared by identical machines needs such a move: taking
-    one replica off one of them leaves the others at the bottleneck (and their load grows). O(P·ops·groups)."""
+    one replica off one of them leaves the others at the bottleneck (and their load grows). Where only the
+    machine caps a replica, also one replica on every node of a group that holds none yet (nasiri-small:
+    Linear's planning 144 → 69 ms, RollingCount 0.89 % → 0 % below the optimum). O(P·ops·groups)."""
     onehot = groups[:, None] == np.arange(int(groups.max()) + 1)[None, :]  # (nodes, G)
     held = pop > 0
     h = held.astype(np.int64) @ onehot  # (P, ops, G): nodes of the group holding the operator
@@ -452,7 +454,21 @@ def group_moves(model: ThroughputModel, pop: np.ndarray, k: np.ndarray,
     r = np.arange(len(owner))
     change = held[owner, ops] & (groups[None, :] == np.concatenate([dg, ag])[:, None])  # (C, nodes)
     batch[r, ops] += sign[:, None] * change
-    return batch, owner
+    if model.replica_cap != "machine":
+        return batch, owner
+    # only the machine caps a replica: also spread an operator onto every node of a group that does not hold it
+    # yet (one replica each) — an even split wants identical machines, and one at a time each step makes the
+    # operator's share on the new type too small to pay for its overhead
+    size = onehot.sum(axis=0)  # (G,)
+    over = ((mem[:, None, :] + model.memory[None, :, None] > model.node_memory + 1e-9)
+            | (pop.sum(axis=1) >= model.slots[None])[:, None, :])  # (P, ops, nodes): one more would not fit
+    room = ~over & model.allowed[None]
+    free = (room & ~held).astype(np.int64) @ onehot  # (P, ops, G): nodes of the group that could take one
+    sp, si, sg = np.nonzero((h == 0) & (free == size[None, None, :]) & (size[None, None, :] >= 2)
+                            & (n[:, :, None] + size[None, None, :] <= k[None, :, None]))
+    spread = pop[sp]
+    spread[np.arange(len(sp)), si] += groups[None, :] == sg[:, None]
+    return np.concatenate([batch, spread]), np.concatenate([owner, sp])
 
 
 def best_responses(model: ThroughputModel, pop: np.ndarray, chain: np.ndarray, op: np.ndarray, k: np.ndarray,

@@ -130,6 +130,13 @@ def flux_to_topology_doc(doc: dict[str, Any], source: str = "<flux>",
         raise SpecError([Problem("topologySource", f"a Java class{f' ({cls})' if cls else ''} builds this "
                                  "topology; streamplace reads spouts, bolts and streams written in the file",
                                  "write the topology as Flux spouts/bolts/streams, or as a streamplace spec")], source)
+    shape = [Problem(key, f"expected a list, got {type(doc[key]).__name__} {doc[key]!r:.40}",
+                     f"write {key} as a YAML list (`{key}:` then `- id: ...` items), or leave it out")
+             for key in ("spouts", "bolts", "streams") if doc.get(key) is not None and not isinstance(doc[key], list)]
+    if doc.get("name") is not None and not isinstance(doc["name"], str):
+        shape.append(Problem("name", f"expected a string, got {doc['name']!r:.40}", "name the topology in text"))
+    if shape:
+        raise SpecError(shape, source)
     problems: list[Problem] = []
     operators: list[dict[str, Any]] = []
     for section, kind in (("spouts", "source"), ("bolts", None)):
@@ -179,6 +186,12 @@ def flux_to_topology_doc(doc: dict[str, Any], source: str = "<flux>",
             problems.append(Problem(path, f"expected a mapping {{from, to, grouping}}, got {type(s).__name__}",
                                     "write e.g. {from: spout-1, to: bolt-1, grouping: {type: SHUFFLE}}"))
             continue
+        ends = {end: s.get(end) for end in ("from", "to")}
+        bad = [end for end, v in ends.items() if isinstance(v, bool) or not isinstance(v, str | int) or v == ""]
+        if bad:
+            problems += [Problem(f"{path}.{end}", f"expected a vertex id, got {ends[end]!r:.40}",
+                                 "name a spout or bolt by its id") for end in bad]
+            continue
         grouping = s.get("grouping") or {}
         if not isinstance(grouping, dict):
             problems.append(Problem(f"{path}.grouping", f"expected a mapping {{type, args}}, got {grouping!r}",
@@ -189,8 +202,9 @@ def flux_to_topology_doc(doc: dict[str, Any], source: str = "<flux>",
             g = "shuffle"
         elif gtype == "FIELDS":
             args = grouping.get("args") or []
-            if not args:
-                problems.append(Problem(f"{path}.grouping.args", "FIELDS grouping without fields",
+            if not isinstance(args, list) or not args or not all(isinstance(a, str) and a for a in args):
+                problems.append(Problem(f"{path}.grouping.args", "FIELDS grouping needs a list of field names, got "
+                                        f"{args!r:.40}" if args else "FIELDS grouping without fields",
                                         "list the key field(s), e.g. args: [\"word\"]"))
                 continue
             g = f"key:{args[0]}"
@@ -209,7 +223,7 @@ def flux_to_topology_doc(doc: dict[str, Any], source: str = "<flux>",
             problems.append(Problem(f"{path}.grouping.type", f"unknown Flux grouping {gtype!r}",
                                     "use SHUFFLE, LOCAL_OR_SHUFFLE, NONE, FIELDS or ALL"))
             continue
-        streams.append({"from": s.get("from"), "to": s.get("to"), "grouping": g})
+        streams.append({"from": str(s["from"]), "to": str(s["to"]), "grouping": g})
     targets = {str(st.get("to")) for st in raw_streams if isinstance(st, dict)}  # refused streams count too
     for i, vertex in enumerate(doc.get("bolts") or []):  # else reported as "source 'bolt-4' has no rate"
         if isinstance(vertex, dict) and "id" in vertex and str(vertex["id"]) not in targets:
