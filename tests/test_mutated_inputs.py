@@ -4,8 +4,9 @@ Each example takes one of the repository's own valid files (examples/), changes 
 (a number to NaN, infinity, a negative or huge one, a string, a list; a reference to a name that does not
 exist; a key deleted), and runs the command a user would. The command must either succeed (exit 0: the
 mutation left a valid input), say that no plan is feasible and why (exit 1, operators named), or refuse it
-(exit 2) with a message that names the file or a field — never a traceback, never another exit code. The mutations are drawn by hypothesis, so a failure shrinks to the
-smallest change that breaks it.
+(exit 2) with a message that names the file or a field — never a traceback, never another exit code, never
+a run past its bound. The mutations are drawn by hypothesis, so a failure shrinks to the smallest change that
+breaks it. Scheduler, engine and simulator parameters get the same treatment with bad values.
 """
 
 from __future__ import annotations
@@ -161,3 +162,29 @@ def test_a_bad_scheduler_parameter_is_refused_by_name(scheduler: str, key: str, 
     assert code in (0, 2), f"{scheduler} -p {key}={value}: exit {code}\n{text}"
     if code == 2:
         assert key in text or "parameter" in text, f"{scheduler} -p {key}={value}: names no parameter\n{text}"
+
+
+SIM_PARAMS = ["scaling_threshold", "history", "ql", "release_window", "cooldown_s", "dt", "monitor_s", "btu_minutes",
+              "price_per_btu", "initial_hosts", "service_ratio", "service_cv", "penalty_per_item"]
+ENGINE_PARAMS = ["spark.trigger_s", "spark.quantum_s", "storm.ser_us", "storm.max_spout_pending",
+                 "ideal.replica_cap", "spark.nope", "storm"]
+
+
+@FUZZ
+@given(key=st.sampled_from(SIM_PARAMS), value=st.sampled_from(VALUES))
+def test_a_bad_simulator_parameter_is_refused_by_name(key: str, value: str) -> None:
+    code, text = run(["simulate", "manufacturing", "--minutes", "2", "-p", f"{key}={value}"])  # bounded work
+    assert code in (0, 2), f"simulate -p {key}={value}: exit {code}\n{text}"
+    if code == 2:
+        assert key in text or "parameter" in text, f"simulate -p {key}={value}: names no parameter\n{text}"
+
+
+@FUZZ
+@given(key=st.sampled_from(ENGINE_PARAMS), value=st.sampled_from([*VALUES, "thread", "machine"]),
+       engine=st.sampled_from(["spark", "storm", "ideal"]))
+def test_a_bad_engine_parameter_is_refused_by_name(key: str, value: str, engine: str) -> None:
+    code, text = run(["plan", "nasiri-linear", "hetero-3", "-s", "round-robin", "--engine", engine,
+                      "-p", f"{key}={value}"])
+    assert code in (0, 2), f"--engine {engine} -p {key}={value}: exit {code}\n{text}"
+    if code == 2:
+        assert key.split(".")[0] in text or "param" in text, f"-p {key}={value}: names no parameter\n{text}"

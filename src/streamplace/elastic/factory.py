@@ -27,6 +27,9 @@ from streamplace.sim.engine import SimConfig
 CONTROLLERS: dict[str, type] = {"btu": BtuController, "threshold": ThresholdController}
 #: the longest simulation ``simulate`` runs (a week of minutes; ``--minutes`` above it is refused, not run for days)
 MAX_MINUTES = 7 * 24 * 60
+#: the most time steps one simulation runs (a week at the default dt of 1 s is 604,800; each step is O(instances
+#: + operators)): a tiny ``dt`` over many minutes is refused, not run for days
+MAX_STEPS = 10_000_000
 
 #: the range of every numeric controller and simulator parameter (one table; a tuple parameter's every value);
 #: beyond these a parameter only breaks the model (a BTU of 1e-300 minutes, a time step of two hours, releasing
@@ -108,6 +111,11 @@ def build(name: str, params: Mapping[str, str], minutes: int, seed: int) -> tupl
         cfg = SimConfig(minutes=minutes, seed=seed, **sim_kw)
     except ValueError as exc:
         raise SpecError([Problem("--param", str(exc), "give a value in the stated range")]) from None
+    steps = minutes * 60 / cfg.dt
+    if steps > MAX_STEPS:
+        raise SpecError([Problem("--param dt", f"{minutes:,} minutes at dt = {cfg.dt:g} s is {steps:,.0f} time steps, "
+                                 f"more than the {MAX_STEPS:,} a simulation runs",
+                                 f"raise dt to at least {minutes * 60 / MAX_STEPS:.3g} s or simulate fewer minutes")])
     return ctrl, cfg
 
 

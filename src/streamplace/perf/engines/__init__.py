@@ -38,6 +38,8 @@ ReplicaCap = Literal["machine", "thread"]
 ENGINE_NAMES: tuple[str, ...] = typing.get_args(EngineName)
 #: keys of ``spark.*`` that set SparkSettings; the rest set SparkConstants
 _SPARK_RUN_KEYS = ("trigger_s", "quantum_s", "lead_s")
+#: the longest trigger interval, source quantum or lead a prediction takes (a day): beyond it no stream runs
+MAX_INTERVAL_S = 86_400.0
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,10 @@ class EngineSettings:
                 raise ModelError([Problem(where, f"engine parameter {k} must be ≥ 0, got {v}", "give a value ≥ 0")])
         if spark_run.get("trigger_s", 1.0) <= 0:
             raise ModelError([Problem(where, "spark.trigger_s must be > 0", "give the trigger interval in seconds")])
+        for k in ("trigger_s", "quantum_s", "lead_s"):
+            if (spark_run.get(k) or 0.0) > MAX_INTERVAL_S:
+                raise ModelError([Problem(where, f"spark.{k} must be at most {MAX_INTERVAL_S:,.0f} s (a day), got "
+                                          f"{spark_run[k]:g}", "give an interval in seconds, e.g. 1")])
         lead = spark_run.get("lead_s", self.spark.lead_s)
         if lead is not None and lead >= spark_run.get("quantum_s", self.spark.quantum_s) > 0:
             raise ModelError([Problem(where, f"spark.lead_s must be below spark.quantum_s, got {lead}",

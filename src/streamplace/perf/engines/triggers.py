@@ -66,8 +66,10 @@ def replay(batch_time: Callable[[int], float], trigger_s: float, quantum_s: floa
     while read < horizon:
         ready = math.floor((t + lead_s) / quantum_s + 1e-9)  # quanta readable at t: available(j) ≤ t
         next_tick = (math.floor(t / trigger_s + 1e-9) + 1) * trigger_s
-        if ready <= read:  # nothing new: the trigger finds no data and waits for its next tick
-            t = next_tick
+        if ready <= read:  # nothing new: the trigger finds no data; skip to the first tick with data (the ticks
+            # in between find none either: stepping through them is O(quantum_s / trigger_s) per quantum)
+            first = math.ceil((available(read) - t) / trigger_s - 1e-9)
+            t = max(next_tick, (math.floor(t / trigger_s + 1e-9) + max(first, 1)) * trigger_s)
             continue
         m = ready - read
         b = b_of(m)
