@@ -45,8 +45,8 @@ class StreamMetrics:
     node_out: np.ndarray
     node_in: np.ndarray
     link_log_availability: float  # Σ log availability over the distinct links the streams use (0: all up)
-    rack_out: np.ndarray | None = None  # per rack: bytes/s leaving it for other racks
-    rack_in: np.ndarray | None = None
+    rack_out: np.ndarray  # per rack: bytes/s leaving it for other racks
+    rack_in: np.ndarray
 
     @property
     def node_traffic(self) -> np.ndarray:
@@ -55,9 +55,7 @@ class StreamMetrics:
 
     @property
     def rack_traffic(self) -> np.ndarray:
-        """Bytes/s through each rack's uplink in its busier direction (empty where not computed)."""
-        if self.rack_out is None or self.rack_in is None:
-            return np.zeros(0)
+        """Bytes/s through each rack's uplink in its busier direction."""
         return np.maximum(self.rack_out, self.rack_in)
 
 

@@ -64,7 +64,7 @@ def evaluate_together(topologies: Sequence[Topology], plans: Sequence[Plan], clu
     alone = [evaluate(t, cluster, p, prof, engine=engine) for t, p, prof in zip(topologies, plans, profiles,
                                                                                 strict=True)]
     limit = cluster.utilization_limit
-    rows, caps, names = [], [], []  # rows: per topology, its load per unit of scale on every shared resource
+    rows, caps = [], []  # rows: per topology, its load per unit of scale on every shared resource
     fixed = np.zeros(len(cluster))
     for t, ev in zip(topologies, alone, strict=True):
         loads = node_loads(ev.cells, np.array([op.memory_mb for op in t.operators], dtype=float))
@@ -73,9 +73,7 @@ def evaluate_together(topologies: Sequence[Topology], plans: Sequence[Plan], clu
             cpu[cluster.index[node]] += points
         fixed += loads.cpu_fixed
         s = ev.streams
-        rack_out = s.rack_out if s.rack_out is not None else np.zeros(len(cluster.racks))
-        rack_in = s.rack_in if s.rack_in is not None else np.zeros(len(cluster.racks))
-        rows.append(np.concatenate([cpu, s.node_out, s.node_in, rack_out, rack_in]))
+        rows.append(np.concatenate([cpu, s.node_out, s.node_in, s.rack_out, s.rack_in]))
         caps.append(ev.sustainable_scale)
     uplink = np.full(len(cluster.racks), cluster.rack_uplink_bytes)
     capacity = np.concatenate([limit * cluster.cpu - fixed, cluster.bandwidth_bytes, cluster.bandwidth_bytes,
@@ -110,8 +108,5 @@ def evaluate_together(topologies: Sequence[Topology], plans: Sequence[Plan], clu
         for t in np.flatnonzero(stop):
             bound[t] = names[r]
         active &= ~stop
-    throughputs = []
-    for t, ev, s in zip(topologies, alone, scales, strict=True):
-        sinks = [t.index[op.id] for op in t.sinks]
-        throughputs.append(float(ev.rates.input[sinks].sum()) * float(s))
-    return SharedResult(tuple(float(x) for x in scales), tuple(throughputs), tuple(bound), tuple(alone))
+    throughputs = tuple(ev.offered_throughput * float(s) for ev, s in zip(alone, scales, strict=True))
+    return SharedResult(tuple(float(x) for x in scales), throughputs, tuple(bound), tuple(alone))

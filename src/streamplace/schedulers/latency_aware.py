@@ -226,10 +226,9 @@ class Work:
 
 
 def hill_climb(scorer: UnitScorer, start: np.ndarray, rng: np.random.Generator, budget: Deadline,
-               work: Work | None = None) -> np.ndarray:
+               work: Work) -> np.ndarray:
     """First-improvement hill climbing over move / swap / move-all (Ecker et al. 2025 §4.3.1), until a local
     optimum or ``work``'s limit of scored candidates; ``budget`` (wall clock) only as a safety stop."""
-    work = work if work is not None else Work(2_000_000)
     x = start.copy()
     s, v = (float(a[0]) for a in scorer.score_batch(x[None]))
     while not work.spent() and not work.clock(budget):
@@ -321,10 +320,9 @@ class AntParams:
 
 
 def ant_system(scorer: UnitScorer, rng: np.random.Generator, start: np.ndarray | None, budget: Deadline,
-               p: AntParams, work: Work | None = None) -> np.ndarray:
+               p: AntParams, work: Work) -> np.ndarray:
     """The colony for at most ``p.iterations`` iterations (its work budget; ``budget``, the wall clock, only as
     a safety stop), ``work`` counting the ants' placements."""
-    work = work if work is not None else Work(2_000_000)
     units, nodes = scorer.n_units, scorer.n_nodes
     n_ops = len(scorer.n)
     adjacent = np.zeros((n_ops, n_ops), dtype=bool)

@@ -68,8 +68,8 @@ def replay(batch_time: Callable[[int], float], trigger_s: float, quantum_s: floa
         next_tick = (math.floor(t / trigger_s + 1e-9) + 1) * trigger_s
         if ready <= read:  # nothing new: the trigger finds no data; skip to the first tick with data (the ticks
             # in between find none either: stepping through them is O(quantum_s / trigger_s) per quantum)
-            first = math.ceil((available(read) - t) / trigger_s - 1e-9)
-            t = max(next_tick, (math.floor(t / trigger_s + 1e-9) + max(first, 1)) * trigger_s)
+            ticks = max(1, math.ceil((available(read) - t) / trigger_s - 1e-9))  # never past the first with data
+            t = (math.floor(t / trigger_s + 1e-9) + ticks) * trigger_s
             continue
         m = ready - read
         b = b_of(m)
