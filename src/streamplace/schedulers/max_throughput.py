@@ -14,7 +14,10 @@ and says how far from the optimum it can be:
    Maximizing s subject to Σ_u y_iu ≥ λ_i·s, those loads within capacity, and
    the threads within k_i and within each node's memory is a relaxation: its
    optimum bounds every plan's scale from above. Solved by
-   HiGHS's simplex (O(ops·nodes) variables).
+   HiGHS's simplex (O(ops·nodes) variables). Where only the machine caps a
+   replica there is no thread count: the starts use the LP without one, and
+   the plan is judged by the LP whose replicas use at most their machine
+   (cap_u in place of 100 — valid, and it carries the fixed overheads).
 2. **Starts.** The LP's split rounded to integer counts (as many replicas as
    the threads need, shared out by largest remainder), and the plans of the
    paper's algorithm (``hetero``) as its text and as its authors' simulator
@@ -153,6 +156,10 @@ class MaxThroughput(BaseScheduler):
         k = self.caps(topology)
         bound, flows = lp_bound(model, k)
         starts = []
+        # the bound the plan is judged by: where only the machine caps a replica, the LP whose replicas may use at
+        # most their machine (it carries fixed overheads; the flows of the one without seed the starts, as before)
+        proof = lp_bound(model, k, np.minimum(model.thread_points, model.cap))[0] \
+            if model.replica_cap == "machine" else bound
         rounded = round_flows(model, flows, bound, k)
         if rounded is not None:
             starts.append(("lp", rounded))
@@ -175,7 +182,8 @@ class MaxThroughput(BaseScheduler):
                 "no start fits: even one replica per operator breaks a node's memory or CPU (fixed overheads)"])
         rng = np.random.default_rng(self.seed)
         best, best_scale, steps = population_search(model, [c for _, c in starts], k, self.chains, self.rounds,
-                                                    self.patience, rng, bound, deadline)
+                                                    self.patience, rng, min(bound, proof), deadline)
+        bound = min(bound, proof)
         timed_out = deadline.expired()
         close = not np.isfinite(bound) or best_scale >= bound * (1 - self.target_gap)
         check = ExactCheck(best, best_scale, None, 0, 0, 0.0,
@@ -259,11 +267,17 @@ def _spark_place(scheduler: MaxThroughput, topology: Topology, cluster: Cluster,
     return placement
 
 
-def lp_bound(model: ThroughputModel, k: np.ndarray) -> tuple[float, np.ndarray]:
-    """The LP relaxation's optimal scale (an upper bound on every plan's) and its flows y (ops × nodes, tuples/s)."""
+def lp_bound(model: ThroughputModel, k: np.ndarray,
+             replica_points: np.ndarray | None = None) -> tuple[float, np.ndarray]:
+    """The LP relaxation's optimal scale (an upper bound on every plan's) and its flows y (ops × nodes, tuples/s).
+    ``replica_points`` (nodes,): the most points one replica uses, by default the model's (100 for one thread,
+    inf where only the machine caps it: then no replica count, and no fixed overhead, enters). Any finite cap
+    that holds is valid — a replica never exceeds its machine, so under the machine cap c_iu ≥ y_iu·r_iu /
+    (cap_u − MET_iu) replicas pay MET_iu each: on the authors' data the bound drops from 13–41 % above the best
+    plan found to 7–25 %."""
     n_ops, n_nodes = model.e.shape
     lam = model.lam + model.lam_all
-    tp = model.thread_points  # 100 (one thread) or inf (only the machine caps a replica)
+    tp = model.thread_points if replica_points is None else replica_points
     usable = model.allowed & (model.met < tp[None, :])
     ii, uu = np.nonzero(usable)
     n_y = len(ii)
