@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 import os
 import time
 from collections.abc import Callable
@@ -22,15 +21,17 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from itertools import pairwise
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import numpy as np
 
-from streamplace.errors import Problem, SpecError
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Operator, Stream, Topology
 from streamplace.perf.engines.spark import SparkConstants
-from streamplace.spec.loader import read_document
+from streamplace.spec.loader import read_document, validate_document
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 FIELDS = tuple(f.name for f in dataclasses.fields(SparkConstants) if f.name != "origin")
 #: fields added after files were first written: a file without one gets the built-in default, and its origin
@@ -42,33 +43,33 @@ def default_path() -> Path:
     return Path(os.environ.get("STREAMPLACE_HOME", Path.home() / ".streamplace")) / "calibration.json"
 
 
+def _schemas() -> type[BaseModel]:
+    """The calibration file's schema (pydantic), built from SparkConstants' fields so the two cannot drift:
+    ``spark:`` holds every constant as a finite number ≥ 0 (the OPTIONAL ones may be missing: files written
+    before them), nothing else; ``measured:`` and other top-level keys are provenance, written for people."""
+    from pydantic import ConfigDict, Field, create_model
+
+    from streamplace.spec.schema import Strict
+
+    number = Annotated[float, Field(ge=0)]
+    fields: dict[str, Any] = {name: ((number | None, None) if name in OPTIONAL else (number, ...))
+                              for name in FIELDS}
+    spark = create_model("SparkConstantsSpec", __base__=Strict, **fields)
+
+    class CalibrationSpec(Strict):
+        model_config = ConfigDict(extra="allow")  # measured: and other provenance
+
+    return create_model("CalibrationFile", __base__=CalibrationSpec, spark=(spark, ...))
+
+
 def load_calibration(path: str | Path) -> SparkConstants:
-    """The constants of a calibration file; a clear error naming the file and field when one is wrong."""
-    doc = read_document(path)
-    spark = doc.get("spark")
-    if not isinstance(spark, dict):
-        raise SpecError([Problem("spark", "missing or not a mapping",
-                                 "write it with `streamplace calibrate`, or give spark: {batch_s: …, …}")], str(path))
-    problems = []
-    values: dict[str, float] = {}
-    defaulted = []
-    for name in FIELDS:
-        if name not in spark:
-            if name in OPTIONAL:
-                defaulted.append(name)
-                continue
-            problems.append(Problem(f"spark.{name}", "missing", f"give {name} (see `streamplace calibrate`)"))
-            continue
-        v = spark[name]
-        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or v < 0:
-            problems.append(Problem(f"spark.{name}", f"expected a finite number ≥ 0, got {v!r}", "fix the value"))
-        else:
-            values[name] = float(v)
-    extra = sorted(set(spark) - set(FIELDS))
-    if extra:
-        problems.append(Problem(f"spark.{extra[0]}", "unknown field", f"use only {', '.join(FIELDS)}"))
-    if problems:
-        raise SpecError(problems, str(path))
+    """The constants of a calibration file, validated by its schema first: a SpecError naming the file and
+    every wrong field (``spark.stage_s``) with its fix."""
+    fix = "write it with `streamplace calibrate`, or fix the value"
+    spec = validate_document(_schemas(), read_document(path), str(path), fix)
+    given = spec.spark.model_dump()
+    values = {name: float(v) for name, v in given.items() if v is not None}
+    defaulted = [name for name in OPTIONAL if given.get(name) is None]
     origin = f"calibration file {path}"
     if defaulted:
         origin += f" ({', '.join(defaulted)}: built-in default, the file predates it)"

@@ -130,21 +130,15 @@ def flux_to_topology_doc(doc: dict[str, Any], source: str = "<flux>",
         raise SpecError([Problem("topologySource", f"a Java class{f' ({cls})' if cls else ''} builds this "
                                  "topology; streamplace reads spouts, bolts and streams written in the file",
                                  "write the topology as Flux spouts/bolts/streams, or as a streamplace spec")], source)
-    shape = [Problem(key, f"expected a list, got {type(doc[key]).__name__} {doc[key]!r:.40}",
-                     f"write {key} as a YAML list (`{key}:` then `- id: ...` items), or leave it out")
-             for key in ("spouts", "bolts", "streams") if doc.get(key) is not None and not isinstance(doc[key], list)]
-    if doc.get("name") is not None and not isinstance(doc["name"], str):
-        shape.append(Problem("name", f"expected a string, got {doc['name']!r:.40}", "name the topology in text"))
-    if shape:
-        raise SpecError(shape, source)
+    from streamplace.spec.loader import validate_document
+    from streamplace.spec.schema import FluxSpec
+
+    validate_document(FluxSpec, doc, source, "see `streamplace import-flux` in README.md and Storm's Flux reference")
     problems: list[Problem] = []
     operators: list[dict[str, Any]] = []
     for section, kind in (("spouts", "source"), ("bolts", None)):
         for i, vertex in enumerate(doc.get(section) or []):
             path = f"{section}[{i}]"
-            if not isinstance(vertex, dict) or "id" not in vertex:
-                problems.append(Problem(path, "a Flux vertex needs an id", "add `id: <name>`"))
-                continue
             try:
                 cpu, memory = _resources(vertex)
             except (TypeError, ValueError) as exc:
@@ -155,48 +149,20 @@ def flux_to_topology_doc(doc: dict[str, Any], source: str = "<flux>",
                                         "write e.g. configMethods: [{name: setCPULoad, args: [50.0]}]"
                                         if where == "configMethods" else "write e.g. cpuLoad: 50.0"))
                 continue
-            parallelism = vertex.get("parallelism", 1)
-            if isinstance(parallelism, bool) or not isinstance(parallelism, int) or parallelism < 1:
-                problems.append(Problem(f"{path}.parallelism", f"must be a whole number >= 1, got {parallelism!r}",
-                                        "give the executor count, e.g. parallelism: 4"))
-                parallelism = 1
             op: dict[str, Any] = {"id": str(vertex["id"]), "cpu": cpu, "memory_mb": memory,
-                                  "replicas": parallelism}
+                                  "replicas": vertex.get("parallelism", 1)}
             if kind == "source":
                 op["kind"] = "source"
-                rate = vertex.get("rate", default_rate)
-                if isinstance(rate, bool) or not isinstance(rate, int | float) or not math.isfinite(rate) or rate <= 0:
-                    problems.append(Problem(f"{path}.rate", f"must be a finite rate > 0 in tuples/s, got {rate!r}",
-                                            "give the spout's offered rate, e.g. rate: 1000 (Flux has none: "
-                                            f"{default_rate:g} is assumed when it is left out)"))
-                    continue
-                op["rate"] = float(rate)
+                op["rate"] = float(vertex.get("rate", default_rate))
             class_name = vertex.get("className")
             if class_name:
                 op["logic"] = {"name": "flux", "className": str(class_name)}
             operators.append(op)
     streams: list[dict[str, Any]] = []
     raw_streams = doc.get("streams") or []
-    if not isinstance(raw_streams, list):
-        problems.append(Problem("streams", "expected a list of {from, to, grouping}", "list the streams"))
-        raw_streams = []
     for k, s in enumerate(raw_streams):
         path = f"streams[{k}]"
-        if not isinstance(s, dict):
-            problems.append(Problem(path, f"expected a mapping {{from, to, grouping}}, got {type(s).__name__}",
-                                    "write e.g. {from: spout-1, to: bolt-1, grouping: {type: SHUFFLE}}"))
-            continue
-        ends = {end: s.get(end) for end in ("from", "to")}
-        bad = [end for end, v in ends.items() if isinstance(v, bool) or not isinstance(v, str | int) or v == ""]
-        if bad:
-            problems += [Problem(f"{path}.{end}", f"expected a vertex id, got {ends[end]!r:.40}",
-                                 "name a spout or bolt by its id") for end in bad]
-            continue
         grouping = s.get("grouping") or {}
-        if not isinstance(grouping, dict):
-            problems.append(Problem(f"{path}.grouping", f"expected a mapping {{type, args}}, got {grouping!r}",
-                                    "write e.g. grouping: {type: SHUFFLE}"))
-            continue
         gtype = str(grouping.get("type", "SHUFFLE")).upper()
         if gtype in _SHUFFLE_LIKE:
             g = "shuffle"

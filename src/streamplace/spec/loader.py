@@ -182,24 +182,62 @@ _FIXES = {
     "model_type": "give a mapping with the documented fields",
     "less_than_equal": "give a value within the bound (README: the specs' bounds)",
     "greater_than_equal": "give a value within the bound",
+    "greater_than": "give a value above the bound",
+    "finite_number": "give a finite number (not NaN or infinity)",
+    "bool_type": "give true or false",
+    "too_short": "give a non-empty value",
+    "string_too_short": "give a non-empty value",
 }
 
 
-def _validate(schema: type[BaseModel], doc: dict[str, Any], source: str) -> Any:
+def _model_at(schema: type[BaseModel], loc: tuple[Any, ...]) -> type[BaseModel] | None:
+    """The pydantic model that validates the value at ``loc`` inside ``schema`` (through lists, mappings and
+    optionals), or None where no model does: to list the fields it knows."""
+    import typing
+
+    from pydantic import BaseModel
+
+    def inner(t: Any) -> type[BaseModel] | None:  # the model in X, list[X], dict[str, X] or X | None
+        if isinstance(t, type) and issubclass(t, BaseModel):
+            return t
+        return next((m for a in reversed(typing.get_args(t)) if (m := inner(a)) is not None), None)
+
+    node: type[BaseModel] | None = schema
+    for part in loc:
+        if node is None:
+            return None
+        by_name = {(f.alias or name): f for name, f in node.model_fields.items()}
+        if isinstance(part, str) and part in by_name:
+            node = inner(by_name[part].annotation)
+        # else a list index or a mapping key: the same model validates the item
+    return node
+
+
+def validate_document(schema: type[BaseModel], doc: Any, source: str,
+                      fallback_fix: str = "see the spec reference in README.md") -> Any:
+    """``doc`` validated by ``schema`` (pydantic), or a SpecError naming ``source`` and every wrong field by its
+    path in the document (``operators[2].cost_ms``) with a fix — pydantic's own report is never shown. The one
+    entry point of every file format: specs, profiles, plans, calibration and Flux files."""
     from pydantic import ValidationError
 
+    if not isinstance(doc, Mapping):
+        raise SpecError([Problem("(document)", f"expected a mapping at the top, got {type(doc).__name__}",
+                                 fallback_fix)], source)
     try:
-        return schema.model_validate(doc)
+        return schema.model_validate(dict(doc))
     except ValidationError as exc:
         problems = []
         for err in exc.errors():
-            fix = _FIXES.get(err["type"], "see the spec reference in README.md")
+            fix = _FIXES.get(err["type"], fallback_fix)
             if err["type"] == "extra_forbidden":
-                parent = schema
-                known = ", ".join(getattr(parent, "model_fields", {}).keys())
-                if len(err["loc"]) == 1 and known:
+                parent = _model_at(schema, err["loc"][:-1])
+                known = ", ".join(f.alias or name for name, f in parent.model_fields.items()) if parent else ""
+                if known:
                     fix = f"remove it or check its spelling (known fields: {known})"
-            problems.append(Problem(_loc(err["loc"]), err["msg"], fix))
+            message = err["msg"]
+            if err["type"] == "model_type":  # pydantic names its own class here: say what the file needs
+                message = f"expected a mapping, got {type(err.get('input')).__name__}"
+            problems.append(Problem(_loc(err["loc"]), message, fix))
         raise SpecError(problems, source) from None
 
 
@@ -215,7 +253,7 @@ def load_topology(source: Source) -> Topology:
 
     if is_flux(doc):
         return load_flux(doc, name)
-    spec: TopologySpec = _validate(TopologySpec, doc, name)
+    spec: TopologySpec = validate_document(TopologySpec, doc, name)
     return topology_from_spec(spec, name)
 
 
@@ -234,7 +272,7 @@ def load_flux(doc: dict[str, Any], name: str, default_rate: float | None = None,
     converted = flux_to_topology_doc(flux, name, DEFAULT_FLUX_RATE if default_rate is None else default_rate,
                                      custom_as_shuffle=custom_as_shuffle)
     try:  # the converted topology's problems, named by the Flux file's own fields
-        return topology_from_spec(_validate(TopologySpec, converted, name), name)
+        return topology_from_spec(validate_document(TopologySpec, converted, name), name)
     except ModelError as exc:
         raise SpecError(flux_paths(exc.problems, flux), name) from None
 
@@ -309,7 +347,7 @@ def load_cluster(source: Source) -> Cluster:
     doc, name = _document(source)
     from streamplace.spec.schema import ClusterSpec
 
-    spec: ClusterSpec = _validate(ClusterSpec, doc, name)
+    spec: ClusterSpec = validate_document(ClusterSpec, doc, name)
     from streamplace.spec.schema import MAX_NODES
 
     total = sum(n.count or 1 for n in spec.nodes)
@@ -421,7 +459,7 @@ def load_profile(source: Source) -> Profile:
                                  "a profile has profiles: [{operator, node_type, cost_ms, overhead}] and/or "
                                  "selectivity: {operator: α} (as `streamplace profile` writes it)")], name)
 
-    spec: ProfileSpec = _validate(ProfileSpec, doc, name)
+    spec: ProfileSpec = validate_document(ProfileSpec, doc, name)
     try:
         return Profile(
             tuple(ProfileEntry(e.operator, e.node_type, e.cost_ms, e.overhead) for e in spec.profiles),
@@ -432,63 +470,14 @@ def load_profile(source: Source) -> Profile:
 
 
 # -------------------------------------------------------------------- plan
-def plan_problems(doc: Mapping[str, Any]) -> list[Problem]:
-    """Every field of a plan document of the wrong type or out of range (the plan's own operators and nodes are
-    checked against an instance by ``validate_plan_against``)."""
-    import math
-
-    fix = "use the JSON that `streamplace plan --json` prints"
-    out: list[Problem] = []
-    replicas = doc.get("replicas")
-    if not isinstance(replicas, dict):
-        return [Problem("replicas", "a plan needs a replicas mapping {operator: {node: count}}", fix)]
-    for op, per in replicas.items():
-        if not isinstance(per, dict):
-            out.append(Problem(f"replicas.{op}", "expected {node: integer count}",
-                               "give whole replica counts per node"))
-            continue
-        for node, count in per.items():
-            if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-                out.append(Problem(f"replicas.{op}.{node}", f"expected a whole replica count ≥ 0, got {count!r}",
-                                   "give a whole number of replicas"))
-    rates = doc.get("source_rates", {})
-    if not isinstance(rates, dict):
-        out.append(Problem("source_rates", f"expected {{source: tuples/s}}, got {type(rates).__name__}", fix))
-    else:
-        for op, rate in rates.items():
-            if isinstance(rate, bool) or not isinstance(rate, int | float) or not math.isfinite(rate) or rate <= 0:
-                out.append(Problem(f"source_rates.{op}", f"expected a finite rate > 0 in tuples/s, got {rate!r}",
-                                   "give the source's rate in tuples/s, e.g. 1000"))
-    kinds = {"scheduler": str, "topology": str, "cluster": str, "predicted": dict, "params": dict,
-             "explanation": list, "warnings": list, "profile": (dict, type(None))}
-    for key, kind in kinds.items():
-        if key in doc and not isinstance(doc[key], kind):
-            names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
-            out.append(Problem(key, f"expected {names.replace('NoneType', 'null')}, got {type(doc[key]).__name__}",
-                               fix))
-    for key in ("explanation", "warnings"):
-        if isinstance(doc.get(key), list) and not all(isinstance(x, str) for x in doc[key]):
-            out.append(Problem(key, "expected a list of strings", fix))
-    if doc.get("status", "ok") not in ("ok", "timeout", "infeasible"):
-        out.append(Problem("status", f"unknown status {doc.get('status')!r}", "use ok, timeout or infeasible"))
-    if doc.get("split", "even") not in ("even", "capacity"):
-        out.append(Problem("split", f"unknown split {doc.get('split')!r}", "use even or capacity"))
-    for key, low in (("planning_ms", 0.0), ("gap", 0.0)):
-        value = doc.get(key)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)
-                                  or not math.isfinite(value) or value < low):
-            out.append(Problem(key, f"expected a finite number ≥ {low:g}, got {value!r}", fix))
-    return out
-
-
 def load_plan(source: Source) -> Plan:
     """A plan file (what ``streamplace plan --json`` writes), every field checked for its type and range before
     a Plan is built from it: SpecError naming the file and the field."""
+    from streamplace.spec.schema import PlanSpec
+
     doc, name = _document(source)
-    problems = plan_problems(doc)
-    if problems:
-        raise SpecError(problems, name)
+    spec: PlanSpec = validate_document(PlanSpec, doc, name, "use the JSON that `streamplace plan --json` prints")
     try:
-        return Plan.from_dict(doc)
+        return Plan.from_dict(spec.model_dump(exclude={"parallelism"}))
     except ModelError as exc:
         raise _raise_with_source(exc, name) from None

@@ -7,9 +7,9 @@ booleans, strings, NaN or infinity).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
 from streamplace.model.topology import DEFAULT_BYTES_PER_TUPLE, DEFAULT_CPU_POINTS, DEFAULT_MEMORY_MB
 
@@ -20,18 +20,18 @@ MAX_NODES = 100_000
 MAX_REPLICAS = 100_000
 
 
-class _Strict(BaseModel):
+class Strict(BaseModel):
     # strict: a number is a number (``rate: true`` or ``replicas: "2"`` is an error, not 1.0 or 2); finite: NaN
     # and infinity pass every ``x < 0`` check and would come out as null metrics, so they are refused here
     model_config = ConfigDict(extra="forbid", populate_by_name=True, strict=True, allow_inf_nan=False)
 
 
-class LogicSpec(_Strict):
+class LogicSpec(Strict):
     model_config = ConfigDict(extra="allow")
     name: str
 
 
-class OperatorSpec(_Strict):
+class OperatorSpec(Strict):
     id: str
     kind: Literal["source", "operator", "sink"] | None = None
     rate: float | None = None
@@ -53,20 +53,20 @@ class OperatorSpec(_Strict):
         return [v] if isinstance(v, str) else v
 
 
-class StreamSpec(_Strict):
+class StreamSpec(Strict):
     from_: str = Field(alias="from")
     to: str
     grouping: str = "shuffle"
     bytes_per_tuple: float | None = None
 
 
-class TopologySpec(_Strict):
+class TopologySpec(Strict):
     name: str
     operators: list[OperatorSpec]
     streams: list[StreamSpec] = []
 
 
-class NodeSpec(_Strict):
+class NodeSpec(Strict):
     """One node, or with ``count`` a group of identical nodes named ``ID-1`` … ``ID-N`` (zero-padded to the
     width of N, so they sort in order): a 10,000-node cluster fits in a few lines."""
 
@@ -85,7 +85,7 @@ class NodeSpec(_Strict):
     coords: list[float] | None = None
 
 
-class LinksSpec(_Strict):
+class LinksSpec(Strict):
     same_node_ms: float = 0.0
     same_rack_ms: float = 0.2
     cross_rack_ms: float = 2.0
@@ -102,7 +102,7 @@ class LinksSpec(_Strict):
     measured_latency_ms: dict[str, dict[str, float]] = {}
 
 
-class ClusterSpec(_Strict):
+class ClusterSpec(Strict):
     name: str
     utilization_limit: float = 1.0
     nodes: list[NodeSpec]
@@ -111,14 +111,98 @@ class ClusterSpec(_Strict):
     engine: dict[Literal["spark", "storm"], dict[str, float | int | None]] = {}
 
 
-class ProfileEntrySpec(_Strict):
+class ProfileEntrySpec(Strict):
     operator: str
     node_type: str
     cost_ms: float
     overhead: float = 0.0
 
 
-class ProfileSpec(_Strict):
+class ProfileSpec(Strict):
     model_config = ConfigDict(extra="allow")  # the profiler may add provenance fields
     profiles: list[ProfileEntrySpec] = []
     selectivity: dict[str, float] = {}
+
+
+# ------------------------------------------------------------------ plan files (what `plan --json` writes)
+class PlanSpec(Strict):
+    """A plan file (docs/architecture.md, "Plan JSON"): the fields streamplace reads are typed and ranged;
+    other keys are welcome (tools annotate plans) and not read, ``parallelism`` (derived from ``replicas``,
+    written for readers) included. The operators and nodes named are checked against an instance by
+    ``model.plan.validate_plan_against``."""
+
+    model_config = ConfigDict(extra="allow")
+
+    replicas: dict[str, dict[str, Annotated[int, Field(ge=0, le=MAX_REPLICAS)]]]
+    source_rates: dict[str, Annotated[float, Field(gt=0)]] = {}
+    scheduler: str = "manual"
+    topology: str = ""
+    cluster: str = ""
+    status: Literal["ok", "timeout", "infeasible"] = "ok"
+    planning_ms: Annotated[float, Field(ge=0)] = 0.0
+    predicted: dict[str, Any] = {}
+    explanation: list[str] = []
+    split: Literal["even", "capacity"] = "even"
+    params: dict[str, Any] = {}
+    gap: Annotated[float, Field(ge=0)] | None = None
+    warnings: list[str] = []
+    profile: dict[str, Any] | None = None
+    parallelism: dict[str, int] | None = None
+
+
+# ------------------------------------------------------------------ Storm Flux files (spec/flux.py converts them)
+class FluxOpen(Strict):
+    """A Flux element: the fields streamplace reads are typed; Storm's others (constructorArgs, properties,
+    components, config, …) are accepted and not read."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+#: a Flux id: text, or a whole number read as text (YAML reads ``id: 1`` as one)
+FluxId = Annotated[str, BeforeValidator(lambda v: str(v) if isinstance(v, int) and not isinstance(v, bool) else v),
+                   Field(min_length=1)]
+
+
+class FluxMethodSpec(FluxOpen):
+    name: str
+    args: list[Any] = []
+
+
+class FluxVertexSpec(FluxOpen):
+    id: FluxId
+    className: str | None = None
+    parallelism: int = Field(default=1, ge=1, le=MAX_REPLICAS)
+    cpuLoad: Annotated[float, Field(ge=0)] | None = None
+    memoryLoad: Annotated[float, Field(ge=0)] | None = None
+    onHeapMemoryLoad: Annotated[float, Field(ge=0)] | None = None
+    offHeapMemoryLoad: Annotated[float, Field(ge=0)] | None = None
+    rate: Annotated[float, Field(gt=0)] | None = None  # streamplace's own: a spout's offered tuples/s
+    configMethods: list[FluxMethodSpec] | None = None
+
+
+class FluxGroupingSpec(FluxOpen):
+    type: str = "SHUFFLE"
+    args: list[Any] | None = None
+
+
+class FluxStreamSpec(FluxOpen):
+    from_: FluxId = Field(alias="from")
+    to: FluxId
+    grouping: FluxGroupingSpec | None = None
+
+
+class FluxIncludeSpec(FluxOpen):
+    file: str
+    resource: bool = False
+    override: bool = False
+
+
+class FluxSpec(FluxOpen):
+    """A Storm Flux topology file, after its ``includes:`` are merged."""
+
+    name: str | None = None
+    spouts: list[FluxVertexSpec] | None = None
+    bolts: list[FluxVertexSpec] | None = None
+    streams: list[FluxStreamSpec] | None = None
+    includes: list[FluxIncludeSpec] | None = None
+    topologySource: dict[str, Any] | None = None
