@@ -884,7 +884,7 @@ def live_cmd(
         first = plan_to_run(plan_file, scheduler, t, c)
         if not fits_slots(first, slots):
             first = place_counts(t, c, first.counts(), slots)
-    pol = make_policy(policy, t, c, parse_params(param), slots, first)
+    pol = make_policy(policy, t, c, parse_params(param), slots, first, interval_s=interval)
     spark = spark_session(master, state, cores, out_dir / "spark.log")
     from streamplace.spark.standalone import emulated_links
 

@@ -62,7 +62,7 @@ def host_suitability(host: HostView, op: OperatorView, cf: float) -> float:
     """Algorithm 2: −1 if the instance does not fit, else lower is better."""
     feasibility = min(host.free_cpu / op.cpu if op.cpu > 0 else math.inf,
                       host.free_memory / op.memory if op.memory > 0 else math.inf)
-    if feasibility < 1:
+    if feasibility < 1 or not host.has_slot(op.name):  # a worker's replica slots, where the view has them
         return -1.0
     remaining_cpu = host.free_cpu - op.cpu
     remaining_memory = host.free_memory - op.memory
@@ -181,7 +181,7 @@ class BtuController:
             victim = view.operators[name]
             for host_name, h in view.hosts.items():
                 if h.instances.get(name, 0) >= 1 and h.free_cpu + victim.cpu >= op.cpu and \
-                        h.free_memory + victim.memory >= op.memory:
+                        h.free_memory + victim.memory >= op.memory and h.has_slot(op.name):
                     yield name, host_name
 
     def _cooling(self, name: str, view: View) -> bool:
@@ -236,8 +236,9 @@ class BtuController:
         # phase 1: simulate the migrations on copies of the other hosts, with the upscaling procedure of
         # Fig. 4 minus leasing (a full host may make room by scaling down another operator type)
         others = {n: HostView(h.name, h.cpu, h.memory, h.used_cpu, h.used_memory, h.leased_at, h.ready,
-                              dict(h.instances), set(h.images)) for n, h in view.hosts.items() if n != host.name}
-        shadow = View(view.now, view.operators, others, view.btu_s, view.vm_cpu, view.vm_memory)
+                              dict(h.instances), set(h.images), h.per_operator)
+                  for n, h in view.hosts.items() if n != host.name}
+        shadow = View(view.now, view.operators, others, view.btu_s, view.vm_cpu, view.vm_memory, view.vm_per_operator)
         removed = {name: 0 for name in view.operators}
         for name in release:
             removed[name] += 1

@@ -1,10 +1,10 @@
-"""The one interface between elastic controllers and what they control (the simulator now, the live pipeline later).
+"""The one interface between elastic controllers and what they control: the simulator and the live pipeline.
 
 A controller is called every reasoning interval with a read-only ``View`` of the
 operator types and hosts, and acts through a ``Backend``: add or remove one
 instance of an operator type (on a chosen host), lease or release a host. The
 backend applies start-up and lease delays and billing; the controller only
-decides.
+decides. Both build their View with ``elastic.view.build_view``.
 """
 
 from __future__ import annotations
@@ -43,6 +43,15 @@ class HostView:
     ready: bool
     instances: dict[str, int]  # operator type → instances on this host
     images: set[str]  # operator images cached on this host
+    per_operator: int | None = None  # at most this many instances of one type here (a worker's slots; None: any)
+
+    def has_slot(self, operator: str) -> bool:
+        """Whether one more instance of ``operator`` fits this host's per-operator cap (CPU and memory aside)."""
+        return self.per_operator is None or self.instances.get(operator, 0) < self.per_operator
+
+    def fits(self, op: OperatorView) -> bool:
+        """Whether one more instance of ``op`` fits: CPU, memory and a slot."""
+        return self.free_cpu >= op.cpu and self.free_memory >= op.memory and self.has_slot(op.name)
 
     @property
     def free_cpu(self) -> float:
@@ -61,10 +70,11 @@ class View:
     btu_s: float
     vm_cpu: float  # capacity of a newly leased host
     vm_memory: float
+    vm_per_operator: int | None = None  # its per-operator instance cap (None: none)
 
     def add_host(self, name: str) -> HostView:
         """Record a host just leased in this step (not ready yet) so later decisions can use it."""
-        host = HostView(name, self.vm_cpu, self.vm_memory, 0.0, 0.0, self.now, False, {}, set())
+        host = HostView(name, self.vm_cpu, self.vm_memory, 0.0, 0.0, self.now, False, {}, set(), self.vm_per_operator)
         self.hosts[name] = host
         return host
 

@@ -40,8 +40,8 @@ class ThresholdController:
                     if host is None:
                         host = backend.lease_host()
                         view.add_host(host)
-                    backend.add_instance(op.name, host)
-                    view.place(host, op, +1)
+                    if backend.add_instance(op.name, host):
+                        view.place(host, op, +1)
             elif op.queue < self.down and op.instances > 1:
                 where = loneliest(view, op.name) if self.victim == "loneliest" else None
                 if backend.remove_instance(op.name, where) and where is not None:
@@ -70,6 +70,6 @@ def loneliest(view: View, operator: str) -> str | None:
 def first_fit(view: View, operator: str) -> str | None:
     op = view.operators[operator]
     for host in view.hosts.values():
-        if host.free_cpu >= op.cpu and host.free_memory >= op.memory:
+        if host.fits(op):
             return host.name
     return None

@@ -52,8 +52,9 @@ import numpy as np
 from scipy.special import gammainc
 
 from streamplace.elastic.billing import Lease, lease_cost
-from streamplace.elastic.controller import Controller, HostView, OperatorView, View
+from streamplace.elastic.controller import Controller, View
 from streamplace.elastic.patterns import Pattern
+from streamplace.elastic.view import HostState, OperatorState, build_view, scaled_operators
 from streamplace.errors import ModelError, Problem
 from streamplace.model.cluster import Cluster
 from streamplace.model.topology import Topology
@@ -160,7 +161,7 @@ class Simulator:
                                       f"{node.memory_mb:g} MB", "lease a larger VM type, or give the operator "
                                       "smaller cpu / memory_mb") for op in too_big], topology.name)
         # upstream first, so that what an operator emits in a step is served downstream in the same step
-        self.ops = [topology.op(o) for o in topology.acyclic_order if not topology.op(o).is_source]
+        self.ops = scaled_operators(topology)
         self.sources = list(topology.sources)
         alpha = selectivities(topology)
         self.alpha = {op.id: float(alpha[topology.index[op.id]]) for op in topology.operators}
@@ -241,23 +242,23 @@ class Simulator:
 
     # ------------------------------------------------------------------ clock
     def view(self) -> View:
+        """What the controller sees now, through the one builder the live loop uses too (elastic/view.py)."""
         operators = {}
         for op in self.ops:
             mine = [i for i in self.instances if i.operator == op.id]
-            operators[op.id] = OperatorView(
-                op.id, float(sum(b[1] for b in self.queues[op.id])), len(mine),
-                sum(i.ready_at <= self.now for i in mine), op.cost_ms, op.cpu, op.memory_mb,
-                list(self.history[op.id]), self.scalings[op.id])
-        hosts = {}
+            operators[op.id] = OperatorState(float(sum(b[1] for b in self.queues[op.id])), len(mine),
+                                             sum(i.ready_at <= self.now for i in mine), op.cost_ms,
+                                             tuple(self.history[op.id]), self.scalings[op.id])
+        hosts = []
         for h in self.hosts.values():
-            cpu, mem = self._used(h.name)
-            on = {}
+            on: dict[str, int] = {}
             for i in self.instances:
                 if i.host == h.name:
                     on[i.operator] = on.get(i.operator, 0) + 1
-            hosts[h.name] = HostView(h.name, h.cpu, h.memory, cpu, mem, h.lease.start, h.ready_at <= self.now,
-                                     on, set(h.images))
-        return View(self.now, operators, hosts, self.cfg.btu_minutes * 60, self.vm_cpu, self.vm_memory)
+            hosts.append(HostState(h.name, h.cpu, h.memory, h.lease.start, h.ready_at <= self.now, on,
+                                   frozenset(h.images)))
+        return build_view(self.topology, self.now, operators, hosts, self.cfg.btu_minutes * 60, self.vm_cpu,
+                          self.vm_memory)
 
     def deploy_initial(self) -> None:
         for _ in range(self.cfg.initial_hosts):

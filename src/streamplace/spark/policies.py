@@ -46,7 +46,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from streamplace.elastic.controller import Controller, HostView, OperatorView, View
+from streamplace.elastic.controller import Controller, View
+from streamplace.elastic.view import HostState, OperatorState, build_view, scaled_operators
 from streamplace.errors import ModelError, Problem, SpecError
 from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
@@ -134,25 +135,24 @@ def operator_backlog(topology: Topology, obs: Observation, plan: Plan) -> dict[s
 
 @dataclass
 class LiveBackend:
-    """The controllers' Backend over a fixed set of nodes: replicas per (operator, node) as the plan will have."""
+    """The controllers' Backend over a fixed set of nodes: replicas per (operator, node) as the plan will have.
+    It places an instance only where the controller asked, within the node's replica slots (the view shows the
+    slots, so the controllers choose within them), and counts every instance added or removed (``scalings``),
+    as the simulator does."""
 
     cluster: Cluster
     slots: dict[str, int]
     replicas: dict[str, dict[str, int]]
     leased: dict[str, float]  # node → when it was taken into use
     now: float = 0.0
+    scalings: dict[str, int] = field(default_factory=dict)
 
     def add_instance(self, operator: str, host: str) -> bool:
-        """One more replica on ``host``; when its worker already runs as many of this operator as it has slots
-        (the controllers see CPU and memory, not slots), on another node in use with a free slot, else on the
-        next unused node."""
         per = self.replicas.setdefault(operator, {})
         if host not in self.leased or per.get(host, 0) >= self.slots.get(host, 0):
-            room = [n for n in self.leased if per.get(n, 0) < self.slots.get(n, 0)]
-            host = room[0] if room else self.lease_host()
-            if not host:
-                return False
+            return False
         per[host] = per.get(host, 0) + 1
+        self.scalings[operator] = self.scalings.get(operator, 0) + 1
         return True
 
     def remove_instance(self, operator: str, host: str | None = None) -> bool:
@@ -164,6 +164,7 @@ class LiveBackend:
         if per.get(host, 0) <= 0:
             return False
         per[host] -= 1
+        self.scalings[operator] = self.scalings.get(operator, 0) + 1
         return True
 
     def lease_host(self) -> str:
@@ -221,18 +222,19 @@ class ControllerPolicy:
         view = self._view(obs, state, replicas, cluster)
         self.controller.reason(view, backend)
         self.leased = backend.leased
+        for op, n in backend.scalings.items():  # every instance added or removed, as the simulator counts
+            self.scalings[op] = self.scalings.get(op, 0) + n
         if replicas == placed(plan.replicas):
             return None
-        for op, per in replicas.items():
-            if sum(per.values()) != plan.parallelism(op):
-                self.scalings[op] = self.scalings.get(op, 0) + 1
         return Plan(self.name, self.topology.name, cluster.name, replicas,
                     source_rates=dict(plan.source_rates), params={"interval_at_s": obs.at_s})
 
     def _view(self, obs: Observation, state: dict[str, tuple[float, float, float]],
               replicas: dict[str, dict[str, int]], cluster: Cluster) -> View:
+        """The controllers' view through the simulator's builder (elastic/view.py): the sources are not scaled,
+        a node's replica slots are its per-operator cap."""
         operators = {}
-        for op in self.topology.operators:
+        for op in scaled_operators(self.topology):
             q, capacity, service_ms = state[op.id]
             if obs.lag_s <= 0 and obs.operators.get(op.id, {}).get("cost_ms_measured"):
                 self.unloaded[op.id] = service_ms
@@ -242,22 +244,18 @@ class ControllerPolicy:
             hist.append(unloaded_ms + wait_ms)
             del hist[:-self.history]
             n = sum(replicas.get(op.id, {}).values())
-            operators[op.id] = OperatorView(op.id, q, n, n, self.slo * unloaded_ms,
-                                            float(op.cpu), float(op.memory_mb), list(hist),
-                                            self.scalings.get(op.id, 0))
-        hosts = {}
+            operators[op.id] = OperatorState(q, n, n, self.slo * unloaded_ms, tuple(hist), self.scalings.get(op.id, 0))
+        hosts = []
         for node in cluster.nodes:
             if node.id not in self.leased:
                 continue
             on = {op: per[node.id] for op, per in replicas.items() if per.get(node.id)}
-            cpu = sum(c * float(self.topology.op(op).cpu) for op, c in on.items())
-            mem = sum(c * float(self.topology.op(op).memory_mb) for op, c in on.items())
-            hosts[node.id] = HostView(node.id, float(node.cpu), float(node.memory_mb), cpu, mem,
-                                      self.leased[node.id], True, on, set(on))
+            hosts.append(HostState(node.id, float(node.cpu), float(node.memory_mb), self.leased[node.id], True, on,
+                                   frozenset(on), self.slots.get(node.id, 0)))
         free = [n for n in cluster.nodes if n.id not in self.leased]
         nxt = min(free, key=lambda n: (n.cost_per_hour, -n.speedup, n.id)) if free else None
-        return View(obs.at_s, operators, hosts, self.btu_s, float(nxt.cpu) if nxt else 0.0,
-                    float(nxt.memory_mb) if nxt else 0.0)
+        return build_view(self.topology, obs.at_s, operators, hosts, self.btu_s, float(nxt.cpu) if nxt else 0.0,
+                          float(nxt.memory_mb) if nxt else 0.0, self.slots.get(nxt.id, 0) if nxt else None)
 
 
 @dataclass
@@ -378,10 +376,11 @@ POLICY_KEYS = {"slo", "btu_s", "history"}
 
 
 def make_policy(name: str, topology: Topology, cluster: Cluster, params: dict[str, str], slots: dict[str, int],
-                initial_plan: Plan | None) -> Policy:
+                initial_plan: Plan | None, interval_s: float | None = None) -> Policy:
     """A live policy by name. ``threshold`` / ``btu`` take the controller's constants plus ``slo``, ``btu_s`` and
     ``history`` and start from ``initial_plan``; ``s-odrp`` takes ODRP's parameters plus ``drift`` and makes its
-    own first plan."""
+    own first plan. ``interval_s``: the live loop's reasoning interval (the BTU controller's ``reason_s``, which
+    bounds its release window from below, as the simulator sets it from its own)."""
     from streamplace.elastic.factory import CONTROLLERS, controller_parameters
 
     if name in ("hold", "latency-aware", *CONTROLLERS) and initial_plan is None:
@@ -417,6 +416,8 @@ def make_policy(name: str, topology: Topology, cluster: Cluster, params: dict[st
     ctrl = cls(**{k: _coerce(cls, k, v) for k, v in params.items() if k in known})
     own = {k: _coerce(ControllerPolicy, k, v) for k, v in params.items() if k in POLICY_KEYS}
     assert initial_plan is not None
+    if interval_s is not None and hasattr(ctrl, "reason_s"):
+        ctrl.reason_s = float(interval_s)
     return ControllerPolicy(topology, ctrl, slots, initial_plan, **own)
 
 
