@@ -23,7 +23,7 @@ from streamplace.perf.cells import Cells, compile_cells, cost_tables
 from streamplace.perf.engines import replica_cap_of
 from streamplace.perf.engines import spark as spark_engine
 from streamplace.perf.engines import storm as storm_engine
-from streamplace.perf.latency import path_latency
+from streamplace.perf.latency import path_latency, plan_links_ms
 from streamplace.perf.network import StreamMetrics, stream_bytes, stream_metrics, supports
 from streamplace.perf.rates import OperatorRates, operator_rates
 from streamplace.perf.score import LatencyScore, latency_score
@@ -211,8 +211,9 @@ def evaluate(
     idx = topology.index
     edges = np.array([cells.parallelism[idx[s.source]] * cells.parallelism[idx[s.target]] for s in topology.streams],
                      dtype=float)
+    s_lat = plan_links_ms(topology, cluster, cells.count_matrix())  # Ecker et al.'s s_lat, over instance paths
     score = latency_score(
-        paths.links_only_ms, len(used), len(cluster), streams.local_fraction, streams.tuples,
+        s_lat, len(used), len(cluster), streams.local_fraction, streams.tuples,
         cpu_util, loads.memory, cluster.memory, score_utilization_limit, edges=edges,
     )
     at_limit = limit.scale if np.isfinite(limit.scale) else 1.0

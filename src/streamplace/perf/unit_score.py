@@ -25,6 +25,7 @@ from streamplace.model.cluster import Cluster
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
 from streamplace.perf.cells import cost_tables
+from streamplace.perf.latency import instance_links_ms
 from streamplace.perf.rates import operator_rates
 from streamplace.perf.score import PAPER_WEIGHTS
 
@@ -130,47 +131,18 @@ class UnitScorer:
         return self._latency(present)
 
     def _latency(self, present: np.ndarray) -> np.ndarray:
-        """s_lat: the largest link latency accumulated from the source to a sink (worst node pair per stream)."""
-        b = present.shape[0]
-        # worst latency from each node u to the nodes an operator runs on (B, ops, nodes), then per stream the
-        # worst over the source operator's nodes
-        if self._farthest is not None:  # small clusters: one gather from a table over presence bitmasks
-            masks = present.astype(np.intp) @ (1 << np.arange(self.n_nodes, dtype=np.intp))  # (B, ops)
-            to_op = self._farthest[masks]
-        else:
-            to_op = np.where(present[:, :, None, :], self.latency[None, None], -np.inf).max(axis=3)
-        worst = np.where(present[:, self.src, :], to_op[:, self.tgt, :], -np.inf).max(axis=2)  # (B, streams)
-        worst = np.maximum(worst, 0.0)
-        dist = np.full((b, len(self.n)), -np.inf)
-        dist[:, self.sources] = 0.0
-        for j, streams, upstream in self._incoming:
-            dist[:, j] = np.maximum(dist[:, j], (dist[:, upstream] + worst[:, streams]).max(axis=1))
-        ends = self.sinks if len(self.sinks) else np.arange(len(self.n))
-        out = dist[:, ends].max(axis=1)
-        return np.where(np.isfinite(out), out, 0.0)
+        """s_lat: the largest link latency accumulated along an instance path from a source to a sink
+        (perf/latency.py ``instance_links_ms``)."""
+        return instance_links_ms(present, self.latency, self._inputs, self.sources, self.sinks)
 
     @functools.cached_property
-    def _farthest(self) -> np.ndarray | None:
-        """(2^nodes, nodes): for a set of nodes (bitmask) the largest latency from each node u to one of them
-        (−inf for the empty set); built in O(2^nodes · nodes) for clusters of up to 16 nodes, else None."""
-        nodes = self.n_nodes
-        if nodes > 16:
-            return None
-        table = np.full((1 << nodes, nodes), -np.inf)
-        for bit in range(nodes):
-            low = 1 << bit
-            # every mask whose highest bit is `bit`: the same set without it, plus that node
-            table[low:2 * low] = np.maximum(table[:low], self.latency[:, bit][None, :])
-        return table
-
-    @functools.cached_property
-    def _incoming(self) -> list[tuple[int, np.ndarray, np.ndarray]]:
-        """Per operator in topological order: its forward input streams and their upstream operators."""
+    def _inputs(self) -> list[tuple[int, np.ndarray]]:
+        """Per operator in topological order: the upstream operators of its forward input streams."""
         out = []
         for j in self.order:
             streams = np.flatnonzero(self.forward & (self.tgt == j))
             if len(streams):
-                out.append((j, streams, self.src[streams]))
+                out.append((j, np.unique(self.src[streams])))
         return out
 
     def combined(self, placements: np.ndarray) -> np.ndarray:
