@@ -47,7 +47,8 @@ def operator_latencies(cells: Cells, scale: float = 1.0) -> tuple[np.ndarray, np
     inf_ops = np.zeros(cells.n_ops, dtype=bool)
     if resp.size:
         np.logical_or.at(inf_ops, cells.op, ~np.isfinite(resp))
-    mean = np.divide(weighted, total, out=np.zeros_like(weighted), where=total > 0)
+    weighted, total = weighted.astype(float), total.astype(float)  # bincount of no cells is int64
+    mean = np.divide(weighted, total, out=np.zeros(cells.n_ops), where=total > 0)
     mean[inf_ops] = np.inf
     return worst, mean
 
@@ -192,6 +193,8 @@ def plan_links_ms(topology: Topology, cluster, counts: np.ndarray) -> float:
     inputs = forward_inputs(topology)
     present = counts > 0
     used = np.flatnonzero(present.any(axis=0))
+    if not len(used):
+        return 0.0
     if len(cluster.latency_pairs[2]) or len(used) <= 64:
         block = cluster.latency_block(used, used)
         return float(instance_links_ms(present[None][:, :, used], block, inputs, sources, sinks)[0])
