@@ -38,6 +38,7 @@ import dataclasses
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -100,6 +101,9 @@ class BtuController:
     penalty: float = 0.0001
     release_window: float = 0.05  # share of the BTU before its end at which a host is reconsidered
     max_release_share: float = 0.2  # at most this share of a type's instances released per host
+    #: how "up to 20 % of all operator instances for the specific type" becomes a whole number: "floor" (ours so
+    #: far: a type with fewer than 5 instances releases none and must migrate), "round" or "ceil" (at least one)
+    release_rounding: Literal["floor", "round", "ceil"] = "floor"
     reason_s: float = 60.0
     #: "the upscaling trigger is the same for both" (BTU-based and the threshold baseline): above this queue
     #: an upscaling adds two instances, as the baseline does
@@ -223,7 +227,8 @@ class BtuController:
                 del view.hosts[host.name]
             return
         # the 20 % limit covers the whole plan: released here and scaled down elsewhere for migrations
-        cap = {name: int(self.max_release_share * op.instances) for name, op in view.operators.items()}
+        cap = {name: release_cap(self.max_release_share * op.instances, self.release_rounding)
+               for name, op in view.operators.items()}
         release: list[str] = []
         migrate: list[str] = []
         for name, count in host.instances.items():
@@ -299,6 +304,16 @@ class BtuController:
             removed[name] += 1
             return name, host_name
         return None
+
+
+def release_cap(share: float, rounding: str) -> int:
+    """The 20 % rule's whole number of instances: ``share`` (max_release_share × instances) rounded down, to
+    the nearest (halves to even) or up; a hair of tolerance so 0.2 × 15 is 3, not 2."""
+    if rounding == "ceil":
+        return math.ceil(share - 1e-9)
+    if rounding == "round":
+        return round(share)
+    return math.floor(share + 1e-9)
 
 
 def _btu_index(host: HostView, view: View) -> int:

@@ -18,12 +18,22 @@ real time to relaxed; the paper gives means only, so the spread is our
 assumption — see docs/reproduction.md). Compliance is exact for the fluid
 batches: a batch that waited w contributes its size × P(U ≤ L·E − w).
 
-``service_ratio`` defaults to 0.3, derived from the paper's own figures, not from
-the results: at 8 machines the load is about 380 items/s (the penalty totals of
+``service_ratio`` defaults to 0.26, derived from the paper's own figures, not from
+the results: at 8 machines the operators receive Σ λ_i = 387 items/s (the penalty totals of
 Tables 3–6 imply about 1.5 M items processed in 120 minutes, which these rates
-reproduce), and Fig. 8 shows at most about 70 operator instances; 70 instances
-serving 380 items/s spend about 0.18 s per item, about 0.3 × the mean SLO. With
-the ratio at 1 the same load needs about 250 instances.
+reproduce), which keep Σ λ_i·E_i = 271 instances busy for their whole expected durations,
+and Fig. 8 shows at most about 70 operator instances; 70 instances fully busy serve that
+load when each item occupies one for 70 / 271 = 0.26 of its expected duration — an upper bound
+(instances below full utilization mean a smaller ratio; docs/reproduction.md shows 0.15–0.3).
+It was 0.3 (a rounded "0.18 s per item over a mean SLO of about 0.6 s"). With the ratio at 1 the
+same load needs about 270 instances.
+
+Load (``arrivals``, ``service``): by default the items the sources emit in a step and the items an
+operator's ready instances finish are Poisson counts of their means (a seeded stream of its own), so a
+queue fluctuates as a real one does; "fluid" takes the means themselves — then a queue is exactly empty
+whenever capacity covers demand, and the baseline's "queue below 1 → remove one instance" fires every
+interval. Billing (``billing``): "committed" bills every BTU a prolongation committed to, also one that
+would start after the run's end (the paper bills every prolongation); "started" only those that started.
 
 Monitoring reports an operator's mean processing duration (mean wait + E), as
 the paper's operators record it, so an operator that is not behind reads its SLO.
@@ -47,11 +57,12 @@ from __future__ import annotations
 import math
 from collections import deque
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 from scipy.special import gammainc
 
-from streamplace.elastic.billing import Lease, lease_cost
+from streamplace.elastic.billing import Lease, lease_cost, paid_btus
 from streamplace.elastic.controller import Controller, View
 from streamplace.elastic.patterns import Pattern
 from streamplace.elastic.view import HostState, OperatorState, build_view, scaled_operators
@@ -93,8 +104,18 @@ class SimConfig:
     #: 0: the run starts with one instance per operator type (the paper's "each operator is deployed once");
     #: u in (0, 1]: with enough instances per type that the first minute's load keeps them at most u busy
     initial_utilization: float = 0.0
-    service_ratio: float = 0.3  # mean service time / expected duration (see the module docstring)
+    service_ratio: float = 0.26  # mean service time / expected duration (see the module docstring)
     service_cv: float = 1.0  # coefficient of variation of an item's service time (1: exponential)
+    #: "poisson": the items the sources emit in a step are a Poisson count of its mean (seeded); "fluid": the
+    #: mean itself — then a queue is exactly empty whenever capacity covers demand
+    arrivals: Literal["poisson", "fluid"] = "poisson"
+    #: "poisson": the items an operator's ready instances finish in a step are a Poisson count of their capacity
+    #: (exponential service; seeded); "fluid": the capacity itself
+    service: Literal["poisson", "fluid"] = "poisson"
+    #: "committed": a lease is billed for every BTU the controller committed to, a BTU it was prolonged into
+    #: included even where the run ends before it starts (the paper bills every prolongation); "started": only
+    #: BTUs that started before the run's end
+    billing: Literal["committed", "started"] = "committed"
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -182,6 +203,10 @@ class Simulator:
         self.delayed_since: dict[str, float | None] = dict.fromkeys(self.window)
         self.adapt_times: list[float] = []
         self._names = 0
+        #: arrivals and service draw from their own seeded stream, so the start-up and lease delays are the same
+        #: draws whether the load is fluid or stochastic
+        self.load_rng = np.random.default_rng([cfg.seed, 1])
+        self.committed: dict[str, int] = {}  # host → BTUs its lease is committed to (prolongations)
 
     # ------------------------------------------------------------------ backend
     def lease_host(self) -> str:
@@ -205,8 +230,14 @@ class Simulator:
         return True
 
     def prolong(self, host: str) -> None:
-        """Keep a host for another BTU (billing follows the lease's length; only counted)."""
+        """Keep a host for another BTU: counted, and committed — under ``billing="committed"`` the BTU after its
+        current one is paid even where the run ends first."""
         self.counts["prolongations"] += 1
+        h = self.hosts.get(host)
+        if h is not None:
+            btu_s = self.cfg.btu_minutes * 60
+            self.committed[host] = max(self.committed.get(host, 0),
+                                       paid_btus(max(self.now - h.lease.start, 1e-9), btu_s) + 1)
 
     def add_instance(self, operator: str, host: str) -> bool:
         h = self.hosts.get(host)
@@ -295,6 +326,8 @@ class Simulator:
         machines = self.pattern.at(self.now)
         for src in self.sources:
             amount = float(src.rate or 0.0) * machines * dt
+            if self.cfg.arrivals == "poisson":
+                amount = float(self.load_rng.poisson(amount))
             for d in self.downstream[src.id]:
                 self._enqueue(d, amount)
         ready = {}
@@ -304,6 +337,8 @@ class Simulator:
         for op in self.ops:
             service_ms = op.cost_ms * self.cfg.service_ratio
             capacity = ready.get(op.id, 0) * dt * 1000.0 / service_ms if service_ms > 0 else np.inf
+            if self.cfg.service == "poisson" and np.isfinite(capacity) and self.queues[op.id]:
+                capacity = float(self.load_rng.poisson(capacity))
             served = self._serve(op.id, capacity, op.cost_ms)
             if served > 0:
                 out = served * self.alpha[op.id]
@@ -419,6 +454,11 @@ def simulate(topology: Topology, vm: Cluster, pattern: Pattern, controller: Cont
             if progress is not None:
                 progress(int(sim.now // 60))
     btus, resource_cost = lease_cost(sim.leases, sim.now, cfg.btu_minutes * 60, price_per_btu(cfg, vm))
+    if cfg.billing == "committed":  # BTUs a prolongation committed to that had not started when the run ended
+        extra = sum(max(0, sim.committed.get(name, 0) - paid_btus(h.lease.duration(sim.now), cfg.btu_minutes * 60))
+                    for name, h in sim.hosts.items())
+        btus += extra
+        resource_cost += extra * price_per_btu(cfg, vm)
     processed = sim.processed_total
     unserved, unserved_met = sim.judge_unserved()
     judged = processed + unserved
