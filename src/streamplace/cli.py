@@ -136,6 +136,9 @@ ParamOpt = Annotated[list[str] | None, typer.Option("--param", "-p", help="sched
 EngineOpt = Annotated[str, typer.Option("--engine", help="whose predictions: spark (micro-batches, the engine "
                                         "streamplace runs), storm (pipelined threads, serialization across nodes, "
                                         "flow control) or ideal (the papers' model)")]
+PictureOpt = Annotated[Path | None, typer.Option("--picture", help="draw the plan on its cluster: nodes by rack "
+                                                  "with utilization, replicas, traffic, the bottleneck (.svg or "
+                                                  ".png)")]
 CalibrationOpt = Annotated[Path | None, typer.Option("--calibration", help="Spark engine constants from "
                                                      "`streamplace calibrate` (default: ~/.streamplace/"
                                                      "calibration.json when it exists, else built-in defaults)")]
@@ -180,6 +183,15 @@ def friendly(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def readable(path: str | Path) -> None:
+    """Give a file made by ``tempfile.mkstemp`` (mode 600) the mode a plain ``open`` would: 666 less the umask."""
+    import os
+
+    mask = os.umask(0)
+    os.umask(mask)
+    os.chmod(path, 0o666 & ~mask)
+
+
 def write_whole(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` whole or not at all: into a temporary file beside it, then renamed over it (a
     full disk used to leave a truncated plan behind, and an OSError traceback)."""
@@ -191,6 +203,7 @@ def write_whole(path: Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
+        readable(tmp)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -357,11 +370,13 @@ def plan(
     out_file: Annotated[Path | None, typer.Option("--out", "-o", help="write the plan JSON to this file")] = None,
     engine: EngineOpt = "spark",
     calibration: CalibrationOpt = None,
+    picture: PictureOpt = None,
 ) -> None:
     """Plan a topology on a cluster with one scheduler.
 
-    Example: streamplace plan --scheduler r-storm --json linear rstorm-12
+    Example: streamplace plan --scheduler r-storm --json linear rstorm-12 --picture plan.svg
     """
+    check_picture(picture)
     t, c, p = load_instance(topo, cluster, profile)
     engine_p, sched_p = split_engine_params(parse_params(param))
     eng = engine_settings(engine, calibration, engine_p, cluster=c)
@@ -377,6 +392,11 @@ def plan(
         print_plan(result)
         if out_file is not None:
             info(f"plan written to {out_file}")
+    if picture is not None:
+        if result.status == "infeasible":
+            warn(f"no picture written to {picture}: the plan is infeasible")
+        else:
+            draw_picture(t, c, result, evaluate(t, c, result, p, engine=eng), picture, quiet=as_json)
     if result.status == "infeasible":
         raise typer.Exit(1)
 
@@ -392,11 +412,13 @@ def evaluate_cmd(
     engine: EngineOpt = "spark",
     calibration: CalibrationOpt = None,
     param: ParamOpt = None,
+    picture: PictureOpt = None,
 ) -> None:
     """Predict every metric of a given plan.
 
-    Example: streamplace evaluate linear-cpu rstorm-12 plan.json
+    Example: streamplace evaluate linear-cpu rstorm-12 plan.json --picture plan.svg
     """
+    check_picture(picture)
     t, c, p = load_instance(topo, cluster, profile)
     pl = load_plan(plan_file)
     if pl.status == "infeasible":
@@ -424,6 +446,37 @@ def evaluate_cmd(
         for line in notes:
             out.print(f"  [yellow]note:[/] {line}", highlight=False)
         print_prediction(pred)
+    if picture is not None:
+        draw_picture(t, c, pl, ev, picture, quiet=as_json)
+
+
+def check_picture(path: Path | None) -> None:
+    """Refuse, before any work, a --picture path matplotlib cannot write (format, directory)."""
+    if path is not None:
+        from streamplace.report.plots import check_plot_path
+
+        check_plot_path(path, "--picture")
+
+
+def draw_picture(t: Topology, c: Cluster, plan: Plan, ev: Evaluation, path: Path, quiet: bool = False) -> None:
+    """Write the placement picture (report/placement.py) of ``plan``, evaluated as ``ev``."""
+    import os
+    import tempfile
+
+    from streamplace.report.placement import write_placement
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix, dir=path.parent)
+    os.close(fd)
+    try:  # whole or not at all, as write_whole
+        write_placement(t, c, plan, ev, tmp)
+        readable(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    if not quiet:
+        info(f"picture written to {path}")
 
 
 def mfmt(value: Any) -> str:
