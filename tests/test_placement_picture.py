@@ -66,3 +66,20 @@ def test_plan_and_evaluate_draw_the_picture_from_the_cli(tmp_path) -> None:
     assert res.exit_code == 0 and second.read_bytes()[:4] == b"\x89PNG"
     res = runner.invoke(app, ["plan", "linear", "rstorm-12", "--picture", str(tmp_path / "no" / "p.svg")])
     assert res.exit_code == 2 and "does not exist" in res.output  # refused before planning
+
+
+def test_compare_html_shows_every_plan_s_picture_side_by_side(tmp_path) -> None:
+    from typer.testing import CliRunner
+
+    from streamplace.cli import app
+
+    page = tmp_path / "compare.html"
+    res = CliRunner().invoke(app, ["compare", "linear", "rstorm-12", "-s", "r-storm,round-robin,hetero",
+                                   "--html", str(page)])
+    assert res.exit_code == 0, res.output
+    text = page.read_text()
+    assert text.count("<svg") == 3 and "<?xml" not in text  # inline, one per usable plan
+    assert all(f"<figcaption>{s}</figcaption>" in text for s in ("r-storm", "round-robin", "hetero"))
+    assert "data:image/png;base64," in text and "<h2>Placements</h2>" in text
+    res = CliRunner().invoke(app, ["compare", "linear", "rstorm-12", "--html", str(tmp_path / "no" / "c.html")])
+    assert res.exit_code == 2 and "does not exist" in res.output

@@ -501,6 +501,8 @@ def compare_cmd(
     = None,
     profile: ProfileOpt = None,
     plot: Annotated[Path | None, typer.Option("--plot", help="write a PNG bar chart here")] = None,
+    html: Annotated[Path | None, typer.Option("--html", help="write an HTML report here: the table, the chart and "
+                                              "every plan's placement picture side by side")] = None,
     time_limit: Annotated[float, typer.Option("--time-limit", help="seconds per scheduler")] = 30.0,
     as_json: JsonOpt = False,
     engine: EngineOpt = "spark",
@@ -519,6 +521,9 @@ def compare_cmd(
         from streamplace.report.plots import check_plot_path
 
         check_plot_path(plot)
+    if html is not None and not html.parent.is_dir():
+        raise ModelError([Problem("--html", f"directory {html.parent} does not exist", "create it first")],
+                         str(html))
     t, c, p = load_instance(topo, cluster, profile)
     engine_p, _ = split_engine_params(parse_params(param))
     eng = engine_settings(engine, calibration, engine_p, cluster=c)
@@ -529,6 +534,8 @@ def compare_cmd(
         from streamplace.report.plots import plot_comparison
 
         plot_comparison(rows, plot, f"{t.name} on {c.name}")
+    if html is not None:
+        compare_report(t, c, p, eng, rows, html, plot)
     if as_json:
         emit_json(_clean({"topology": t.name, "cluster": c.name, "engine": eng.name, "engine_params": eng.describe(),
                           "rows": [r.as_dict() for r in rows]}))
@@ -536,6 +543,39 @@ def compare_cmd(
     print_comparison(rows, f"{t.name} on {c.name} ({eng.name} engine)", wide=wide)
     if plot is not None:
         info(f"plot written to {plot}")
+    if html is not None:
+        info(f"report written to {html}")
+
+
+def placement_pictures(t: Topology, c: Cluster, p: Profile | None, eng: EngineSettings,
+                       rows: list[ComparisonRow]) -> list[Any]:
+    """Every usable plan's placement picture, captioned with its scheduler, for an HTML report."""
+    from streamplace.report.html import Picture
+    from streamplace.report.placement import svg_text
+
+    out = []
+    for r in rows:
+        if r.plan is not None and r.has_values:
+            ev = evaluate(t, c, r.plan, p, engine=eng)
+            out.append(Picture(r.scheduler, svg_text(t, c, r.plan, ev)))
+    return out
+
+
+def compare_report(t: Topology, c: Cluster, p: Profile | None, eng: EngineSettings, rows: list[ComparisonRow],
+                   html: Path, plot: Path | None) -> None:
+    """``compare --html``: the comparison table, the bar chart and every plan's picture side by side."""
+    import tempfile
+
+    from streamplace.report.html import write_report
+    from streamplace.report.plots import plot_comparison
+
+    title = f"{t.name} on {c.name} ({eng.name} engine)"
+    with tempfile.TemporaryDirectory() as tmp:
+        chart = plot if plot is not None else plot_comparison(rows, Path(tmp) / "compare.png", title)
+        text_path = Path(tmp) / "report.html"
+        write_report(rows, chart, text_path, f"streamplace compare: {title}", [],
+                     legend=comparison_legend(rows), pictures=placement_pictures(t, c, p, eng, rows))
+        write_whole(html, text_path.read_text(encoding="utf-8"))
 
 
 def run_comparison(t: Topology, c: Cluster, p: Profile | None, only: list[str] | None, param: list[str] | None,
@@ -1557,7 +1597,7 @@ def demo(
                               engine_settings("spark", calibration), as_json)
     report = write_report(rows, png, out_dir / "report.html", f"streamplace demo: {title}",
                           demo_lib.instance_notes(t, c), (run.section,) if run is not None else (),
-                          legend=comparison_legend(rows))
+                          legend=comparison_legend(rows), pictures=placement_pictures(t, c, p, eng, rows))
     if as_json:
         emit_json(_clean({"report": str(report), "plot": str(png), "topology": t.name, "cluster": c.name,
                           "engine": eng.name, "run": best.scheduler if run is not None and best is not None else None,

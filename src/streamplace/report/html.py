@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import markupsafe
 
 from streamplace import __version__
 from streamplace.report.compare import COLUMNS, ComparisonRow, best_values, cell
@@ -40,14 +41,31 @@ def _template() -> jinja2.Template:
     return env.get_template("page.html.j2")
 
 
+@dataclass(frozen=True)
+class Picture:
+    """A placement picture for the page: its caption and the SVG that report/placement.py drew (our own markup,
+    inserted as is; everything else on the page is escaped)."""
+
+    caption: str
+    svg: str
+
+
 def render(title: str, intro: str, *, notes: Sequence[str] = (), sections: Sequence[Section] = (),
            png_base64: str | None = None, comparison: dict[str, Any] | None = None,
-           image_first: bool = False) -> str:
-    """The page's HTML: title, intro, an optional comparison table, notes, sections and the PNG."""
+           image_first: bool = False, pictures: Sequence[Picture] = ()) -> str:
+    """The page's HTML: title, intro, an optional comparison table, notes, sections, the PNG and the placement
+    pictures side by side."""
+    drawn = [{"caption": p.caption, "svg": markupsafe.Markup(_strip_prolog(p.svg))} for p in pictures]
     return _template().render(
         title=title, intro=intro, version=__version__, stamp=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         notes=list(notes), sections=list(sections), png=png_base64, comparison=comparison,
-        image_first=image_first)
+        image_first=image_first, pictures=drawn)
+
+
+def _strip_prolog(svg: str) -> str:
+    """The SVG element alone (no XML declaration or DOCTYPE), to sit inline in HTML."""
+    start = svg.find("<svg")
+    return svg[start:] if start >= 0 else svg
 
 
 def comparison_table(rows: Sequence[ComparisonRow], legend: str) -> dict[str, Any]:
@@ -60,11 +78,12 @@ def comparison_table(rows: Sequence[ComparisonRow], legend: str) -> dict[str, An
 
 
 def write_report(rows: Sequence[ComparisonRow], plot: Path | None, out: Path, title: str, notes: list[str],
-                 sections: Sequence[Section] = (), legend: str = "") -> Path:
-    """Write a comparison report (table with the best values in bold, the plot, notes, sections) to ``out``."""
+                 sections: Sequence[Section] = (), legend: str = "", pictures: Sequence[Picture] = ()) -> Path:
+    """Write a comparison report (table with the best values in bold, the plot, notes, sections, each plan's
+    placement picture) to ``out``."""
     png = base64.b64encode(plot.read_bytes()).decode("ascii") if plot is not None and plot.exists() else None
     text = render(title, COMPARISON_INTRO, notes=notes, sections=sections, png_base64=png,
-                  comparison=comparison_table(rows, legend), image_first=True)
+                  comparison=comparison_table(rows, legend), image_first=True, pictures=pictures)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text, encoding="utf-8")
     return out
