@@ -124,6 +124,7 @@ def test_demo_writes_report(tmp_path: Path) -> None:
     assert code == 0
     page = (tmp_path / "report.html").read_text()
     assert "<table>" in page and "data:image/png;base64" in page and "r-storm" in page
+    assert "<h2>Placements</h2>" in page and "<figcaption>r-storm</figcaption>" in page  # each plan drawn
     assert "local Spark" not in page
 
 
