@@ -49,9 +49,18 @@ def test_the_comparison_plot_shows_every_scheduler_with_its_status() -> None:
     infeasible = sp.plan("pageload-cpu", "hetero-3", "ffd")  # 19,000 MB on 16,384 MB
     rows = [ComparisonRow("ffd", ok), ComparisonRow("tight", infeasible), ComparisonRow("exhaustive", None, "too big")]
     fig = comparison_figure(rows, "t")
+    # names on the y axis, first on top: horizontal bars keep long names legible (they overlapped on an x axis)
+    ticks = {t.get_text(): y for t, y in zip(fig.axes[0].get_yticklabels(), fig.axes[0].get_yticks(), strict=True)}
+    assert sorted(ticks, key=lambda n: -ticks[n]) == ["ffd", "tight", "exhaustive"]
     for ax in fig.axes:
-        assert [t.get_text() for t in ax.get_xticklabels()] == ["ffd", "tight", "exhaustive"]
-        assert sorted(t.get_text() for t in ax.texts) == ["infeasible", "refused"]
+        texts = [t.get_text() for t in ax.texts]
+        assert texts[1:] == ["infeasible", "refused"] and texts[0] not in ("", "infeasible")  # ffd's value
+        assert ax.get_xlabel()  # every value axis has its unit
+    plt.close(fig)
+    better = sp.plan("linear", "rstorm-12", "r-storm")
+    fig = comparison_figure([ComparisonRow("ffd", ok), ComparisonRow("r-storm", better)], "t")
+    stars = [t.get_text() for ax in fig.axes for t in ax.texts if "★" in t.get_text()]
+    assert stars  # the best value of a panel where the plans differ is marked
     plt.close(fig)
 
 

@@ -25,11 +25,12 @@ def check_plot_path(path: Path, option: str = "--plot") -> None:
     if not path.parent.is_dir():
         raise SpecError([Problem(option, f"directory {path.parent} does not exist", "create it first")], str(path))
 
+#: (value key, panel title, axis label with its unit)
 PANELS = [
-    ("throughput", "sustainable throughput (tuples/s)"),
-    ("nodes_used", "nodes used"),
-    ("max_utilization", "max CPU utilization at offered rate"),
-    ("inter_node_traffic", "inter-node traffic (bytes/s)"),
+    ("throughput", "sustainable throughput (more is better)", "tuples/s"),
+    ("nodes_used", "nodes used (fewer is better)", "nodes"),
+    ("max_utilization", "max CPU utilization at the offered rate", "share of the node's CPU"),
+    ("inter_node_traffic", "inter-node traffic at the offered rate", "bytes/s"),
 ]
 
 
@@ -44,22 +45,37 @@ def plot_comparison(rows: list[ComparisonRow], path: str | Path, title: str) -> 
 
 
 def comparison_figure(rows: list[ComparisonRow], title: str) -> plt.Figure:
-    """One bar per scheduler and panel. Every scheduler appears: one without a usable plan (infeasible,
+    """One horizontal bar per scheduler and panel, the scheduler names on the y axis (legible however many and
+    however long), the value axis labelled with its unit, the best value in each panel in a darker colour and
+    marked ★ (none where all are equal). Every scheduler appears: one without a usable plan (infeasible,
     refused) gets no bar and its status written where the bar would be, and a time-out is labelled so."""
-    fig, axes = plt.subplots(1, len(PANELS), figsize=(4 * len(PANELS), 3.6))
+    from streamplace.report.compare import best_values
+
+    height = max(3.2, 0.32 * len(rows) + 1.4)
+    fig, axes = plt.subplots(1, len(PANELS), figsize=(4.2 * len(PANELS), height), sharey=True)
     names = [r.scheduler for r in rows]
     usable = [r.plan is not None and r.plan.status != "infeasible" for r in rows]
-    for ax, (key, label) in zip(axes, PANELS, strict=True):
+    best = best_values(rows, [k for k, _, _ in PANELS])
+    y = list(range(len(rows)))[::-1]  # the first scheduler on top
+    for ax, (key, label, unit) in zip(axes, PANELS, strict=True):
         values = [float(r.value(key) or 0.0) if ok else 0.0 for r, ok in zip(rows, usable, strict=True)]
-        bars = ax.bar(names, values, color=["#4477aa" if ok else "#bbbbbb" for ok in usable])
-        for bar, r, ok in zip(bars, rows, usable, strict=True):
+        marked = best.get(key, set())
+        colours = ["#1f4e79" if n in marked else "#4477aa" if ok else "#bbbbbb"
+                   for n, ok in zip(names, usable, strict=True)]
+        bars = ax.barh(y, values, color=colours)
+        top = max(values, default=0.0) or 1.0
+        for bar, r, ok, v in zip(bars, rows, usable, values, strict=True):
             status = "refused" if r.plan is None else r.plan.status
-            if not ok or status == "timeout":
-                ax.annotate(status, (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center",
-                            va="bottom", rotation=90, fontsize=7, color="#aa3377")
+            text = status if not ok else (f"{v:,.3g} ★" if r.scheduler in marked else f"{v:,.3g}")
+            if ok and status == "timeout":
+                text += " (time-out)"
+            ax.annotate(text, (bar.get_width() + 0.01 * top, bar.get_y() + bar.get_height() / 2), va="center",
+                        fontsize=7, color="#aa3377" if not ok or status == "timeout" else "#222222")
         ax.set_title(label, fontsize=9)
-        ax.tick_params(axis="x", labelrotation=30, labelsize=8)
-        ax.tick_params(axis="y", labelsize=8)
-    fig.suptitle(title, fontsize=11)
+        ax.set_xlabel(unit, fontsize=8)
+        ax.set_xlim(0, top * 1.35)
+        ax.tick_params(axis="x", labelsize=7)
+        ax.set_yticks(y, names, fontsize=8)
+    fig.suptitle(title + "  (★ best)", fontsize=11)
     fig.tight_layout()
     return fig
