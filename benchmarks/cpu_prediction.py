@@ -86,6 +86,7 @@ from typing import Any
 
 import numpy as np
 import psutil
+from markdown_out import write_markdown
 
 from streamplace import api
 from streamplace.bench import resolve_cluster, resolve_topology
@@ -705,9 +706,7 @@ def report(results: list[NodeResult], args: argparse.Namespace, scale: float, el
                   f"{100 - worst_kept:.1f} % | {PAPER_ACCURACY:g} % |")
     print(f"took {elapsed_s:.0f} s")
     if args.markdown:
-        args.markdown.parent.mkdir(parents=True, exist_ok=True)
-        args.markdown.write_text("\n".join(md) + "\n")
-        print(f"Markdown in {args.markdown}")
+        write_markdown(args.markdown, "\n".join(md) + "\n")
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from markdown_out import write_markdown
 from rich.console import Console
 from rich.table import Table
 
@@ -223,8 +224,7 @@ def main() -> None:
         lines = sensitivity(extra, args.seeds, args.minutes)
         print("\n".join(lines))
         if args.markdown:
-            args.markdown.parent.mkdir(parents=True, exist_ok=True)
-            args.markdown.write_text("\n".join(lines) + "\n")
+            write_markdown(args.markdown, "\n".join(lines) + "\n", announce=False)
         return
     known = set(controller_parameters("btu")) | set(controller_parameters("threshold")) | set(sim_parameters())
     if unknown := sorted(set(extra) - known):
@@ -258,8 +258,7 @@ def main() -> None:
         plot_figure(panels, args.out / f"{pattern_name}.png", f"manufacturing, {pattern_name} (seed 0)")
     console.print(claims)
     if args.markdown:
-        args.markdown.parent.mkdir(parents=True, exist_ok=True)
-        args.markdown.write_text("\n".join(markdown))
+        write_markdown(args.markdown, "\n".join(markdown), announce=False)  # the summary line below says where
     console.print(f"{n_runs} runs of {args.minutes} simulated minutes in {time.perf_counter() - started:.1f} s; "
                   f"tables and plots in {args.out}/" + (f", Markdown in {args.markdown}" if args.markdown else ""))
 

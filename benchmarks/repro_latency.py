@@ -27,6 +27,8 @@ import statistics
 import time
 from pathlib import Path
 
+from markdown_out import write_markdown
+
 from streamplace.bench import resolve_cluster, resolve_topology
 from streamplace.bench.ecker_method import Factors, at_rate, exact_eq1, over_default, over_ras, placements
 from streamplace.perf.engines import EngineSettings, StormSettings
@@ -212,9 +214,7 @@ def main() -> None:
     md += papers_way(cluster, engine, args.engine, args.budget)
     md += exact_gaps(cluster, engine, args.budget)
     if args.markdown:
-        args.markdown.parent.mkdir(parents=True, exist_ok=True)
-        args.markdown.write_text("\n".join(md) + "\n")
-        print(f"Markdown in {args.markdown}")
+        write_markdown(args.markdown, "\n".join(md) + "\n")
     print(f"\nTable 4 — mean planning ms over {args.repeats} seeds, ours (Ecker et al.'s (2025) Java)")
     print(f"{'topology':8s} {'ops':>3s} | " + " | ".join(f"{s:>19s}" for s in TIMED))
     for name in names:

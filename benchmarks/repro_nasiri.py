@@ -30,6 +30,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from markdown_out import write_markdown
+
 from streamplace.bench import resolve_cluster, resolve_topology
 from streamplace.perf.engines import EngineSettings, IdealSettings, StormSettings
 from streamplace.perf.evaluate import evaluate
@@ -123,9 +125,7 @@ def main() -> None:
             print(f"  {scenario:14s} {topo:16s} {dt:+9.0%} {du:+9.0%} {ratio:6.2f}  {paper_t}, {paper_u}")
             md.append(f"| {scenario} | {topo} | {dt:+.0%} | {du:+.0%} | {ratio:.2f} | {paper_t}, {paper_u} |")
     if args.markdown:
-        args.markdown.parent.mkdir(parents=True, exist_ok=True)
-        args.markdown.write_text("\n".join(md) + "\n")
-        print(f"Markdown in {args.markdown}")
+        write_markdown(args.markdown, "\n".join(md) + "\n")
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from markdown_out import write_markdown
 
 from streamplace.bench import resolve_cluster
 from streamplace.bench.clusters import debs
@@ -199,9 +200,7 @@ def main() -> None:
     print(f"\nsolve times over {len(times)} solves: median {statistics.median(times):.2f} s, "
           f"max {max(times):.2f} s (target < 1 s each)")
     if args.markdown:
-        args.markdown.parent.mkdir(parents=True, exist_ok=True)
-        args.markdown.write_text("\n".join(markdown))
-        print(f"Markdown in {args.markdown}")
+        write_markdown(args.markdown, "\n".join(markdown))
 
 
 if __name__ == "__main__":

@@ -28,6 +28,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from markdown_out import write_markdown
+
 from streamplace.bench import resolve_cluster, resolve_topology
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Topology
@@ -127,9 +129,7 @@ def main() -> None:
     md += ["", "Paper (§6.5): PageLoad 2,550 tuples/s with R-Storm (25,496 tuples per 10 s), about +53 % over the "
            "default; Processing near zero under the default."]
     if args.markdown:
-        args.markdown.parent.mkdir(parents=True, exist_ok=True)
-        args.markdown.write_text("\n".join(md) + "\n")
-        print(f"Markdown in {args.markdown}")
+        write_markdown(args.markdown, "\n".join(md) + "\n")
 
 
 if __name__ == "__main__":
