@@ -183,31 +183,38 @@ def friendly(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def readable(path: str | Path) -> None:
-    """Give a file made by ``tempfile.mkstemp`` (mode 600) the mode a plain ``open`` would: 666 less the umask."""
-    import os
-
-    mask = os.umask(0)
-    os.umask(mask)
-    os.chmod(path, 0o666 & ~mask)
-
-
-def write_whole(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` whole or not at all: into a temporary file beside it, then renamed over it (a
-    full disk used to leave a truncated plan behind, and an OSError traceback)."""
+def replace_whole(path: Path, write: Callable[[Path], object]) -> None:
+    """Let ``write`` make the file at a temporary path beside ``path`` (same suffix, so a writer that picks its
+    format by suffix picks the right one), give it the mode a plain ``open`` would (666 less the umask;
+    ``mkstemp`` makes 600), then rename it over ``path``: the file is there whole or not at all (a full disk
+    used to leave a truncated plan behind, and an OSError traceback)."""
     import os
     import tempfile
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    fd, name = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix, dir=path.parent)
+    os.close(fd)
+    tmp = Path(name)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        readable(tmp)
+        write(tmp)
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
+
+
+def write_whole(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all (``replace_whole``)."""
+    import os
+
+    def write(tmp: Path) -> None:
+        with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_TRUNC), "w", encoding="utf-8") as fh:
+            fh.write(text)
+
+    replace_whole(path, write)
 
 
 def _from_spark(exc: BaseException) -> bool:
@@ -459,22 +466,10 @@ def check_picture(path: Path | None) -> None:
 
 
 def draw_picture(t: Topology, c: Cluster, plan: Plan, ev: Evaluation, path: Path, quiet: bool = False) -> None:
-    """Write the placement picture (report/placement.py) of ``plan``, evaluated as ``ev``."""
-    import os
-    import tempfile
-
+    """Write the placement picture (report/placement.py) of ``plan``, evaluated as ``ev``, whole or not at all."""
     from streamplace.report.placement import write_placement
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix, dir=path.parent)
-    os.close(fd)
-    try:  # whole or not at all, as write_whole
-        write_placement(t, c, plan, ev, tmp)
-        readable(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    replace_whole(path, lambda tmp: write_placement(t, c, plan, ev, tmp))
     if not quiet:
         info(f"picture written to {path}")
 
@@ -572,10 +567,9 @@ def compare_report(t: Topology, c: Cluster, p: Profile | None, eng: EngineSettin
     title = f"{t.name} on {c.name} ({eng.name} engine)"
     with tempfile.TemporaryDirectory() as tmp:
         chart = plot if plot is not None else plot_comparison(rows, Path(tmp) / "compare.png", title)
-        text_path = Path(tmp) / "report.html"
-        write_report(rows, chart, text_path, f"streamplace compare: {title}", [],
-                     legend=comparison_legend(rows), pictures=placement_pictures(t, c, p, eng, rows))
-        write_whole(html, text_path.read_text(encoding="utf-8"))
+        pictures = placement_pictures(t, c, p, eng, rows)
+        replace_whole(html, lambda out: write_report(rows, chart, out, f"streamplace compare: {title}", [],
+                                                     legend=comparison_legend(rows), pictures=pictures))
 
 
 def run_comparison(t: Topology, c: Cluster, p: Profile | None, only: list[str] | None, param: list[str] | None,

@@ -113,9 +113,8 @@ def over_default(placed: list[Placed], scheduler: str, reference: str = "sweep")
         return Factors(None, None, 0)
     xs, ys = np.array([r[0] for r in ref]), np.array([r[1] for r in ref])
     mine = [p for p in placed if p.scheduler == scheduler]
-    factors = [p.throughput / float(np.interp(p.reservation, xs, ys)) for p in mine
-               if float(np.interp(p.reservation, xs, ys)) > 0]
-    return _factors(factors)
+    at = np.interp([p.reservation for p in mine], xs, ys)  # the default's throughput at each reservation
+    return _factors([p.throughput / float(ref) for p, ref in zip(mine, at, strict=True) if ref > 0])
 
 
 def over_ras(placed: list[Placed], scheduler: str) -> Factors:

@@ -199,8 +199,8 @@ def plan_links_ms(topology: Topology, cluster, counts: np.ndarray) -> float:
         block = cluster.latency_block(used, used)
         return float(instance_links_ms(present[None][:, :, used], block, inputs, sources, sinks)[0])
     nodes = [np.flatnonzero(row) for row in present]
-    dist = [np.zeros(len(nodes[i])) if i in set(sources.tolist()) else np.full(len(nodes[i]), -np.inf)
-            for i in range(len(nodes))]
+    starts = set(sources.tolist())
+    dist = [np.zeros(len(nodes[i])) if i in starts else np.full(len(nodes[i]), -np.inf) for i in range(len(nodes))]
     for j, ups in inputs:
         reach = np.full(len(nodes[j]), -np.inf)
         for i in ups:

@@ -89,7 +89,7 @@ def _bottleneck_node(evaluation: Evaluation, cluster: Cluster) -> int | None:
     """The node the evaluation's bottleneck names, else the most utilized node where utilization binds."""
     text = evaluation.bottleneck or ""
     for k, node in enumerate(cluster.nodes):
-        if f" {node.id}" in f" {text}" and node.id in text.split():
+        if node.id in text.split():
             return k
     used = list(evaluation.nodes_used)
     if used and ("cpu" in text or not text):

@@ -13,6 +13,7 @@ used, and every prediction says so (``engine_detail.constants``).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import time
@@ -43,6 +44,7 @@ def default_path() -> Path:
     return Path(os.environ.get("STREAMPLACE_HOME", Path.home() / ".streamplace")) / "calibration.json"
 
 
+@functools.cache
 def _schemas() -> type[BaseModel]:
     """The calibration file's schema (pydantic), built from SparkConstants' fields so the two cannot drift:
     ``spark:`` holds every constant as a finite number ≥ 0 (the OPTIONAL ones may be missing: files written
