@@ -24,6 +24,7 @@ demo: setup
 
 # pytest exits 5 when it collected no test: that is reported, not hidden as a pass or a crash.
 test: setup
+	@bash scripts/ensure-chromium.sh  # the live page's browser test (skipped, saying why, where it cannot install)
 	@$(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; exit 0; fi; exit $$rc
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import time
 from pathlib import Path
 
 import pytest
@@ -23,9 +25,12 @@ def spark():
 
 def test_threshold_controller_rescales_a_running_pipeline_without_losing_a_tuple(spark, tmp_path: Path) -> None:
     from streamplace.elastic.threshold import ThresholdController
+    from streamplace.page.live_run import RunPage
+    from streamplace.perf.engines import EngineSettings
     from streamplace.spark.live import LiveRun
     from streamplace.spark.pipeline import PipelineConfig
     from streamplace.spark.policies import ControllerPolicy
+    from streamplace.spark.watch import LiveFeed, describe_plan
 
     ops = (Operator("src", "source", rate=125.0), Operator("work", cost_ms=10.0, cpu=10),
            Operator("out", "sink"))
@@ -34,7 +39,12 @@ def test_threshold_controller_rescales_a_running_pipeline_without_losing_a_tuple
     first = Plan("manual", topo.name, cluster.name, {o.id: {"n1": 1} for o in ops}, {"src": 125.0})
     policy = ControllerPolicy(topo, ThresholdController(), {"n1": 4}, first)
     cfg = PipelineConfig(sink="parquet", out_dir=tmp_path, trigger_s=1)
-    result = LiveRun(spark, topo, cluster, policy, cfg, interval_s=8).run(45)
+    runner = LiveRun(spark, topo, cluster, policy, cfg, interval_s=8)
+    # the live page as `live` feeds it (no server: the page written at the end is checked in a browser below)
+    page = RunPage("live-chain under threshold", 45, {"n1": 4.0}, tmp_path / "live-page.html", serve=False)
+    feed = LiveFeed(page, topo, time.perf_counter(), lambda: runner.plan,
+                    functools.partial(describe_plan, topo, cluster, None, EngineSettings(name="spark")))
+    result = runner.run(45, progress=feed.decision, watch=feed)
 
     # 125 t/s offered to one 10 ms replica (100 t/s): the backlog passes the threshold and it gets more replicas
     assert result.events[0].kind == "start"
@@ -51,3 +61,21 @@ def test_threshold_controller_rescales_a_running_pipeline_without_losing_a_tuple
     values = spark.read.parquet(str(tmp_path / "out")).toPandas()["value"]
     assert len(values) > 125 * 20
     assert values.is_unique and values.min() == 0 and values.max() == len(values) - 1
+
+    # the page shows each enactment with its reason, the points of every query, and the newest plan's picture
+    feed.sync(result)
+    written = page.finish("finished")
+    state = page.series.state()
+    assert [e["kind"] for e in state["events"] if e["kind"] in ("start", "replan")] == \
+        [e.kind for e in result.events if e.kind in ("start", "replan")]
+    assert 2 <= state["picture_version"] <= len(result.events) and len(state["points"]) >= 2
+    assert any(e["kind"] == "decision" for e in state["events"])  # "kept the plan" and the like
+    from tests.browser import data_of, dom
+
+    try:
+        html = dom(written.as_uri())
+    except pytest.skip.Exception:
+        return  # no browser here: the state above is checked, the browser test says why it skipped
+    assert data_of(html, "status") == "finished" and int(data_of(html, "points")) == len(state["points"])
+    assert html.count('class="replan"') == sum(e.kind in ("start", "replan") for e in result.events)
+    assert replans[0].detail in html

@@ -121,6 +121,12 @@ def test_run_command_prints_predicted_and_measured_on_a_quiet_terminal(tmp_path:
     window = data["measured"]["window_batches"]  # the batches that ended inside the measured window, in order
     assert window and window == sorted(window) and window[0] > 0
     assert (tmp_path / "series.csv").read_text().startswith("batch_id,")
+    # the live page was served during the run and written whole at its end, with the run's batches in it
+    assert "live page: http://127.0.0.1:" in res.stderr
+    page = (tmp_path / "run-page.html").read_text()
+    state = json.loads(page.split('type="application/json">')[1].split("</script>")[0])
+    assert state["status"] == "finished" and len(state["points"]) >= 3
+    assert state["summary"][0][0] == "source rate admitted (tuples/s)" and "<svg" in page
     # Spark's log went to the file under --out, and the terminal got only streamplace's own lines
     assert f"Spark's log: {tmp_path / 'spark.log'}" in res.stderr.replace("\n", "")
     assert (tmp_path / "spark.log").stat().st_size > 0

@@ -113,6 +113,12 @@ ProfileOpt = Annotated[Path | None, typer.Option("--profile",
                                                  help="profile spec with measured costs, or a built-in profile")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="print JSON instead of tables")]
 CoresOpt = Annotated[int | None, typer.Option("--cores", min=1, help="local[N] (default: all cores)")]
+PageOpt = Annotated[bool, typer.Option("--page/--no-page", help="serve a live page of the run on localhost "
+                                       "(throughput, latency, backlog and CPU per node beside the prediction, "
+                                       "the plan's picture, each re-plan; its URL is printed) and write it to the "
+                                       "output directory when the run ends")]
+PagePortOpt = Annotated[int, typer.Option("--page-port", min=0, max=65535, help="the live page's port on "
+                                          "127.0.0.1 (0: any free port)")]
 TriggerOpt = Annotated[float, typer.Option("--trigger", min=0.1, help="micro-batch interval (s)")]
 RunTriggerOpt = Annotated[str, typer.Option("--trigger", help="micro-batch interval (s), or auto: the shortest whole "
                                             "seconds whose batches the engine model fits in 80 % of it")]
@@ -731,6 +737,8 @@ def run_cmd(
     max_rate: Annotated[float | None, typer.Option("--max-rate", help="tuples/s the sources admit at most, all "
                                                    "together (default: the model's sustainable rate); the rest "
                                                    "waits in the sources' backlog")] = None,
+    page: PageOpt = True,
+    page_port: PagePortOpt = 0,
 ) -> None:
     """Run the topology's pipeline on Spark with a plan; print predicted next to measured.
 
@@ -741,8 +749,7 @@ def run_cmd(
     """
     from streamplace.spark.admission import admission, admitted_plan, continuous
     from streamplace.spark.outdir import run_dir
-    from streamplace.spark.pipeline import PipelineConfig
-    from streamplace.spark.run import prediction, run_pipeline, run_target, run_warnings
+    from streamplace.spark.run import prediction, run_target, run_warnings
     from streamplace.spark.standalone import state_at
 
     t, c = spark_instance(topo, cluster)
@@ -784,6 +791,101 @@ def run_cmd(
              + f": each micro-batch admits at most {sum(r or 0 for r in adm.rows_per_trigger.values()):,} rows and "
              f"the backlog grows by {predicted['offered_rate'] - adm.max_rate:,.1f} tuples/s (measured below)")
     out_dir = run_dir(t, pl, sink, out_dir)
+    live_page = open_page(f"{t.name} on Spark ({master or 'local'}), {pl.scheduler} plan", warmup + duration,
+                          target_cluster, out_dir / "run-page.html", page_port, page)
+    if live_page is not None:
+        live_page.plan(predicted, plan_svg(t, c, pl, eng), None)
+        live_page.event(0.0, "start", f"{pl.scheduler} plan: " + ", ".join(f"{op} ×{n}" for op, n in
+                                                                           pl.counts().items())
+                        + f"; {warmup:g} s of warm-up, then {duration:g} s measured")
+    try:
+        result, lifted = _run_measured(t, c, pl, target_cluster, target_plan, adm, eng, state, master, cores,
+                                       out_dir, sink, workers, placement, trigger_s, warmup, duration, as_json,
+                                       live_page)
+    except BaseException:
+        if live_page is not None:
+            live_page.finish("failed")
+            live_page.close()
+        raise
+    if live_page is not None:
+        from streamplace.spark.run import comparison
+
+        written = live_page.finish("finished", [(name, fmt(pv), mfmt(mv))
+                                                for name, pv, mv in comparison(result.predicted, result.measured)])
+        live_page.close()
+        if written is not None:
+            info(f"live page written to {written}", stderr=True)
+    if series is not None and result.series:
+        from streamplace.sim.series import write_series  # pandas: 0.35 s of every run's start otherwise
+
+        write_series({"batch_id": [b["batch_id"] for b in result.series],
+                      "timestamp": [b["timestamp"] for b in result.series],
+                      "input_rows": [b["input_rows"] for b in result.series],
+                      "input_rows_per_s": [b["input_rows_per_s"] for b in result.series],
+                      "processed_rows_per_s": [b["processed_rows_per_s"] for b in result.series],
+                      "duration_ms": [b["duration_ms"].get("triggerExecution", 0) for b in result.series]}, series)
+    admitted = {"trigger_s": adm.trigger_s, "rows_per_trigger": adm.rows_per_trigger, "max_rate": adm.max_rate,
+                "offered_rate": predicted["offered_rate"], "from": adm.source, "overloaded": adm.overloaded}
+    if as_json:
+        emit_json(_clean(result.to_dict() | {"admission": admitted})
+                  | ({"cpu_quotas": "lifted for the start, set after the first micro-batch"}
+                     if lifted else {}))
+    else:
+        print_run(result, t, pl, master, duration, here)
+        if lifted:
+            out.print("  CPU quotas: lifted while the executors and the first micro-batch started, set after it "
+                      "(before the measured window)", highlight=False)
+    if not result.measured.get("sink_tuples_total"):
+        err.print(f"[bold red]error:[/] no tuple reached a sink in {warmup + duration:g} s: the pipeline did not "
+                  "start or did not keep up; see the warnings above, try a longer --warmup, fewer replicas or lower "
+                  "source rates", highlight=False)
+        raise typer.Exit(1)
+    if not result.measured.get("throughput"):
+        m = result.measured
+        err.print(f"[bold red]error:[/] no tuple reached a sink in the {m.get('window_s', duration):.1f} s measured "
+                  f"({len(m.get('window_batches') or [])} micro-batches ended in it; tuples reached them only during "
+                  f"the {warmup:g} s warm-up): the figures above are not the pipeline's; measure longer (--duration), "
+                  "after a longer --warmup, or admit less (--max-rate)", highlight=False)
+        raise typer.Exit(1)
+
+
+
+
+def open_page(title: str, duration_s: float, target: Cluster, path: Path, port: int, enabled: bool) -> Any:
+    """The run's live page (page/live_run.py), served on localhost with its URL said; None when not wanted or
+    when it cannot be served (said once: the run goes on without it)."""
+    if not enabled:
+        return None
+    from streamplace.page.live_run import RunPage
+    from streamplace.spark.watch import capacity_cores
+
+    try:
+        page = RunPage(title, duration_s, capacity_cores(target), path, port)
+    except OSError as exc:
+        warn(f"the live page could not be served on 127.0.0.1:{port} ({exc.strerror or exc}); the run goes on "
+             "without it (--page-port 0 picks a free port, --no-page turns it off)")
+        return None
+    info(f"live page: {page.url} (written to {path} when the run ends)", stderr=True)
+    return page
+
+
+def plan_svg(t: Topology, c: Cluster, plan: Plan, eng: EngineSettings) -> str:
+    """The plan's placement picture on the cluster it was made for (report/placement.py), as SVG text."""
+    from streamplace.report.placement import svg_text
+
+    return svg_text(t, c, plan, evaluate(t, c, plan, None, engine=eng))
+
+def _run_measured(t: Topology, c: Cluster, pl: Plan, target_cluster: Cluster, target_plan: Plan, adm: Any,
+                  eng: EngineSettings, state: Any, master: str | None, cores: int | None, out_dir: Path, sink: str,
+                  workers: Any, placement: str, trigger_s: float, warmup: float, duration: float, as_json: bool,
+                  live_page: Any) -> tuple[Any, bool]:
+    """`run`'s Spark part: the session, the pipeline measured for ``duration`` after ``warmup`` (the live page
+    fed as micro-batches end); whether CPU quotas were lifted for the start."""
+    from streamplace.spark.admission import admitted_plan
+    from streamplace.spark.pipeline import PipelineConfig
+    from streamplace.spark.run import run_pipeline
+    from streamplace.spark.watch import run_feed
+
     boost = None
     if state is not None:  # executors and the first batch start at full speed; the quotas are set after it
         from streamplace.spark.standalone import lift_cpu_quotas
@@ -803,47 +905,20 @@ def run_cmd(
     cfg = PipelineConfig(trigger_s=trigger_s, sink=sink, out_dir=out_dir, workers=workers,  # type: ignore[arg-type]
                          source_lead_s=eng.spark.lead_s, link_latency_ms=emulated_links(state, c),
                          placement=placement, admission=adm.rows_per_trigger)  # type: ignore[arg-type]
+    started = time.perf_counter()
     with progress_bar("running {task.description}", "{task.completed:.0f}/{task.total:.0f} s",
                       disable=as_json or not err.is_terminal) as bar:
         task = bar.add_task(f"{t.name} ({pl.scheduler} plan)", total=warmup + duration)
         result = run_pipeline(spark, t, target_cluster, target_plan, duration, warmup, cfg,
                               progress=lambda s: bar.update(task, completed=s), engine=eng, after_first_batch=boost,
-                              predict_for=admitted_plan(t, target_plan, adm))
+                              predict_for=admitted_plan(t, target_plan, adm),
+                              watch=None if live_page is None else run_feed(live_page, t, started),
+                              after_warmup=None if live_page is None else lambda: live_page.event(
+                                  time.perf_counter() - started, "window", "warm-up over: the measured window "
+                                  "opens as the next micro-batch ends"))
     result.measured["session_start_s"] = session_start_s
     result.measured.update(launch_figures(result.measured, session_began_at))
-    if series is not None and result.series:
-        from streamplace.sim.series import write_series  # pandas: 0.35 s of every run's start otherwise
-
-        write_series({"batch_id": [b["batch_id"] for b in result.series],
-                      "timestamp": [b["timestamp"] for b in result.series],
-                      "input_rows": [b["input_rows"] for b in result.series],
-                      "input_rows_per_s": [b["input_rows_per_s"] for b in result.series],
-                      "processed_rows_per_s": [b["processed_rows_per_s"] for b in result.series],
-                      "duration_ms": [b["duration_ms"].get("triggerExecution", 0) for b in result.series]}, series)
-    admitted = {"trigger_s": adm.trigger_s, "rows_per_trigger": adm.rows_per_trigger, "max_rate": adm.max_rate,
-                "offered_rate": predicted["offered_rate"], "from": adm.source, "overloaded": adm.overloaded}
-    if as_json:
-        emit_json(_clean(result.to_dict() | {"admission": admitted})
-                  | ({"cpu_quotas": "lifted for the start, set after the first micro-batch"}
-                     if boost is not None else {}))
-    else:
-        print_run(result, t, pl, master, duration, here)
-        if boost is not None:
-            out.print("  CPU quotas: lifted while the executors and the first micro-batch started, set after it "
-                      "(before the measured window)", highlight=False)
-    if not result.measured.get("sink_tuples_total"):
-        err.print(f"[bold red]error:[/] no tuple reached a sink in {warmup + duration:g} s: the pipeline did not "
-                  "start or did not keep up; see the warnings above, try a longer --warmup, fewer replicas or lower "
-                  "source rates", highlight=False)
-        raise typer.Exit(1)
-    if not result.measured.get("throughput"):
-        m = result.measured
-        err.print(f"[bold red]error:[/] no tuple reached a sink in the {m.get('window_s', duration):.1f} s measured "
-                  f"({len(m.get('window_batches') or [])} micro-batches ended in it; tuples reached them only during "
-                  f"the {warmup:g} s warm-up): the figures above are not the pipeline's; measure longer (--duration), "
-                  "after a longer --warmup, or admit less (--max-rate)", highlight=False)
-        raise typer.Exit(1)
-
+    return result, boost is not None
 
 def print_run(result: Any, t: Topology, pl: Plan, master: str | None, duration: float, here: str) -> None:
     from streamplace.spark.run import comparison, ratio
@@ -931,6 +1006,8 @@ def live_cmd(
     kill: Annotated[list[str] | None, typer.Option("--kill", help="NODE@SECONDS: kill that node's worker then "
                                                    "(standalone; repeatable) to test recovery")] = None,
     as_json: JsonOpt = False,
+    page: PageOpt = True,
+    page_port: PagePortOpt = 0,
 ) -> None:
     """Run the pipeline under an elastic policy: every interval measure, decide, re-plan and re-enact from the
     checkpoint; on a standalone cluster, re-place the replicas of lost workers.
@@ -941,7 +1018,9 @@ def live_cmd(
     from streamplace.spark.live import LiveRun
     from streamplace.spark.pipeline import PipelineConfig
     from streamplace.spark.policies import fits_slots, make_policy, place_counts
+    from streamplace.spark.run import local_machine
     from streamplace.spark.standalone import state_at
+    from streamplace.spark.watch import LiveFeed, describe_plan
 
     t, c = spark_instance(topo, cluster)
     if sink not in ("parquet", "noop"):
@@ -983,16 +1062,39 @@ def live_cmd(
 
         alive = functools.partial(alive_nodes, state)
     runner = LiveRun(spark, t, c, pol, cfg, interval, alive)
+    target = c if state is not None else local_machine(cores, master)
+    live_page = open_page(f"{t.name} under {policy} on {master or 'local'}", duration, target,
+                          out_dir / "live-page.html", page_port, page)
+    feed = None
+    if live_page is not None:
+        eng = engine_settings("spark", None, trigger_s=trigger, cluster=c)
+        feed = LiveFeed(live_page, t, time.perf_counter(), lambda: runner.plan,
+                        functools.partial(describe_plan, t, c, None if state is not None else target, eng))
     with progress_bar("live {task.description}", "{task.completed:.0f}/{task.total:.0f} s",
                       disable=as_json or not err.is_terminal) as bar:
         task = bar.add_task(f"{t.name} ({policy})", total=duration)
 
         def step(at: float, what: str) -> None:
             bar.update(task, completed=at)
+            if feed is not None:
+                feed.decision(at, what)
             if not as_json:
                 bar.console.print(f"{at:6.1f} s  {what}", highlight=False)
 
-        result = runner.run(duration, faults, progress=step)
+        try:
+            result = runner.run(duration, faults, progress=step,
+                                watch=feed)
+        except BaseException:
+            if live_page is not None:
+                live_page.finish("failed")
+                live_page.close()
+            raise
+    if live_page is not None:
+        feed.sync(result)  # type: ignore[union-attr]
+        written = live_page.finish("finished")
+        live_page.close()
+        if written is not None:
+            info(f"live page written to {written}", stderr=True)
     if as_json:
         emit_json(_clean(result.to_dict()))
         return

@@ -15,6 +15,7 @@ Pure drawing from an ``Evaluation`` (perf/evaluate.py) — no model code here. T
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -214,9 +215,11 @@ def placement_figure(topology: Topology, cluster: Cluster, plan: Plan, evaluatio
     n_pairs = int((both > 0).sum())
     drawn_text = (f"\narcs: the {len(pairs)} of {n_pairs} node pairs that carry {share:.0%} of the inter-node traffic"
                   if len(pairs) < n_pairs else "")
-    fig.suptitle(f"{headline}\n{evaluation.throughput:,.0f} tuples/s sustainable "
-                 f"({evaluation.sustainable_scale:.2f} × offered); limit: {evaluation.bottleneck}{drawn_text}",
-                 fontsize=9)
+    # wrapped to the figure's width: a long bottleneck ("Spark micro-batches: per-tuple work of …") ran off it
+    per_line = max(40, int(fig.get_size_inches()[0] / 0.075))
+    lines = [headline, f"{evaluation.throughput:,.0f} tuples/s sustainable ({evaluation.sustainable_scale:.2f} × "
+             f"offered); limit: {evaluation.bottleneck}", *drawn_text.strip().splitlines()]
+    fig.suptitle("\n".join(textwrap.fill(line, per_line) for line in lines), fontsize=9)
     named = topology.operators[:LEGEND_OPERATORS]
     handles = [Rectangle((0, 0), 1, 1, color=colour[op.id]) for op in named]
     labels = [op.id for op in named]

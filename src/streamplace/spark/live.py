@@ -88,7 +88,11 @@ class LiveRun:
         return {w.node: w.replica_slots for w in self.workers} if self.workers is not None else None
 
     def run(self, duration_s: float, faults: list[Fault] | None = None,
-            progress: Callable[[float, str], None] | None = None) -> LiveResult:
+            progress: Callable[[float, str], None] | None = None,
+            watch: Callable[[Pipeline, int, LiveResult], None] | None = None) -> LiveResult:
+        """Run for ``duration_s``; ``progress(at, what)`` hears every decision, ``watch(pipeline, query,
+        result)`` is called after every poll with the running pipeline, which query it is (one per enactment)
+        and the result so far (the live page's feed: it must only read)."""
         result = LiveResult(duration_s)
         started = time.perf_counter()
         clock = lambda: time.perf_counter() - started  # noqa: E731
@@ -112,6 +116,8 @@ class LiveRun:
                         progress(now, f"fault: {what}")
                 self._check_first_output()
                 self._check_failed()
+                if watch is not None:
+                    watch(self.pipeline, len(result.events), result)
                 seen = self.alive() if self.alive is not None else None
                 if seen is not None and (gone := {w.node for w in self.workers or []} - seen):
                     loss_t = fault_at if fault_at is not None else time.perf_counter()

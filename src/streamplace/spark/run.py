@@ -92,7 +92,8 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
                  progress: Callable[[float], None] | None = None, profile: Profile | None = None,
                  engine: EngineSettings | None = None,
                  after_first_batch: Callable[[], None] | None = None,
-                 after_warmup: Callable[[], None] | None = None, predict_for: Plan | None = None) -> RunResult:
+                 after_warmup: Callable[[], None] | None = None, predict_for: Plan | None = None,
+                 watch: Callable[[Pipeline, list[Any]], None] | None = None) -> RunResult:
     """Start the pipeline, wait ``warmup_s``, measure for ``duration_s`` (from the end of a batch to the end of one;
     ``RunResult.duration_s`` is the window measured), stop; predicted comes from ``engine``'s
     model of ``cluster`` (give the machine it really runs on: ``machine(cores)`` and ``on_one_node(plan)`` for a
@@ -101,7 +102,9 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
     when the warm-up ends (at the latest when the run does), before the measured window opens at the next batch's
     end. ``measured["window_batches"]`` holds the ids of the micro-batches that ended inside the window.
     ``predict_for``: the plan the prediction is made for (default ``plan``; bounded sources: the plan at the rates
-    they admit, admission.admitted_plan), with ``offered_rate`` the rates ``plan``'s sources offer."""
+    they admit, admission.admitted_plan), with ``offered_rate`` the rates ``plan``'s sources offer. ``watch`` is
+    called with the pipeline and the progress reports so far each time the wait looks at the clock (every 0.5 s):
+    the live page's feed (spark/watch.py), which must only read what the driver holds."""
     listener = ProgressListener()
     spark.streams.addListener(listener)
     pipeline = Pipeline(spark, topology, plan, cfg)
@@ -131,13 +134,24 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
     # the window opens and closes as a micro-batch ends (at most a trigger and a batch later than asked), so
     # that it holds whole batches: a window cut mid-batch counts one batch more or less, 1/k of k batches
     longest_wait_s = 2.0 * (cfg.trigger_s if cfg is not None else 1.0) + 10.0
+    def tick() -> None:
+        first_batch_done()
+        if watch is not None:
+            watch(pipeline, listener.batches)
+
+    def look(seconds: float) -> None:
+        if progress is not None:
+            progress(seconds)
+        if watch is not None:
+            watch(pipeline, listener.batches)
+
     try:
-        _sleep(warmup_s, started, progress, first_batch_done)
+        _sleep(warmup_s, started, progress, tick)
         release()
         warmed()
         _batch_end(listener, longest_wait_s)
         before, first_id = _whole_batches(pipeline), pipeline.batch_done_id
-        _sleep(before.at - started + duration_s, started, progress)
+        _sleep(before.at - started + duration_s, started, look)
         _batch_end(listener, longest_wait_s)
         after, last_id = _whole_batches(pipeline), pipeline.batch_done_id
         # the window's batches by id (their counters are the snapshots'), not by the progress events seen so far,
@@ -253,7 +267,6 @@ def run_target(t: Topology, c: Cluster, pl: Plan, state: Any, master: str | None
     """What the model predicts a run for: the cluster itself when the replicas run on a standalone cluster (placed
     as the plan says, or as Spark's scheduler spreads them: layout.spark_spread), else this machine (one node, the
     plan's parallelism). The third item names it."""
-    import os
 
     if state is not None:
         if placement == "spark":
@@ -267,11 +280,19 @@ def run_target(t: Topology, c: Cluster, pl: Plan, state: Any, master: str | None
             return scaled_cluster(c, scale), pl, (f"the standalone cluster {c.name} at {master}, each node's CPU "
                                                   f"scaled ×{scale:.3g} to its quota")
         return c, pl, f"the standalone cluster {c.name} at {master}"
+    here = local_machine(cores, master)
+    return here, on_one_node(t, pl), f"this machine (local[{here.cpu.sum() / 100:g}])"
+
+
+def local_machine(cores: int | None, master: str | None) -> Cluster:
+    """This machine as a local run sees it: ``local[N]``'s N from the master URL, else ``cores``, else every
+    core."""
+    import os
+
     n = cores
     if n is None and master and master.startswith("local[") and master[6:-1].isdigit():
         n = int(master[6:-1])
-    n = n or os.cpu_count() or 2
-    return machine(n), on_one_node(t, pl), f"this machine (local[{n}])"
+    return machine(n or os.cpu_count() or 2)
 
 
 def run_warnings(c: Cluster, pl: Plan, predicted: dict[str, Any], here: str, local: Cluster | None) -> list[str]:

@@ -1,0 +1,111 @@
+"""What the live page is fed during a run: a pipeline's counters after its last whole micro-batch, as a reading.
+
+Called from `run`'s and `live`'s waiting loops (every 0.5–1 s): it reads what the driver already holds
+(``Pipeline.batch_stats``, the progress listener's last report, psutil's CPU times), never asks Spark anything,
+and does nothing while no new micro-batch has ended. CPU per node is the CPU its replicas' logic spent there
+(the tasks' own statistics under ``operator@node``); on local Spark every task is on the one node ``local``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from streamplace.model.cluster import Cluster
+from streamplace.model.plan import Plan
+from streamplace.model.topology import Topology
+from streamplace.page.live_run import RunPage
+from streamplace.page.series import Reading
+from streamplace.perf.engines import EngineSettings
+from streamplace.perf.evaluate import evaluate
+from streamplace.spark.metrics import BatchProgress, cpu_times
+from streamplace.spark.operators import CPU_S, LAT_COUNT, LAT_SUM_S, ROWS_IN, parse_placed_key
+
+
+def reading(topology: Topology, pipeline: Any, origin: float, query: int,
+            batches: Sequence[BatchProgress] | None = None) -> Reading | None:
+    """The pipeline's counters after its last whole micro-batch, timed at that batch's end in seconds after
+    ``origin`` (a ``time.perf_counter()`` reading: when the run started); None before the first batch ended."""
+    if pipeline is None or pipeline.batch_done_id < 0:
+        return None
+    stats: dict[str, list[float]] = pipeline.batch_stats
+    sinks = [s.id for s in topology.sinks]
+    cpu: dict[str, float] = {}
+    placed = False
+    for key, row in stats.items():
+        if (where := parse_placed_key(key)) is not None:
+            placed = True
+            cpu[where[1]] = cpu.get(where[1], 0.0) + row[CPU_S]
+    if not placed:
+        cpu = {"local": sum(row[CPU_S] for key, row in stats.items() if parse_placed_key(key) is None)}
+    backlog = None
+    if batches:
+        said = [x for x in batches[-1].backlog if x is not None]
+        backlog = float(sum(said)) if said else None
+    busy, total = cpu_times()
+    return Reading(at_s=pipeline.batch_done_at - origin, query=query, batch_id=pipeline.batch_done_id,
+                   sink_tuples=sum(stats.get(s, [0.0] * (ROWS_IN + 1))[ROWS_IN] for s in sinks),
+                   latency_sum_s=sum(stats[s][LAT_SUM_S] for s in sinks if s in stats),
+                   latency_count=sum(stats[s][LAT_COUNT] for s in sinks if s in stats),
+                   cpu_s=cpu, backlog_rows=backlog, machine_busy_s=busy, machine_total_s=total)
+
+
+def capacity_cores(cluster: Cluster) -> dict[str, float]:
+    """Each node's cores (its CPU points / 100): the page's CPU utilization is busy cores over these."""
+    return {n.id: n.cpu / 100.0 for n in cluster.nodes}
+
+
+def run_feed(page: RunPage, topology: Topology, origin: float) -> Callable[[Any, list[Any]], None]:
+    """``run_pipeline``'s ``watch``: each new micro-batch of the one query of a `run` becomes a point."""
+    return lambda pipeline, batches: page.take(reading(topology, pipeline, origin, 0, batches))
+
+
+class LiveFeed:
+    """``LiveRun.run``'s ``watch``: points from the running query, and each enactment (the first plan, a re-plan,
+    a lost node's re-placement) as an event with its plan's prediction and picture (``describe(plan)`` →
+    (predicted block, SVG or None, node → cores))."""
+
+    def __init__(self, page: RunPage, topology: Topology, origin: float, current: Callable[[], Plan | None],
+                 describe: Callable[[Plan], tuple[dict[str, Any], str | None, dict[str, float]]]):
+        self.page, self.topology, self.origin = page, topology, origin
+        self.current, self.describe = current, describe
+        self.seen = 0
+        self.said: list[tuple[float, str]] = []  # the loop's messages since the last call
+
+    def __call__(self, pipeline: Any, query: int, result: Any) -> None:
+        self.sync(result)
+        self.page.take(reading(self.topology, pipeline, self.origin, query))
+
+    def sync(self, result: Any) -> None:
+        """Log what happened since the last call: the loop's messages, then each new enactment (one event
+        each) with the newest plan's prediction and picture. Call it once more when the loop has ended."""
+        events = result.events[self.seen:]
+        self.seen += len(events)
+        enacted = {e.detail for e in events}
+        for at_s, what in self.said:  # an enactment's own message is its event: not twice
+            if what not in enacted:
+                self.page.event(at_s, "fault" if what.startswith("fault:") else "decision", what)
+        self.said = []
+        for e in events:
+            self.page.event(e.at_s, e.kind, e.detail)
+        if events and (plan := self.current()) is not None:
+            self.page.plan(*self.describe(plan))
+
+    def decision(self, at_s: float, what: str) -> None:
+        """A message of the loop (``LiveRun.run``'s ``progress``), shown in the page's log at the next call."""
+        self.said.append((at_s, what))
+
+
+def describe_plan(topology: Topology, cluster: Cluster, local: Cluster | None, engine: EngineSettings,
+                  plan: Plan) -> tuple[dict[str, Any], str | None, dict[str, float]]:
+    """What the page shows of a plan ``live`` enacts: the prediction for where it runs (``local``: this machine
+    as one node, the plan's parallelism; None: the cluster itself), its picture on the cluster it was made for,
+    and the cores of the nodes it runs on."""
+    from streamplace.report.placement import svg_text
+    from streamplace.spark.run import on_one_node, prediction
+
+    where, as_run = (cluster, plan) if local is None else (local, on_one_node(topology, plan))
+    predicted = prediction(topology, where, as_run, None, engine)
+    predicted["offered_rate"] = predicted.get("source_rate")
+    svg = svg_text(topology, cluster, plan, evaluate(topology, cluster, plan, None, engine=engine))
+    return predicted, svg, capacity_cores(where)
