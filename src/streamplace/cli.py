@@ -169,6 +169,15 @@ def friendly(fn: F) -> F:
         except KeyboardInterrupt:
             err.print(f"interrupted{_log_hint()}", highlight=False)
             raise typer.Exit(130) from None
+        except ImportError as exc:  # an optional part this install lacks (pyproject's extras)
+            missing = _missing_extra(exc)
+            if missing is None:
+                raise
+            err.print(f"[bold red]error:[/] this needs {missing}, which is not installed: planning, comparing and "
+                      "simulating need no Spark, running does (fix: pip install 'streamplace\\[spark]' — PySpark, "
+                      "pyarrow and a Java 17+ runtime; `make setup` installs everything)", highlight=False,
+                      soft_wrap=True)
+            raise typer.Exit(2) from None
         except OSError as exc:  # a path given on the command line that cannot be read or written
             if _from_spark(exc):
                 raise
@@ -233,8 +242,24 @@ def _from_spark(exc: BaseException) -> bool:
     return False
 
 
+#: the modules of the ``spark`` extra (pyproject.toml): a command that needs one says how to install it
+SPARK_EXTRA = ("pyspark", "py4j", "pyarrow")
+
+
+def _missing_extra(exc: ImportError) -> str | None:
+    """The module of the ``spark`` extra whose absence ``exc`` reports (pandas says "Unable to find a usable
+    engine; tried using: 'pyarrow'…" for parquet), or None for any other import error."""
+    root = (exc.name or "").split(".")[0]
+    if root in SPARK_EXTRA:
+        return root
+    return "pyarrow" if "pyarrow" in str(exc) else None
+
+
 def _log_hint() -> str:
-    from streamplace.spark.session import log_file
+    try:
+        from streamplace.spark.session import log_file
+    except ImportError:  # no PySpark here: no Spark log either
+        return ""
 
     path = log_file()
     return f"; Spark's log: {path}" if path is not None else ""

@@ -8,6 +8,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+from matplotlib.ticker import MaxNLocator
 
 from streamplace.errors import Problem, SpecError
 from streamplace.report.compare import ComparisonRow
@@ -74,8 +75,10 @@ def comparison_figure(rows: list[ComparisonRow], title: str) -> plt.Figure:
         ax.set_title(label, fontsize=9)
         ax.set_xlabel(unit, fontsize=8)
         ax.set_xlim(0, top * 1.35)
+        # at most 4 value ticks, none at the right edge: the last label ran into the next panel's first one
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=4, prune="upper"))
         ax.tick_params(axis="x", labelsize=7)
         ax.set_yticks(y, names, fontsize=8)
     fig.suptitle(title + "  (★ best)", fontsize=11)
-    fig.tight_layout()
+    fig.tight_layout(w_pad=1.5)
     return fig

@@ -17,6 +17,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from streamplace.bench.sweep import META
@@ -32,6 +33,8 @@ def load_sweep(path: Path) -> tuple[pd.DataFrame, dict[str, Any]]:
         raise SpecError([Problem(str(path), "no such sweep", "run `streamplace sweep ... --out DIR` first")])
     try:
         rows = pd.read_parquet(path)
+    except ImportError:  # no parquet engine in this install: the CLI says which extra brings it
+        raise
     except Exception as exc:  # pyarrow's errors vary by cause
         raise SpecError([Problem(str(path), f"not a sweep's Parquet output ({exc})",
                                  "give the --out directory of `streamplace sweep`")]) from None
@@ -89,7 +92,21 @@ def winners(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def plot_sweep(rows: pd.DataFrame, path: Path, order: list[str] | None = None) -> Path:
-    """Ratio box plots and planning-time CDFs, schedulers in ``order`` (default: scheduler_table's)."""
+    """Write sweep_figure to ``path`` (PNG)."""
+    import matplotlib.pyplot as plt
+
+    fig = sweep_figure(rows, order)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def sweep_figure(rows: pd.DataFrame, order: list[str] | None = None) -> Any:
+    """Ratio box plots and planning-time CDFs, schedulers in ``order`` (default: scheduler_table's, best first).
+
+    Horizontal boxes with the scheduler names on the y axis (legible however many and however long: upright
+    names under vertical boxes ran into each other), the axes labelled with their units, the scheduler with the
+    highest median ratio darker and marked ★, each box's median written beside it."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -97,25 +114,43 @@ def plot_sweep(rows: pd.DataFrame, path: Path, order: list[str] | None = None) -
 
     r = with_ratios(rows)
     order = order or list(scheduler_table(r).index)
-    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
+    height = max(3.6, 0.36 * len(order) + 1.6)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, height), gridspec_kw={"width_ratios": [1.1, 1]})
     data = [r.loc[r["scheduler"] == s, "ratio"].dropna().to_numpy() for s in order]
-    left.boxplot(data, tick_labels=order, showfliers=False)
-    left.set_ylabel("throughput / best on the instance")
-    left.set_title("throughput ratio")
-    left.tick_params(axis="x", rotation=30)
-    for s in order:
+    medians = [float(np.median(d)) if len(d) else float("nan") for d in data]
+    best = max((m for m in medians if m == m), default=None)
+    y = list(range(len(order)))[::-1]  # the first scheduler on top
+    shown = [(d, pos) for d, pos in zip(data, y, strict=True) if len(d)]
+    if shown:
+        boxes = left.boxplot([d for d, _ in shown], positions=[pos for _, pos in shown], orientation="horizontal",
+                             showfliers=False, patch_artist=True, widths=0.6)
+        for patch, (d, _pos) in zip(boxes["boxes"], shown, strict=True):
+            top = best is not None and float(np.median(d)) >= best - 1e-12
+            patch.set_facecolor("#1f4e79" if top else "#a9c4e0")
+    for pos, m in zip(y, medians, strict=True):
+        text = "no plan" if m != m else f"median {m:.3f}" + (" ★" if best is not None and m >= best - 1e-12 else "")
+        left.annotate(text, (1.005, pos), xycoords=("axes fraction", "data"), va="center", fontsize=7,
+                      color="#aa3377" if m != m else "#222222")
+    left.set_yticks(y, order, fontsize=8)
+    left.set_xlabel("throughput / best plan's on the same instance (1 = best)", fontsize=8)
+    left.set_title("throughput ratio per instance (★ best median)", fontsize=10)
+    left.tick_params(axis="x", labelsize=7)
+    for k, s in enumerate(order):
         t = r.loc[r["scheduler"] == s, "planning_ms"].dropna().sort_values().to_numpy()
         if len(t):
-            right.step(t, [(k + 1) / len(t) for k in range(len(t))], where="post", label=s)
+            right.step(t, np.arange(1, len(t) + 1) / len(t), where="post", label=s,
+                       color=plt.get_cmap("tab20")(k % 20))
     right.set_xscale("log")
-    right.set_xlabel("planning time (ms)")
-    right.set_ylabel("share of instances")
-    right.set_title("planning time")
-    right.legend(fontsize=8)
+    times = r["planning_ms"].dropna()
+    if len(times) and times.min() > 0:  # room left of the fastest plan: its tick label met the y axis's labels
+        right.set_xlim(left=float(times.min()) / 2)
+    right.set_xlabel("planning time (ms, log scale)", fontsize=8)
+    right.set_ylabel("share of instances planned within it", fontsize=8)
+    right.set_title("planning time", fontsize=10)
+    right.tick_params(labelsize=7)
+    right.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return fig
 
 
 def write_sweep_report(path: Path, out: Path) -> Path:
