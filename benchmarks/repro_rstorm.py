@@ -15,7 +15,7 @@
 
 Each under the papers' ideal model, under the ``storm`` engine with Storm's defaults (no flow
 control; serialization per tuple and KB) and with flow control at 30 and 10 pending tuples per
-spout task (``st/p30``, ``st/p10``; the paper does not give its setting — README, "The papers'
+spout task (``st/p30``, ``st/p10``; the paper does not give its setting — docs/papers.md, "The papers'
 Storm results"). The model scales all sources of an evaluation by
 one factor, so in §6.5 both topologies slow down together when a shared node saturates; a
 topology cannot starve alone as Processing did in the paper.

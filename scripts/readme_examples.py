@@ -1,7 +1,8 @@
-"""The README's shown outputs, checked against what the commands print, and its commands against the CLI.
+"""The shown outputs of README.md and the docs pages, checked against what the commands print, and their
+commands against the CLI.
 
-An example in README.md is an HTML comment naming a command, right before the fenced block that shows
-its output::
+Every page is checked the same way: README.md and each ``docs/*.md`` (``pages()``). An example is an HTML
+comment naming a command, right before the fenced block that shows its output::
 
     <!-- output: streamplace compare --engine ideal linear-cpu rstorm-12 -s ffd -->
     ```
@@ -11,17 +12,20 @@ its output::
 The block must equal the output line by line (trailing blanks ignored, durations such as ``ok in 0.7 ms``
 masked); a line holding only ``…`` stands for any number of output lines. Commands run in-process
 through typer's runner, in a scratch directory holding the repository's ``examples/`` (so files they
-write stay there), with ``STREAMPLACE_HOME`` empty: the spark engine uses its built-in constants, not
-this machine's calibration.
+write stay there; a fresh one per page), with ``STREAMPLACE_HOME`` empty: the spark engine uses its
+built-in constants, not this machine's calibration. An output example must not start Spark (``run``,
+``live``, ``demo``, ``profile``, ``calibrate``, ``cluster``, ``sweep``): one that names such a command is a
+problem, never run.
 
-A Python block right after ``<!-- example: python -->`` is run (all such blocks in order, in one
-namespace) and must not raise. Every other ``streamplace …`` command in the README's ``bash`` blocks is
-parsed by the CLI without running it, so an option or argument that no longer fits is caught; inline
-mentions (the CLI reference's synopses, ``[--opt X]``, and fragments in the prose) must name only options
-their command has.
+A Python block right after ``<!-- example: python -->`` is run (a page's blocks in order, in one namespace
+per page) and must not raise. Every other ``streamplace …`` command in a page's ``bash`` blocks is parsed by
+the CLI without running it, so an option or argument that no longer fits is caught; inline mentions (the
+CLI reference's synopses, ``[--opt X]``, and fragments in the prose) must name only options their command
+has; a relative link to a file (``[text](docs/cli.md#anchor)``, not an image) must name one that exists.
 
-    python scripts/readme_examples.py            # check; exit 1 naming each mismatch
-    python scripts/readme_examples.py --update   # rewrite the blocks without … from the commands
+    python scripts/readme_examples.py                      # check every page; exit 1 naming each mismatch
+    python scripts/readme_examples.py --update             # rewrite the blocks without … from the commands
+    python scripts/readme_examples.py docs/cli.md [--update]   # only these pages
 """
 
 from __future__ import annotations
@@ -43,22 +47,32 @@ from typer.testing import CliRunner
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
+DOCS = ROOT / "docs"
 EXAMPLE = re.compile(r"<!-- output: (streamplace [^>]*?) -->\n```[a-z]*\n(.*?)```", re.S)
 PYTHON = re.compile(r"<!-- example: python -->\n```python\n(.*?)```", re.S)
 #: what varies from run to run: planning and solver times
 MASKS = [(re.compile(r"\b(ok|timeout|infeasible) in [0-9.,]+ (ms|s)\b"), r"\1 in … \2"),
          (re.compile(r"in [0-9.]+ s on the"), "in … s on the")]
 ANY = "…"
-#: placeholders the README uses in commands, and what stands in for them when parsing
+#: placeholders the pages use in commands, and what stands in for them when parsing
 PLACEHOLDERS = {"TOPO": "linear", "CLUSTER": "rstorm-12", "PORT": "7077", "spark://…": "spark://127.0.0.1:7077",
                 "COMMAND": "schedulers"}
+#: commands that start Spark (or a cluster): never run for an output example
+SPARK_COMMANDS = ("run", "live", "demo", "profile", "calibrate", "cluster", "sweep")
+#: a Markdown link (not an image): its target
+LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def pages() -> list[Path]:
+    """The pages checked: README.md, then every docs/*.md page."""
+    return [README, *sorted(DOCS.glob("*.md"))]
 
 
 @dataclass(frozen=True)
 class Example:
     command: str
     shown: str  # the block's text
-    start: int  # offsets of the block's text in the README
+    start: int  # offsets of the block's text in the page
     end: int
 
 
@@ -117,7 +131,7 @@ def run(command: str) -> tuple[int, str]:
 
 
 def shown_commands(text: str) -> list[str]:
-    """Every ``streamplace …`` command line in the README's bash blocks (run as shown, or parsed)."""
+    """Every ``streamplace …`` command line in a page's bash blocks (run as shown, or parsed)."""
     found = []
     for block in re.finditer(r"```bash\n(.*?)```", text, re.S):
         for line in block.group(1).replace("\\\n", " ").splitlines():
@@ -183,8 +197,28 @@ def option_problem(mention: str) -> str | None:
     return f"{mention!r}: {path} has no {', '.join(missing)}" if missing else None
 
 
-def python_problems(text: str) -> list[str]:
-    """Run the README's marked Python examples in order, in one namespace (a later one may use an earlier one's
+def spark_problem(command: str) -> str | None:
+    """Why an output example's command may not be run (it starts Spark), or None."""
+    words = [w for w in shlex.split(command)[1:] if w not in ("-v", "-q", "--verbose", "--quiet")]
+    if words and words[0] in SPARK_COMMANDS:
+        return f"{command!r}: an output example must not start Spark ({words[0]}); show it in a bash block instead"
+    return None
+
+
+def link_problems(text: str, base: Path) -> list[str]:
+    """Relative links (not images) whose file does not exist, resolved from the page's folder ``base``."""
+    problems = []
+    for target in LINK.findall(text):
+        path = target.split("#")[0]
+        if not path or re.match(r"[a-z][a-z0-9+.-]*:", path):  # an anchor on the page, or a URL
+            continue
+        if not (base / path).exists():
+            problems.append(f"link to {target!r}: {path} does not exist")
+    return problems
+
+
+def python_problems(text: str, name: str = "README.md") -> list[str]:
+    """Run a page's marked Python examples in order, in one namespace (a later one may use an earlier one's
     names), printing to nowhere; what each raised, if anything."""
     import contextlib
     import io
@@ -195,30 +229,41 @@ def python_problems(text: str) -> list[str]:
     for k, block in enumerate(PYTHON.findall(text)):
         try:
             with contextlib.redirect_stdout(io.StringIO()):
-                exec(compile(block, f"README.md python example {k + 1}", "exec"), namespace)
+                exec(compile(block, f"{name} python example {k + 1}", "exec"), namespace)
         except Exception:  # what the example raised is the finding
             problems.append(f"python example {k + 1} raised:\n{traceback.format_exc(limit=3)}\n{block}")
     return problems
 
 
-def check(text: str) -> list[str]:
+def check(text: str, name: str = "README.md", base: Path = ROOT) -> list[str]:
+    """What is wrong with one page's text (``name`` and its folder ``base`` for the messages and its links)."""
     problems = [p for c in shown_commands(text) if (p := parse_problem(c))]
     problems += [p for m in mentions(text) if (p := option_problem(m))]
+    problems += link_problems(text, base)
     with scratch():
         for ex in examples(text):
+            if p := spark_problem(ex.command):
+                problems.append(p)
+                continue
             code, printed = run(ex.command)
             if not matches(ex.shown, printed):
-                problems.append(f"{ex.command!r} (exit {code}) printed:\n{printed}\nthe README shows:\n{ex.shown}")
-        problems += python_problems(text)
+                problems.append(f"{ex.command!r} (exit {code}) printed:\n{printed}\n{name} shows:\n{ex.shown}")
+        problems += python_problems(text, name)
     return problems
 
 
+def check_page(page: Path) -> list[str]:
+    """``check`` of one page file, each problem prefixed with the page's path."""
+    name = page.relative_to(ROOT).as_posix()
+    return [f"{name}: {p}" for p in check(page.read_text(encoding="utf-8"), name, page.parent)]
+
+
 def update(text: str) -> str:
-    """The README with every example block (without …) replaced by what its command prints now."""
+    """The page with every example block (without …) replaced by what its command prints now."""
     out, last = [], 0
     with scratch():
         for ex in examples(text):
-            if ANY in [x.strip() for x in ex.shown.splitlines()]:
+            if ANY in [x.strip() for x in ex.shown.splitlines()] or spark_problem(ex.command):
                 continue
             _, printed = run(ex.command)
             out += [text[last:ex.start], "\n".join(x.rstrip() for x in printed.rstrip("\n").splitlines()) + "\n"]
@@ -226,17 +271,31 @@ def update(text: str) -> str:
     return "".join(out) + text[last:]
 
 
-def main() -> int:
-    text = README.read_text(encoding="utf-8")
-    if "--update" in sys.argv[1:]:
-        README.write_text(update(text), encoding="utf-8")
-        text = README.read_text(encoding="utf-8")
-    problems = check(text)
+def counts(text: str) -> tuple[int, int, int, int]:
+    """Output examples, Python examples, shown commands and inline mentions of a page."""
+    return len(examples(text)), len(PYTHON.findall(text)), len(shown_commands(text)), len(mentions(text))
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    chosen = [(Path.cwd() / a).resolve() for a in args if not a.startswith("--")] or pages()
+    total, problems = [0, 0, 0, 0], []
+    for page in chosen:
+        if "--update" in args:
+            text = page.read_text(encoding="utf-8")
+            new = update(text)
+            if new != text:
+                page.write_text(new, encoding="utf-8")
+        found = check_page(page)
+        problems += found
+        n = counts(page.read_text(encoding="utf-8"))
+        total = [a + b for a, b in zip(total, n, strict=True)]
+        print(f"{page.relative_to(ROOT).as_posix()}: {n[0]} outputs, {n[1]} Python examples, {n[2]} commands, "
+              f"{n[3]} mentions; {len(found)} problem(s)")
     for p in problems:
         print(p, end="\n\n")
-    print(f"{len(examples(text))} outputs, {len(PYTHON.findall(text))} Python examples, {len(shown_commands(text))} "
-          f"commands and {len(mentions(text))} mentions checked; "
-          f"{len(problems)} problem(s)")
+    print(f"{len(chosen)} pages: {total[0]} outputs, {total[1]} Python examples, {total[2]} commands and {total[3]} "
+          f"mentions checked; {len(problems)} problem(s)")
     return 1 if problems else 0
 
 

@@ -1,8 +1,8 @@
-"""The README shows what the commands print, and only commands and options the CLI has.
+"""The README and the docs pages show what the commands print, and only commands and options the CLI has.
 
 The checks live in scripts/readme_examples.py (which also rewrites the shown outputs with --update);
-here they run as a test, and the checker itself is checked on made-up READMEs so that a pass means
-something.
+here they run as a test over README.md and every docs/*.md page, and the checker itself is checked on
+made-up pages so that a pass means something.
 """
 
 from __future__ import annotations
@@ -26,11 +26,19 @@ def _checker() -> ModuleType:
     return sys.modules[name]
 
 
-def test_readme_outputs_and_commands_are_current() -> None:
+def test_readme_and_docs_outputs_and_commands_are_current() -> None:
+    """Every page the checker covers passes it, and the pages together still hold what the README held
+    before its reference moved into docs/ (an example that moved is still checked where it now lives)."""
     rx = _checker()
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert len(rx.examples(text)) >= 5 and len(rx.shown_commands(text)) >= 15 and len(rx.PYTHON.findall(text)) >= 2
-    problems = rx.check(text)
+    pages = rx.pages()
+    assert pages[0] == ROOT / "README.md"
+    assert set(pages[1:]) == set((ROOT / "docs").glob("*.md")) and len(pages) >= 10
+    texts = [page.read_text(encoding="utf-8") for page in pages]
+    outputs, pythons, commands, mentions = (sum(n) for n in zip(*map(rx.counts, texts), strict=True))
+    assert outputs >= 7 and pythons >= 2 and commands >= 30 and mentions >= 45
+    readme = rx.counts(texts[0])
+    assert readme[0] >= 2 and readme[2] >= 5  # the front page's own worked example is checked too
+    problems = [p for page in pages for p in rx.check_page(page)]
     assert not problems, "\n\n".join(problems) + "\n\n(python scripts/readme_examples.py --update rewrites outputs)"
 
 
@@ -47,6 +55,9 @@ def test_checker_catches_stale_output_options_and_commands() -> None:
     assert rx.matches("a\n…\nd\n", "a\nb\nc\nd\n") and not rx.matches("a\nd\n", "a\nb\nd\n")
     two = "<!-- example: python -->\n```python\nx = 1\n```\n<!-- example: python -->\n```python\nassert x == {}\n```\n"
     assert rx.check(two.format(1)) == [] and "AssertionError" in rx.check(two.format(2))[0]
+    assert "must not start Spark" in rx.check("<!-- output: streamplace run linear rstorm-12 -->\n```\nx\n```\n")[0]
+    assert "no-such-page.md" in rx.check("see [the page](docs/no-such-page.md#top)")[0]
+    assert rx.check("[CLI](docs/cli.md#commands), ![picture](docs/img/none.png), [web](https://example.org)") == []
 
 
 def test_docs_build_strict(tmp_path: Path) -> None:

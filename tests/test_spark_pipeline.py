@@ -248,7 +248,7 @@ def test_demo_runs_the_best_plan_on_spark_and_reports_it(spark, tmp_path: Path) 
     from streamplace.cli import app
 
     res = CliRunner().invoke(app, ["demo", "--out", str(tmp_path), "--topo", "linear-cpu", "--cluster", "rstorm-12",
-                                   "--time-limit", "1", "--spark-seconds", "4", "--cores", "2"])
+                                   "--time-limit", "1", "--spark-seconds", "4", "--cores", "2", "--on", "local"])
     assert res.exit_code == 0, res.output
     page = (tmp_path / "report.html").read_text()
     assert "as a real pipeline on local Spark" in page and "measured (Spark)" in page

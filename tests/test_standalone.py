@@ -366,3 +366,35 @@ def test_a_placed_task_emulates_and_reports_the_node_it_runs_on(monkeypatch) -> 
     batch = pa.record_batch({"ts": pa.array([0], pa.timestamp("us")), "value": [1], "key": [1]})
     list(tasks["fast"](iter([batch]), stats, 0))  # planned on fast, ran on slow: counted on slow
     assert stats.keys == {"mid", "mid@slow"}
+
+
+@pytest.mark.slow
+def test_the_demo_enacts_the_best_plan_on_the_emulated_cluster_and_stops_it(tmp_path: Path) -> None:
+    """`make demo`'s job, short: plan hetero-3, start it here, run the best plan pinned, report, stop the cluster."""
+    import psutil
+
+    env = dict(os.environ, STREAMPLACE_HOME=str(tmp_path / "home"))
+    out = tmp_path / "demo"
+    ran = _cli("demo", "--out", str(out), "--time-limit", "1", "--spark-seconds", "6", "--json", env=env,
+               timeout=600)
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    result = json.loads(ran.stdout)
+    run = result["spark_run"]
+    assert run["on"] == "cluster" and run["page"].endswith("run-page.html"), run
+    measured = {r["quantity"]: r["measured"] for r in run["rows"]}
+    assert measured["throughput into sinks (tuples/s)"] > 0, (run, ran.stderr[-3000:])
+    report = (out / "report.html").read_text()
+    assert "plan enacted on hetero-3 (emulated on this machine)" in report and "pinned to its planned node" in report
+    assert report.count("<svg") >= 3  # every usable plan's picture
+    assert (out / "best-plan.json").is_file() and (out / "best-plan.svg").is_file()
+    page = (out / "spark-run" / "run-page.html").read_text()
+    assert '"status": "finished"' in page
+    # the cluster is gone: `down` removed its state, and no process started for it (their command lines name
+    # its state directory) runs any more
+    assert not (out / "cluster" / "state.json").exists()
+    left = []
+    for proc in psutil.process_iter(["cmdline", "status"]):
+        line = " ".join(proc.info["cmdline"] or [])
+        if str(out / "cluster") in line and proc.info["status"] != psutil.STATUS_ZOMBIE:
+            left.append(line[:200])
+    assert not left, left

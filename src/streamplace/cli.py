@@ -13,6 +13,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -39,7 +40,6 @@ app = typer.Typer(
     name="streamplace",
     help="Replica counts and placement for stream-processing topologies on heterogeneous clusters.",
     no_args_is_help=True,
-    add_completion=False,
     pretty_exceptions_enable=False,
 )
 
@@ -772,9 +772,6 @@ def run_cmd(
 
     Example: streamplace run linear-cpu rstorm-12 --plan plan.json --duration 60
     """
-    from streamplace.spark.admission import admission, admitted_plan, continuous
-    from streamplace.spark.outdir import run_dir
-    from streamplace.spark.run import prediction, run_target, run_warnings
     from streamplace.spark.standalone import state_at
 
     t, c = spark_instance(topo, cluster)
@@ -787,59 +784,14 @@ def run_cmd(
     if placement == "spark" and state is None:
         raise ModelError([Problem("--placement", "spark placement compares schedulers on a cluster of several "
                                   "nodes", "give --master the URL of a cluster `streamplace cluster up` started")])
-    workers = None
-    if state is not None:
-        from streamplace.spark.layout import check_enactable
-        from streamplace.spark.standalone import require_registered
-
-        workers = state.layout()
-        check_enactable(t, pl, workers, str(plan_file or "plan"))
-        require_registered(state, {n for per in pl.replicas.values() for n in per})
     engine_p, rest = split_engine_params(parse_params(param))
     if rest:
         raise ModelError([Problem("--param", f"run takes engine parameters only, got {next(iter(rest))!r}",
                                   "write spark.KEY=VALUE or storm.KEY=VALUE")])
-    trigger_s = parse_trigger(trigger)
-    eng = engine_settings(engine, calibration, engine_p, trigger_s=trigger_s, cluster=c)
-    target_cluster, target_plan, here = run_target(t, c, pl, state, master, cores, placement)
-    adm = admission(t, target_cluster, target_plan, eng, trigger_s, max_rate, where="--max-rate")
-    trigger_s = adm.trigger_s
-    eng = continuous(eng, trigger_s)
-    predicted = prediction(t, target_cluster, admitted_plan(t, target_plan, adm), None, eng)
-    predicted["offered_rate"] = sum(adm.offered.values())
-    for line in run_warnings(c, pl, predicted, here, None if state is not None else target_cluster):
-        warn(line)
-    if adm.overloaded:
-        warn(f"the sources offer {predicted['offered_rate']:,.1f} tuples/s; "
-             + (f"--max-rate admits {adm.max_rate:,.1f}" if adm.source == "max_rate" else
-                f"the {eng.name} model predicts {here} sustains {adm.max_rate:,.1f} at a {trigger_s:g} s trigger")
-             + f": each micro-batch admits at most {sum(r or 0 for r in adm.rows_per_trigger.values()):,} rows and "
-             f"the backlog grows by {predicted['offered_rate'] - adm.max_rate:,.1f} tuples/s (measured below)")
-    out_dir = run_dir(t, pl, sink, out_dir)
-    live_page = open_page(f"{t.name} on Spark ({master or 'local'}), {pl.scheduler} plan", warmup + duration,
-                          target_cluster, out_dir / "run-page.html", page_port, page)
-    if live_page is not None:
-        live_page.plan(predicted, plan_svg(t, c, pl, eng), None)
-        live_page.event(0.0, "start", f"{pl.scheduler} plan: " + ", ".join(f"{op} ×{n}" for op, n in
-                                                                           pl.counts().items())
-                        + f"; {warmup:g} s of warm-up, then {duration:g} s measured")
-    try:
-        result, lifted = _run_measured(t, c, pl, target_cluster, target_plan, adm, eng, state, master, cores,
-                                       out_dir, sink, workers, placement, trigger_s, warmup, duration, as_json,
-                                       live_page)
-    except BaseException:
-        if live_page is not None:
-            live_page.finish("failed")
-            live_page.close()
-        raise
-    if live_page is not None:
-        from streamplace.spark.run import comparison
-
-        written = live_page.finish("finished", [(name, fmt(pv), mfmt(mv))
-                                                for name, pv, mv in comparison(result.predicted, result.measured)])
-        live_page.close()
-        if written is not None:
-            info(f"live page written to {written}", stderr=True)
+    done = enact_run(t, c, pl, str(plan_file or "plan"), state, master, cores, placement, parse_trigger(trigger),
+                     engine_settings_for_run(engine, calibration, engine_p, c), max_rate, run_dir_for(t, pl, sink,
+                     out_dir), sink, warmup, duration, as_json, page, page_port)
+    result, adm, predicted, lifted = done.result, done.admission, done.predicted, done.lifted
     if series is not None and result.series:
         from streamplace.sim.series import write_series  # pandas: 0.35 s of every run's start otherwise
 
@@ -856,7 +808,7 @@ def run_cmd(
                   | ({"cpu_quotas": "lifted for the start, set after the first micro-batch"}
                      if lifted else {}))
     else:
-        print_run(result, t, pl, master, duration, here)
+        print_run(result, t, pl, master, duration, done.here)
         if lifted:
             out.print("  CPU quotas: lifted while the executors and the first micro-batch started, set after it "
                       "(before the measured window)", highlight=False)
@@ -874,6 +826,92 @@ def run_cmd(
         raise typer.Exit(1)
 
 
+
+
+@dataclass(frozen=True)
+class RunDone:
+    """What `run` (and the demo's run) measured and predicted, and where its live page was written."""
+
+    result: Any  # spark.run.RunResult
+    admission: Any  # spark.admission.Admission
+    predicted: dict[str, Any]
+    here: str  # where the prediction is for, in words
+    lifted: bool  # CPU quotas were lifted for the start
+    page: Path | None
+
+
+def engine_settings_for_run(engine: str, calibration: Path | None, params: dict[str, str],
+                            c: Cluster) -> Callable[[float | None], EngineSettings]:
+    """The engine settings of a run, once its trigger is known (auto: chosen from the model)."""
+    return lambda trigger_s: engine_settings(engine, calibration, params, trigger_s=trigger_s, cluster=c)
+
+
+def run_dir_for(t: Topology, pl: Plan, sink: str, out_dir: Path | None) -> Path:
+    from streamplace.spark.outdir import run_dir
+
+    return run_dir(t, pl, sink, out_dir)
+
+
+def enact_run(t: Topology, c: Cluster, pl: Plan, plan_label: str, state: Any, master: str | None,
+              cores: int | None, placement: str, trigger_s: float | None,
+              engine: Callable[[float | None], EngineSettings], max_rate: float | None, out_dir: Path, sink: str,
+              warmup: float, duration: float, as_json: bool, page: bool, page_port: int,
+              settle_rows: int | None = None, settle_max_s: float = 0.0) -> RunDone:
+    """Run ``pl``'s pipeline on Spark (local, or pinned on the standalone cluster of ``state``) for ``duration``
+    after ``warmup``: the sources bounded to what the model says it sustains (or ``max_rate``), warnings said
+    before it starts, the live page served while it runs; the warm-up prolonged while the sources' backlog holds
+    more than ``settle_rows`` rows, for at most ``settle_max_s`` (spark/run.run_pipeline)."""
+    from streamplace.spark.admission import admission, admitted_plan, continuous
+    from streamplace.spark.run import prediction, run_target, run_warnings
+
+    workers = None
+    if state is not None:
+        from streamplace.spark.layout import check_enactable
+        from streamplace.spark.standalone import require_registered
+
+        workers = state.layout()
+        check_enactable(t, pl, workers, plan_label)
+        require_registered(state, {n for per in pl.replicas.values() for n in per})
+    eng = engine(trigger_s)
+    target_cluster, target_plan, here = run_target(t, c, pl, state, master, cores, placement)
+    adm = admission(t, target_cluster, target_plan, eng, trigger_s, max_rate, where="--max-rate")
+    trigger_s = adm.trigger_s
+    eng = continuous(eng, trigger_s)
+    predicted = prediction(t, target_cluster, admitted_plan(t, target_plan, adm), None, eng)
+    predicted["offered_rate"] = sum(adm.offered.values())
+    for line in run_warnings(c, pl, predicted, here, None if state is not None else target_cluster):
+        warn(line)
+    if adm.overloaded:
+        warn(f"the sources offer {predicted['offered_rate']:,.1f} tuples/s; "
+             + (f"--max-rate admits {adm.max_rate:,.1f}" if adm.source == "max_rate" else
+                f"the {eng.name} model predicts {here} sustains {adm.max_rate:,.1f} at a {trigger_s:g} s trigger")
+             + f": each micro-batch admits at most {sum(r or 0 for r in adm.rows_per_trigger.values()):,} rows and "
+             f"the backlog grows by {predicted['offered_rate'] - adm.max_rate:,.1f} tuples/s (measured below)")
+    live_page = open_page(f"{t.name} on Spark ({master or 'local'}), {pl.scheduler} plan", warmup + duration,
+                          target_cluster, out_dir / "run-page.html", page_port, page)
+    if live_page is not None:
+        live_page.plan(predicted, plan_svg(t, c, pl, eng), None)
+        live_page.event(0.0, "start", f"{pl.scheduler} plan: " + ", ".join(f"{op} ×{n}" for op, n in
+                                                                           pl.counts().items())
+                        + f"; {warmup:g} s of warm-up, then {duration:g} s measured")
+    try:
+        result, lifted = _run_measured(t, c, pl, target_cluster, target_plan, adm, eng, state, master, cores,
+                                       out_dir, sink, workers, placement, trigger_s, warmup, duration, as_json,
+                                       live_page, settle_rows, settle_max_s)
+    except BaseException:
+        if live_page is not None:
+            live_page.finish("failed")
+            live_page.close()
+        raise
+    if live_page is not None:
+        from streamplace.spark.run import comparison
+
+        written = live_page.finish("finished", [(name, mfmt(pv), mfmt(mv))
+                                                for name, pv, mv in comparison(result.predicted, result.measured)])
+        live_page.close()
+        if written is not None:
+            info(f"live page written to {written}", stderr=True)
+    return RunDone(result, adm, predicted, here, lifted, None if live_page is None else written)
 
 
 def open_page(title: str, duration_s: float, target: Cluster, path: Path, port: int, enabled: bool) -> Any:
@@ -903,7 +941,7 @@ def plan_svg(t: Topology, c: Cluster, plan: Plan, eng: EngineSettings) -> str:
 def _run_measured(t: Topology, c: Cluster, pl: Plan, target_cluster: Cluster, target_plan: Plan, adm: Any,
                   eng: EngineSettings, state: Any, master: str | None, cores: int | None, out_dir: Path, sink: str,
                   workers: Any, placement: str, trigger_s: float, warmup: float, duration: float, as_json: bool,
-                  live_page: Any) -> tuple[Any, bool]:
+                  live_page: Any, settle_rows: int | None = None, settle_max_s: float = 0.0) -> tuple[Any, bool]:
     """`run`'s Spark part: the session, the pipeline measured for ``duration`` after ``warmup`` (the live page
     fed as micro-batches end); whether CPU quotas were lifted for the start."""
     from streamplace.spark.admission import admitted_plan
@@ -940,7 +978,8 @@ def _run_measured(t: Topology, c: Cluster, pl: Plan, target_cluster: Cluster, ta
                               watch=None if live_page is None else run_feed(live_page, t, started),
                               after_warmup=None if live_page is None else lambda: live_page.event(
                                   time.perf_counter() - started, "window", "warm-up over: the measured window "
-                                  "opens as the next micro-batch ends"))
+                                  "opens as the next micro-batch ends"),
+                              settle_rows=settle_rows, settle_max_s=settle_max_s)
     result.measured["session_start_s"] = session_start_s
     result.measured.update(launch_figures(result.measured, session_began_at))
     return result, boost is not None
@@ -1679,28 +1718,34 @@ def simulate_cmd(
 @friendly
 def demo(
     out_dir: Annotated[Path, typer.Option("--out", help="directory for the report")] = Path("demo-report"),
-    topo: Annotated[str, typer.Option(help="topology (built-in name or spec)")] = "diamond-cpu",
-    cluster: Annotated[str, typer.Option(help="cluster (built-in name or spec)")] = "hetero-12",
+    topo: Annotated[str, typer.Option(help="topology (built-in name or spec)")] = "linear-cpu",
+    cluster: Annotated[str, typer.Option(help="cluster (built-in name or spec)")] = "hetero-3",
     time_limit: Annotated[float, typer.Option("--time-limit", help="seconds per scheduler")] = 10.0,
     spark_seconds: Annotated[float, typer.Option("--spark-seconds", min=0, help="seconds the chosen plan's "
-                                                 "pipeline is measured on local Spark (0: skip)")] = 20.0,
-    cores: Annotated[int | None, typer.Option("--cores", help="local[N] for the Spark run (default: all)")] = None,
+                                                 "pipeline is measured on Spark (0: skip)")] = 30.0,
+    on: Annotated[str, typer.Option("--on", help="cluster: start the cluster on this machine (`cluster up`, a "
+                                    "CPU quota per node where cgroups allow) and run the plan with every replica "
+                                    "on its node, then stop it; local: the plan's replica counts on local Spark")]
+    = "cluster",
+    cores: Annotated[int | None, typer.Option("--cores", help="local[N] for --on local (default: all)")] = None,
     engine: EngineOpt = "spark",
     calibration: CalibrationOpt = None,
+    page_port: PagePortOpt = 0,
     as_json: JsonOpt = False,
 ) -> None:
-    """The main job on the embedded default: compare every scheduler, then run the best plan on local Spark.
+    """The product's job on a built-in instance: compare every scheduler, then enact the best plan on the cluster.
 
-    Plans a built-in heterogeneous instance with every scheduler, runs the plan with the highest predicted
-    throughput as a real pipeline on local Spark, and writes an HTML report (tables, plot, predicted vs
-    measured). Example: streamplace demo --out demo-report
+    Plans a heterogeneous cluster with every scheduler and draws each plan; starts that cluster on this machine
+    (one Spark worker per node, CPU quotas where cgroups allow), runs the plan with the highest predicted
+    throughput with every replica on its planned node (its live page's URL printed), prints measured beside
+    predicted, stops the cluster, and writes an HTML report. Example: streamplace demo --out demo-report
     """
-    import os
-
     from streamplace import demo as demo_lib
     from streamplace.report.html import write_report
     from streamplace.report.plots import plot_comparison
 
+    if on not in ("cluster", "local"):
+        raise ModelError([Problem("--on", f"unknown target {on!r}", "use cluster or local")])
     t, c, p = load_instance(topo, cluster, None)
     eng = engine_settings(engine, calibration, cluster=c)
     with progress_bar("{task.description}", "{task.completed}/{task.total}", disable=as_json) as progress:
@@ -1711,23 +1756,91 @@ def demo(
     if not as_json:
         print_comparison(rows, title)
     png = plot_comparison(rows, out_dir / "compare.png", title)
+    pictures = placement_pictures(t, c, p, eng, rows)
     best = demo_lib.best_row(rows)
-    run = None
+    if best is not None and best.plan is not None:
+        write_whole(out_dir / "best-plan.json", best.plan.to_json() + "\n")
+        draw_picture(t, c, best.plan, evaluate(t, c, best.plan, p, engine=eng), out_dir / "best-plan.svg",
+                     quiet=as_json)
+    sections, spark_json = [], None
     if spark_seconds > 0 and best is not None and best.plan is not None:
-        run = _demo_spark_run(t, best.plan, cores or os.cpu_count() or 2, spark_seconds, out_dir / "spark-run",
-                              engine_settings("spark", calibration), as_json)
+        if on == "local":
+            import os
+
+            run = _demo_spark_run(t, best.plan, cores or os.cpu_count() or 2, spark_seconds, out_dir / "spark-run",
+                                  engine_settings("spark", calibration), as_json)
+            sections.append(run.section)
+            spark_json = {"on": "local", "rows": [dict(zip(("quantity", "predicted", "measured", "ratio"), r,
+                                                           strict=True)) for r in run.rows],
+                          "agrees": run.agrees, "verdict": run.verdict}
+        else:
+            section, spark_json = _demo_on_cluster(t, c, best.plan, spark_seconds, out_dir, calibration, page_port,
+                                                   as_json)
+            sections.append(section)
     report = write_report(rows, png, out_dir / "report.html", f"streamplace demo: {title}",
-                          demo_lib.instance_notes(t, c), (run.section,) if run is not None else (),
-                          legend=comparison_legend(rows), pictures=placement_pictures(t, c, p, eng, rows))
+                          demo_lib.instance_notes(t, c), sections, legend=comparison_legend(rows), pictures=pictures)
     if as_json:
         emit_json(_clean({"report": str(report), "plot": str(png), "topology": t.name, "cluster": c.name,
-                          "engine": eng.name, "run": best.scheduler if run is not None and best is not None else None,
-                          "spark_run": None if run is None else
-                          {"rows": [dict(zip(("quantity", "predicted", "measured", "ratio"), r, strict=True))
-                                    for r in run.rows], "agrees": run.agrees, "verdict": run.verdict},
-                          "rows": [r.as_dict() for r in rows]}))
+                          "engine": eng.name, "run": best.scheduler if spark_json is not None and best else None,
+                          "spark_run": spark_json, "rows": [r.as_dict() for r in rows]}))
         return
     info(f"report written to {report}")
+
+
+def _demo_on_cluster(t: Topology, c: Cluster, plan: Plan, seconds: float, out_dir: Path, calibration: Path | None,
+                     page_port: int, as_json: bool) -> tuple[Any, dict[str, Any]]:
+    """The demo's run of ``plan`` on ``c`` emulated here: `cluster up` (state under ``out_dir``), the run pinned
+    as planned with its live page, `cluster down` whatever happens. Prints the run's table."""
+    import shutil
+
+    from streamplace import demo as demo_lib
+    from streamplace.spark.standalone import down, up
+
+    state_dir = out_dir / "cluster"
+    run_out = out_dir / "spark-run"
+    shutil.rmtree(run_out, ignore_errors=True)  # this run, not a resumed one
+    with progress_bar("{task.description}", "", disable=as_json or not err.is_terminal) as bar:
+        bar.add_task(f"starting {c.name} on this machine: a Spark master and {len(c.nodes)} workers", total=None)
+        try:
+            state = up(c, state_dir, jvm_archives=False)
+        except BaseException:
+            if (state_dir / "state.json").exists():
+                down(state_dir)
+            raise
+    try:
+        if state.cpu_scale:
+            quotas = (f"each under a CPU quota of its share of {state.cpu_budget_cores:g} real cores (×"
+                      f"{state.cpu_scale:.3g} of its spec's cores: " + ", ".join(
+                          f"{w.node} {w.cpu_quota_cores:.2f}" for w in state.workers) + ")")
+            info(f"cluster {c.name} up at {state.master_url}: {quotas}", stderr=True)
+        else:
+            quotas = "the nodes sharing this machine's cores without quotas"
+            warn(f"{state.cpu_quota_note or 'no CPU quotas'}: the nodes share this machine's cores without quotas, "
+                 f"so the prediction, made for {c.name}'s own cores, will read higher than the run")
+        eng = engine_settings("spark", calibration, cluster=c)
+        run_plan, factor = demo_lib.emulated_run_plan(t, c, plan, state.cpu_scale, eng)
+        info(f"running the {plan.scheduler} plan with every replica on its node, sources at {100 * factor:.3g} % of "
+             f"the spec's rates ({demo_lib.EMULATED_LOAD:.0%} of what the model predicts the plan sustains here)",
+             stderr=True)
+        done = enact_run(t, c, run_plan, f"{plan.scheduler} plan", state, state.master_url, None, "plan", None,
+                         engine_settings_for_run("spark", calibration, {}, c), None, run_out, "noop",
+                         demo_lib.WARMUP_S, seconds, as_json, True, page_port,
+                         settle_rows=demo_lib.SETTLED_ROWS, settle_max_s=demo_lib.SETTLE_MAX_S)
+    finally:
+        stopped = down(state_dir)
+        if not as_json:
+            info(f"cluster {c.name} stopped ({len(stopped)} processes and groups)", stderr=True)
+    if not as_json:
+        print_run(done.result, t, run_plan, state.master_url, seconds, done.here)
+    section, text, agrees = demo_lib.cluster_section(t, c, plan, done, factor, quotas, done.page)
+    if not as_json:
+        info(text)
+    from streamplace.spark.run import comparison
+
+    return section, {"on": "cluster", "agrees": agrees, "verdict": text, "page": str(done.page),
+                     "source_rate_share": factor, "cpu_scale": state.cpu_scale,
+                     "rows": [{"quantity": n, "predicted": pv, "measured": mv}
+                              for n, pv, mv in comparison(done.result.predicted, done.result.measured)]}
 
 
 def _demo_spark_run(t: Topology, plan: Plan, cores: int, seconds: float, out_dir: Path, engine: EngineSettings,

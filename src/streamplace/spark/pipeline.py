@@ -1,6 +1,6 @@
 """Turn a topology and a plan into a Structured Streaming query (one micro-batch DAG per trigger).
 
-How operators map to Spark (see the README, "The pipeline on Spark"):
+How operators map to Spark (see docs/spark.md, "The pipeline on Spark"):
 
 * Sources are Spark ``rate`` sources, one per source operator, with the plan's
   parallelism as partitions and the plan's source rate (else the operator's) as

@@ -93,7 +93,8 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
                  engine: EngineSettings | None = None,
                  after_first_batch: Callable[[], None] | None = None,
                  after_warmup: Callable[[], None] | None = None, predict_for: Plan | None = None,
-                 watch: Callable[[Pipeline, list[Any]], None] | None = None) -> RunResult:
+                 watch: Callable[[Pipeline, list[Any]], None] | None = None, settle_rows: int | None = None,
+                 settle_max_s: float = 0.0) -> RunResult:
     """Start the pipeline, wait ``warmup_s``, measure for ``duration_s`` (from the end of a batch to the end of one;
     ``RunResult.duration_s`` is the window measured), stop; predicted comes from ``engine``'s
     model of ``cluster`` (give the machine it really runs on: ``machine(cores)`` and ``on_one_node(plan)`` for a
@@ -104,7 +105,10 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
     ``predict_for``: the plan the prediction is made for (default ``plan``; bounded sources: the plan at the rates
     they admit, admission.admitted_plan), with ``offered_rate`` the rates ``plan``'s sources offer. ``watch`` is
     called with the pipeline and the progress reports so far each time the wait looks at the clock (every 0.5 s):
-    the live page's feed (spark/watch.py), which must only read what the driver holds."""
+    the live page's feed (spark/watch.py), which must only read what the driver holds. ``settle_rows``: after
+    ``warmup_s``, the warm-up goes on while the bounded sources' backlog (the last progress report's) holds more
+    rows than this, for at most ``settle_max_s`` more — so the window measures the plan, not the catch-up on
+    what arrived while executors and the first batches started; ``measured["warmup_s"]`` is the warm-up run."""
     listener = ProgressListener()
     spark.streams.addListener(listener)
     pipeline = Pipeline(spark, topology, plan, cfg)
@@ -147,6 +151,9 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
 
     try:
         _sleep(warmup_s, started, progress, tick)
+        if settle_rows is not None:
+            _settle(listener, settle_rows, warmup_s + settle_max_s, started, look)
+        warmed_at = time.perf_counter() - started
         release()
         warmed()
         _batch_end(listener, longest_wait_s)
@@ -175,6 +182,7 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
     trigger = cfg.trigger_s if cfg is not None else 1.0
     measured, operators = measure(before, after, topology, window_span(in_window, trigger))
     measured["source_lead_s"] = pipeline.source_lead_s()  # the phase the rate sources ran with (spark/phase.py)
+    measured["warmup_s"] = warmed_at
     measured["window_batches"] = window
     if pipeline.placed:
         measured["executor_start_s"] = pipeline.executor_start_s
@@ -400,6 +408,20 @@ def _batch_end(listener: ProgressListener, longest_s: float) -> None:
     deadline = time.perf_counter() + longest_s
     while len(listener.batches) == seen and time.perf_counter() < deadline:
         time.sleep(0.02)
+
+
+def _settle(listener: ProgressListener, rows: int, until_s: float, started: float,
+            look: Callable[[float], None]) -> None:
+    """Wait, at most until ``until_s`` after ``started``, for a progress report whose bounded sources' backlog is
+    at most ``rows``."""
+    def backlog() -> float:
+        last = listener.batches[-1] if listener.batches else None
+        said = [x for x in (last.backlog if last is not None else []) if x is not None]
+        return float(sum(said)) if said else float("inf") if last is None else 0.0
+
+    while backlog() > rows and (elapsed := time.perf_counter() - started) < until_s:
+        time.sleep(min(0.5, until_s - elapsed))
+        look(time.perf_counter() - started)
 
 
 def _sleep(until_s: float, started: float, progress: Callable[[float], None] | None,

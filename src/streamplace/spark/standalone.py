@@ -7,7 +7,7 @@ the per-worker properties files, the discovery scripts, logs and ``state.json``.
 ``down`` stops exactly those processes. The same properties files and scripts
 work on a real multi-machine cluster: copy a worker's file to its machine and
 start ``spark-class org.apache.spark.deploy.worker.Worker spark://MASTER:PORT
---properties-file FILE`` there (see the README).
+--properties-file FILE`` there (see docs/spark.md).
 
 Security: a standalone master runs code from whoever reaches it, so the cluster
 binds to 127.0.0.1 by default and every daemon and application must present a

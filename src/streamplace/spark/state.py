@@ -9,7 +9,7 @@ checkpoint, on a file system every worker reaches (local disk on one machine).
 
 Key grouping sends a key to partition hash(key) mod n, so the state of a
 partition belongs to its keys; changing an operator's parallelism re-hashes the
-keys, and its state then restarts empty (said in the README).
+keys, and its state then restarts empty (said in docs/spark.md).
 """
 
 from __future__ import annotations

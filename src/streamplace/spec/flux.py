@@ -133,7 +133,7 @@ def flux_to_topology_doc(doc: dict[str, Any], source: str = "<flux>",
     from streamplace.spec.loader import validate_document
     from streamplace.spec.schema import FluxSpec
 
-    validate_document(FluxSpec, doc, source, "see `streamplace import-flux` in README.md and Storm's Flux reference")
+    validate_document(FluxSpec, doc, source, "see `streamplace import-flux` in docs/cli.md and Storm's Flux reference")
     problems: list[Problem] = []
     operators: list[dict[str, Any]] = []
     for section, kind in (("spouts", "source"), ("bolts", None)):

@@ -180,7 +180,7 @@ _FIXES = {
     "dict_type": "give a mapping",
     "literal_error": "use one of the listed values",
     "model_type": "give a mapping with the documented fields",
-    "less_than_equal": "give a value within the bound (README: the specs' bounds)",
+    "less_than_equal": "give a value within the bound (docs/specs.md: the specs' bounds)",
     "greater_than_equal": "give a value within the bound",
     "greater_than": "give a value above the bound",
     "finite_number": "give a finite number (not NaN or infinity)",
@@ -214,7 +214,7 @@ def _model_at(schema: type[BaseModel], loc: tuple[Any, ...]) -> type[BaseModel] 
 
 
 def validate_document(schema: type[BaseModel], doc: Any, source: str,
-                      fallback_fix: str = "see the spec reference in README.md") -> Any:
+                      fallback_fix: str = "see the spec reference in docs/specs.md") -> Any:
     """``doc`` validated by ``schema`` (pydantic), or a SpecError naming ``source`` and every wrong field by its
     path in the document (``operators[2].cost_ms``) with a fix — pydantic's own report is never shown. The one
     entry point of every file format: specs, profiles, plans, calibration and Flux files."""

@@ -23,7 +23,7 @@ assumes. Two things it adds, both of which the papers' results depend on:
 Defaults: Storm's ``defaults.yaml`` has ``topology.max.spout.pending: null`` —
 no flow control — and acking on (one acker per worker). Storm documents no CPU
 cost of serialization; the defaults here (4 µs + 2 µs per KB each way) are our
-assumption, stated in the README, and are parameters (``-p storm.ser_us=…``).
+assumption, stated in docs/models.md, and are parameters (``-p storm.ser_us=…``).
 """
 
 from __future__ import annotations
