@@ -17,6 +17,7 @@ from streamplace.spark.policies import (
     LatencyAwarePolicy,
     Observation,
     SOdrpPolicy,
+    drift_reason,
     make_policy,
     measured_input_rates,
     operator_backlog,
@@ -66,6 +67,7 @@ def test_threshold_adds_replicas_where_the_queue_grows_and_sheds_them_when_idle(
     plan = pol.initial(CLUSTER)
     up = pol.decide(observe(topo, 10, 250, 4.0, lag_s=5.0), plan, CLUSTER)
     assert up is not None and up.parallelism("a") == 3  # backlog 2000 > 250: two more
+    assert pol.reason.startswith("a: 2,000 queued")  # the live page and `live` say why it re-planned
     assert up.parallelism("src") == 1 and up.parallelism("out") == 1
     assert all(c <= SLOTS[n] for per in up.replicas.values() for n, c in per.items())
     down = pol.decide(observe(topo, 20, 400, 4.0, lag_s=0.0), up, CLUSTER)  # caught up: below one item
@@ -91,6 +93,7 @@ def test_btu_controller_scales_up_on_a_growing_duration() -> None:
     new = pol.decide(observe(topo, 10, 250, 4.0, lag_s=2.0), plan, CLUSTER)
     assert new is not None and new.parallelism("a") > 1
     assert pol.durations["a"][-1] == pytest.approx(4.0 + 1000 * 800 / 250)  # service + wait behind the backlog
+    assert "last duration 3,204 ms against an SLO of 4 ms" in pol.reason
 
 
 def test_s_odrp_deploys_without_rates_then_replans_with_measured_ones() -> None:
@@ -103,6 +106,8 @@ def test_s_odrp_deploys_without_rates_then_replans_with_measured_ones() -> None:
     assert pol.used_rates is not None and pol.used_rates["a"] == pytest.approx(400.0)  # scaled to the offered load
     assert second is None or second.ok
     assert pol.decide(observe(topo, 20, 390, 4.0), second or first, CLUSTER) is None  # within the drift: kept
+    assert drift_reason({"a": 100.0, "b": 50.0}, {"a": 140.0, "b": 51.0}, 0.25) == \
+        "input rates moved more than 25% (a 100.0→140.0 t/s)"
 
 
 def test_measured_rates_scale_by_the_sources_lag() -> None:

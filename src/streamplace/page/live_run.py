@@ -59,7 +59,7 @@ class RunPage:
         self.series.status = status
         self.series.summary = list(summary or [])
         self._publish()
-        written: Path | None = self.path
+        tmp: str | None = None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=".page-", suffix=".html", dir=self.path.parent)
@@ -68,8 +68,10 @@ class RunPage:
             os.chmod(tmp, 0o644)
             os.replace(tmp, self.path)
         except OSError:
-            written = None
-        return written
+            if tmp is not None:
+                Path(tmp).unlink(missing_ok=True)
+            return None
+        return self.path
 
     def close(self) -> None:
         if self.server is not None:

@@ -158,7 +158,9 @@ class LiveRun:
                         replaced_locally = True
                     if new is not None:
                         new = new.evolve(source_rates=dict(self.plan.source_rates))
-                        event = LiveEvent(now, "replan", placed(new.replicas), _describe(self.plan, new))
+                        why = getattr(self.policy, "reason", "")
+                        event = LiveEvent(now, "replan", placed(new.replicas), _describe(self.plan, new)
+                                          + (f" — {why}" if why else ""))
                         self._enact(new, result, event, time.perf_counter())
                         before = Snapshot.take(self.pipeline.stats)
                         if progress:

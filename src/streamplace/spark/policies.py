@@ -71,6 +71,8 @@ class Observation:
 
 class Policy(Protocol):
     name: str
+    #: why the last decide() returned a new plan, in words ("" where the policy does not say)
+    reason: str
 
     def initial(self, cluster: Cluster) -> Plan:
         """The first plan (the pipeline starts with it)."""
@@ -202,6 +204,7 @@ class ControllerPolicy:
     unloaded: dict[str, float] = field(default_factory=dict)
     scalings: dict[str, int] = field(default_factory=dict)
     leased: dict[str, float] = field(default_factory=dict)
+    reason: str = ""
 
     def __post_init__(self) -> None:
         self.name = self.controller.name
@@ -226,6 +229,14 @@ class ControllerPolicy:
             self.scalings[op] = self.scalings.get(op, 0) + n
         if replicas == placed(plan.replicas):
             return None
+        before, after = plan.counts(), {op: sum(per.values()) for op, per in replicas.items()}
+        why = []
+        for op in after:
+            if after[op] != before.get(op, 0) and op in view.operators:
+                o = view.operators[op]
+                why.append(f"{op}: {o.queue:,.0f} queued, last duration {o.durations_ms[-1]:,.0f} ms against an SLO "
+                           f"of {o.expected_ms:,.0f} ms" if o.durations_ms else f"{op}: {o.queue:,.0f} queued")
+        self.reason = "; ".join(why) or "the controller moved replicas between nodes"
         return Plan(self.name, self.topology.name, cluster.name, replicas,
                     source_rates=dict(plan.source_rates), params={"interval_at_s": obs.at_s})
 
@@ -268,6 +279,7 @@ class SOdrpPolicy:
     drift: float = 0.25  # re-plan when an operator's measured rate moved by more than this share
     name: str = "s-odrp"
     used_rates: dict[str, float] | None = None
+    reason: str = ""
 
     def initial(self, cluster: Cluster) -> Plan:
         return self._enactable(s_odrp(self.topology, cluster, self.scheduler), cluster)
@@ -276,9 +288,13 @@ class SOdrpPolicy:
         rates = measured_input_rates(self.topology, obs)
         if self.used_rates is not None and not drifted(self.used_rates, rates, self.drift):
             return None
+        why = drift_reason(self.used_rates, rates, self.drift)
         self.used_rates = rates
         new = self._enactable(s_odrp(self.topology, cluster, self.scheduler, rates), cluster)
-        return None if placed(new.replicas) == placed(plan.replicas) else new
+        if placed(new.replicas) == placed(plan.replicas):
+            return None
+        self.reason = f"{why}: ODRP re-solved at the measured rates"
+        return new
 
     def _enactable(self, plan: Plan, cluster: Cluster) -> Plan:
         if not plan.ok:
@@ -307,6 +323,18 @@ def drifted(old: dict[str, float], new: dict[str, float], share: float) -> bool:
     return any(abs(new.get(k, 0.0) - v) > share * max(v, 1e-9) for k, v in old.items())
 
 
+def drift_reason(old: dict[str, float] | None, new: dict[str, float], share: float, most: int = 3) -> str:
+    """In words, the operators whose measured input rate moved by more than ``share`` (the largest moves first)."""
+    if old is None:
+        return "the first measured rates"
+    moved = sorted(((abs(new.get(k, 0.0) - v) / max(v, 1e-9), k, v) for k, v in old.items()
+                    if abs(new.get(k, 0.0) - v) > share * max(v, 1e-9)), reverse=True)
+    if not moved:
+        return "the measured rates"
+    shown = ", ".join(f"{k} {v:,.1f}→{new.get(k, 0.0):,.1f} t/s" for _, k, v in moved[:most])
+    return f"input rates moved more than {share:.0%} ({shown}{', …' if len(moved) > most else ''})"
+
+
 def placed(replicas: Any) -> dict[str, dict[str, int]]:
     """A plan's replicas as plain, mutable dicts without zero counts (what comparing and editing plans needs)."""
     return {op: {n: int(c) for n, c in per.items() if c > 0} for op, per in replicas.items()}
@@ -318,6 +346,7 @@ class HoldPolicy:
 
     initial_plan: Plan
     name: str = "hold"
+    reason: str = ""
 
     def initial(self, cluster: Cluster) -> Plan:
         return self.initial_plan
@@ -341,6 +370,7 @@ class LatencyAwarePolicy:
     used_rates: dict[str, float] | None = None
     used_nodes: tuple[str, ...] | None = None
     replans: int = 0  # re-plans made (whether or not they were switched to)
+    reason: str = ""
 
     def initial(self, cluster: Cluster) -> Plan:
         self.used_nodes = tuple(n.id for n in cluster.nodes)
@@ -354,6 +384,8 @@ class LatencyAwarePolicy:
         if self.used_rates is not None and not drifted(self.used_rates, rates, self.drift) \
                 and nodes == self.used_nodes:
             return None
+        why = drift_reason(self.used_rates, rates, self.drift) if nodes == self.used_nodes else \
+            f"the cluster's nodes changed ({len(self.used_nodes or ())} → {len(nodes)})"
         self.used_rates, self.used_nodes = rates, nodes
         now = Topology(self.topology.name, tuple(
             dataclasses.replace(op, rate=obs.source_rates.get(op.id, op.rate)) if op.is_source else op
@@ -368,6 +400,8 @@ class LatencyAwarePolicy:
             after = evaluate(now, cluster, new).score
             if (after.violations, after.score) >= (before.violations, before.score - 1e-12):
                 return None
+            why += f"; Eq. 1 score {before.score:.4g} → {after.score:.4g}"
+        self.reason = why
         return new.evolve(scheduler=self.name, params={**new.params, "interval_at_s": obs.at_s})
 
 
