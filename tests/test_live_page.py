@@ -38,6 +38,9 @@ def test_a_point_is_the_rates_and_means_since_the_previous_batch() -> None:
     assert s.add(_reading(6.0, 0, 10, query=1)) is None
     assert s.add(_reading(7.0, 1, 60, query=1))["throughput"] == pytest.approx(50.0)
     assert s.state()["status"] == "running" and len(s.state()["points"]) == 3
+    # batches 0–3 of the first query and 0–1 of the second ended while the page watched (ids resume from a
+    # checkpoint, so the page counts batches, not ids)
+    assert s.state()["batches_done"] == 6
 
 
 def test_the_points_kept_are_bounded() -> None:
@@ -120,7 +123,7 @@ def test_the_live_feed_logs_each_enactment_once_and_redraws_the_picture(tmp_path
 
     plans = ["first"]
     feed = LiveFeed(page, topo, 0.0, lambda: plans[-1], describe)
-    pipe = SimpleNamespace(batch_done_id=-1, batch_stats={}, batch_done_at=0.0)
+    pipe = SimpleNamespace(batch_done=(-1, 0.0, {}))
     start = SimpleNamespace(at_s=0.0, kind="start", detail="threshold: first plan")
     result = SimpleNamespace(events=[start])
     feed(pipe, 1, result)
@@ -131,9 +134,45 @@ def test_the_live_feed_logs_each_enactment_once_and_redraws_the_picture(tmp_path
     plans.append("second")
     feed.decision(20.0, "k 1→2")  # the loop says the re-plan's detail too: logged once, as the re-plan
     row = [0.0] * N_STATS
-    pipe.batch_done_id, pipe.batch_stats, pipe.batch_done_at = 0, {"k": row}, 21.0
+    pipe.batch_done = (0, 21.0, {"k": row})
     feed(pipe, 2, result)
     kinds = [(e["kind"], e["detail"]) for e in page.series.events]
     assert kinds == [("start", "threshold: first plan"), ("decision", "kept the plan"), ("replan", "k 1→2")]
     assert drawn == ["first", "second"] and page.svg == "<svg>second</svg>"
     assert page.series.picture_version == 2
+
+
+def test_a_watching_browser_gets_the_final_state_before_the_server_stops() -> None:
+    import threading
+    import time
+
+    server = PageServer("a run", 0)
+    _get(server.url + "state.json")  # a browser is watching
+    server.publish({"status": "finished", "points": []})
+    seen: dict = {}
+
+    def browser() -> None:
+        time.sleep(0.3)
+        seen["state"] = json.loads(_get(server.url + "state.json")[1])
+
+    t = threading.Thread(target=browser)
+    t.start()
+    server.close(linger_s=30)  # returns once the watching browser has fetched the final state
+    t.join(timeout=30)
+    assert seen["state"]["status"] == "finished"
+
+
+def test_a_feed_that_fails_is_said_once_and_stops() -> None:
+    from streamplace.spark.watch import guarded
+
+    said: list[str] = []
+    calls: list[int] = []
+
+    def feed(x: int) -> None:
+        calls.append(x)
+        raise ValueError("boom")
+
+    safe = guarded(feed, said.append)
+    safe(1)
+    safe(2)
+    assert calls == [1] and len(said) == 1 and "ValueError: boom" in said[0]

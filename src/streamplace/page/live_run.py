@@ -32,6 +32,7 @@ class RunPage:
 
     @property
     def url(self) -> str | None:
+        """Where the page is served (None: not served)."""
         return self.server.url if self.server is not None else None
 
     def plan(self, predicted: dict[str, Any], svg: str | None, capacity_cores: dict[str, float] | None = None) -> None:
@@ -50,16 +51,18 @@ class RunPage:
             self._publish()
 
     def event(self, at_s: float, kind: str, detail: str) -> None:
+        """Log ``detail`` at ``at_s`` (kind: start, window, replan, node-lost, fault, decision) and publish."""
         self.series.event(at_s, kind, detail)
         self._publish()
 
     def finish(self, status: str, summary: list[tuple[str, str, str]] | None = None) -> Path | None:
-        """End the page: the last state published, the page written whole to ``path`` (None where it could not
-        be: the run's figures are not lost for it), the server stopped."""
+        """End the page: the page written whole to ``path`` with its last state (None where it could not be: the
+        run's figures are not lost for it), and that state published; ``close`` stops the server."""
         self.series.status = status
         self.series.summary = list(summary or [])
-        self._publish()
+        self.series.written_to = str(self.path)
         tmp: str | None = None
+        written: Path | None = self.path
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=".page-", suffix=".html", dir=self.path.parent)
@@ -67,13 +70,17 @@ class RunPage:
                 f.write(static_page(self.series.state(), self.svg))
             os.chmod(tmp, 0o644)
             os.replace(tmp, self.path)
+            tmp = None
         except OSError:
-            if tmp is not None:
+            written, self.series.written_to = None, None
+        finally:
+            if tmp is not None:  # not renamed into place: an error (or an interrupt) cut it short
                 Path(tmp).unlink(missing_ok=True)
-            return None
-        return self.path
+        self._publish()
+        return written
 
     def close(self) -> None:
+        """Stop serving (an open browser first gets the last state: PageServer.close)."""
         if self.server is not None:
             self.server.close()
             self.server = None

@@ -4,8 +4,9 @@ A reading is what the driver knows after a micro-batch: cumulative counters sinc
 (tuples into sinks, the sinks' latency sums, operator CPU seconds per node) and, where the sources say, their
 backlog. Each new reading becomes one point — rates and means over the time since the previous reading — so a
 point holds every batch that ended in between. A new query (a re-plan of ``live``) starts its counters at
-zero: the first reading after it only sets the baseline. Pure: no clock, no Spark, no I/O; O(1) per reading
-(O(nodes) for the CPU), and the kept points are bounded (``MAX_POINTS``, the oldest dropped).
+zero: the first reading after it only sets the baseline. Pure: no clock, no Spark, no I/O; ``add`` is O(1) per
+reading (O(nodes) for the CPU), the kept points are bounded (``MAX_POINTS``, the oldest dropped), and ``state``
+is O(points kept).
 """
 
 from __future__ import annotations
@@ -50,6 +51,9 @@ class LiveSeries:
     elapsed_s: float = 0.0
     picture_version: int = 0
     summary: list[tuple[str, str, str]] = field(default_factory=list)  # (quantity, predicted, measured) at the end
+    #: micro-batches that ended while the page watched (a resumed query's batch ids go on from its checkpoint)
+    batches_done: int = 0
+    written_to: str | None = None  # where the page was written when the run ended
     _last: Reading | None = None
 
     def add(self, r: Reading) -> dict[str, Any] | None:
@@ -59,6 +63,8 @@ class LiveSeries:
         if last is None or last.query != r.query or r.batch_id <= last.batch_id:
             if last is not None and last.query == r.query:
                 self._last = last  # the same batch again: keep the older baseline
+            else:
+                self.batches_done += 1  # a query's first batch seen: the baseline
             return None
         dt = r.at_s - last.at_s
         if dt <= 0:
@@ -80,6 +86,7 @@ class LiveSeries:
             total = r.machine_total_s - last.machine_total_s  # type: ignore[operator]
             point["machine_cpu"] = (r.machine_busy_s - last.machine_busy_s) / total if total > 0 else None  # type: ignore[operator]
         self.points.append(point)
+        self.batches_done += r.batch_id - last.batch_id
         self.status = "running"
         return point
 
@@ -97,7 +104,8 @@ class LiveSeries:
         return {"title": self.title, "status": self.status, "elapsed_s": round(self.elapsed_s, 3),
                 "duration_s": self.duration_s, "predicted": self.predicted, "points": list(self.points),
                 "events": list(self.events), "picture_version": self.picture_version,
-                "summary": [list(row) for row in self.summary]}
+                "summary": [list(row) for row in self.summary], "batches_done": self.batches_done,
+                "written_to": self.written_to}
 
 
 def page_prediction(predicted: dict[str, Any]) -> dict[str, Any]:

@@ -137,6 +137,9 @@ class Pipeline:
         self.batch_stats: dict[str, list[float]] = {}  # the counters after the last whole batch
         self.batch_done_at = time.perf_counter()  # when that batch's foreachBatch body ended
         self.batch_done_id = -1  # and its id
+        #: the three above as one value, replaced whole by Spark's callback thread: read it once to get a batch's
+        #: id, end and counters together (reading the attributes one by one may mix two batches)
+        self.batch_done: tuple[int, float, dict[str, list[float]]] = (-1, self.batch_done_at, {})
         self._origin: float | None = None  # the bounded sources' arrival origin (origin())
         self.outputs = [op.id for op in self.order if self.consumers[op.id] == 0]  # sinks (and dangling operators)
         self.memory: dict[str, dict[int, Any]] = {op_id: {} for op_id in self.outputs}
@@ -368,8 +371,9 @@ class Pipeline:
     def _batch_done(self, batch_id: int) -> None:
         """Keep the operators' counters as they stand after a whole batch (a stop may cut the next one between
         stages, leaving the live accumulator with an upstream stage counted and its downstream not)."""
-        self.batch_stats = {k: list(v) for k, v in self.stats.value.items()}
-        self.batch_done_at, self.batch_done_id = time.perf_counter(), batch_id
+        stats, now = {k: list(v) for k, v in self.stats.value.items()}, time.perf_counter()
+        self.batch_done = (batch_id, now, stats)
+        self.batch_stats, self.batch_done_at, self.batch_done_id = stats, now, batch_id
 
     def _partition(self, inputs: list[tuple[Stream, DataFrame]], op_id: str) -> DataFrame:
         """The union of an operator's inputs, spread over its n tasks as each stream's grouping says."""

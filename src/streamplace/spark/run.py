@@ -157,10 +157,10 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
         release()
         warmed()
         _batch_end(listener, longest_wait_s)
-        before, first_id = _whole_batches(pipeline), pipeline.batch_done_id
+        before, first_id = _whole_batches(pipeline)
         _sleep(before.at - started + duration_s, started, look)
         _batch_end(listener, longest_wait_s)
-        after, last_id = _whole_batches(pipeline), pipeline.batch_done_id
+        after, last_id = _whole_batches(pipeline)
         # the window's batches by id (their counters are the snapshots'), not by the progress events seen so far,
         # which arrive after the counters and may lag them by a batch
         _progress_of(listener, last_id, longest_wait_s)
@@ -196,13 +196,15 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
     return RunResult(after.at - before.at, measured, predicted, operators, series, placed_tuples(after))
 
 
-def _whole_batches(pipeline: Pipeline) -> Snapshot:
-    """The operators' counters as the last whole micro-batch left them, timed at that batch's end: a window
-    between two of these holds exactly the batches that ended in it (the live counters may already hold part of
-    the next batch when batches run back to back)."""
+def _whole_batches(pipeline: Pipeline) -> tuple[Snapshot, int]:
+    """The operators' counters as the last whole micro-batch left them, timed at that batch's end, and that
+    batch's id (read together: Spark's thread replaces them between batches): a window between two of these
+    holds exactly the batches that ended in it (the live counters may already hold part of the next batch when
+    batches run back to back)."""
     from streamplace.spark.metrics import cpu_times
 
-    return Snapshot(pipeline.batch_done_at, {k: list(v) for k, v in pipeline.batch_stats.items()}, cpu_times())
+    batch_id, at, stats = pipeline.batch_done
+    return Snapshot(at, {k: list(v) for k, v in stats.items()}, cpu_times()), batch_id
 
 
 def window_span(batches: list[Any], trigger_s: float) -> float | None:

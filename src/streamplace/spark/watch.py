@@ -26,9 +26,11 @@ def reading(topology: Topology, pipeline: Any, origin: float, query: int,
             batches: Sequence[BatchProgress] | None = None) -> Reading | None:
     """The pipeline's counters after its last whole micro-batch, timed at that batch's end in seconds after
     ``origin`` (a ``time.perf_counter()`` reading: when the run started); None before the first batch ended."""
-    if pipeline is None or pipeline.batch_done_id < 0:
+    if pipeline is None:
         return None
-    stats: dict[str, list[float]] = pipeline.batch_stats
+    batch_id, done_at, stats = pipeline.batch_done  # one value: Spark's thread replaces it whole
+    if batch_id < 0:
+        return None
     sinks = [s.id for s in topology.sinks]
     cpu: dict[str, float] = {}
     placed = False
@@ -43,7 +45,7 @@ def reading(topology: Topology, pipeline: Any, origin: float, query: int,
         said = [x for x in batches[-1].backlog if x is not None]
         backlog = float(sum(said)) if said else None
     busy, total = cpu_times()
-    return Reading(at_s=pipeline.batch_done_at - origin, query=query, batch_id=pipeline.batch_done_id,
+    return Reading(at_s=done_at - origin, query=query, batch_id=batch_id,
                    sink_tuples=sum(stats.get(s, [0.0] * (ROWS_IN + 1))[ROWS_IN] for s in sinks),
                    latency_sum_s=sum(stats[s][LAT_SUM_S] for s in sinks if s in stats),
                    latency_count=sum(stats[s][LAT_COUNT] for s in sinks if s in stats),
@@ -109,3 +111,21 @@ def describe_plan(topology: Topology, cluster: Cluster, local: Cluster | None, e
     predicted["offered_rate"] = predicted.get("source_rate")
     svg = svg_text(topology, cluster, plan, evaluate(topology, cluster, plan, None, engine=engine))
     return predicted, svg, capacity_cores(where)
+
+
+def guarded(feed: Callable[..., None], on_error: Callable[[str], None]) -> Callable[..., None]:
+    """``feed`` that never fails the run it watches: its first error is said through ``on_error`` and the page
+    stops updating (the run, its figures and its exit code are not the page's to spoil)."""
+    broken = False
+
+    def call(*args: Any) -> None:
+        nonlocal broken
+        if broken:
+            return
+        try:
+            feed(*args)
+        except Exception as exc:  # a view must not end a measurement; said once
+            broken = True
+            on_error(f"the live page stopped updating ({type(exc).__name__}: {exc}); the run goes on")
+
+    return call
