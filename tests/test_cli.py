@@ -169,7 +169,7 @@ def test_engine_option_and_engine_parameters(tmp_path: Path, monkeypatch) -> Non
 
 
 def test_run_warns_before_starting_and_fails_when_nothing_reaches_a_sink(tmp_path: Path, monkeypatch) -> None:
-    import streamplace.cli as cli
+    import streamplace.cli.run as cli_run  # where `run` opens its Spark session
     import streamplace.spark.run as spark_run
     from streamplace.spark.run import RunResult
 
@@ -187,7 +187,7 @@ def test_run_warns_before_starting_and_fails_when_nothing_reaches_a_sink(tmp_pat
 
     monkeypatch.setenv("STREAMPLACE_HOME", str(tmp_path))
     monkeypatch.setattr(spark_run, "run_pipeline", fake_run)
-    monkeypatch.setattr(cli, "spark_session", lambda *a: None)
+    monkeypatch.setattr(cli_run, "spark_session", lambda *a: None)
     code, out, err = run("run", "nasiri-linear", "hetero-3", "-s", "hetero", "--cores", "2", "--duration", "1",
                          "--out", str(tmp_path / "o"))
     # hetero's plan needs the 3 nodes' cores and sustains ~2,000 t/s there; this machine has 2 cores
@@ -200,7 +200,7 @@ def test_run_warns_before_starting_and_fails_when_nothing_reaches_a_sink(tmp_pat
 
 
 def test_run_picks_a_steady_trigger_and_runs_with_it(tmp_path: Path, monkeypatch) -> None:
-    import streamplace.cli as cli
+    import streamplace.cli.run as cli_run  # where `run` opens its Spark session
     import streamplace.spark.run as spark_run
     from streamplace.spark.run import RunResult
 
@@ -218,7 +218,7 @@ def test_run_picks_a_steady_trigger_and_runs_with_it(tmp_path: Path, monkeypatch
 
     monkeypatch.setenv("STREAMPLACE_HOME", str(tmp_path))
     monkeypatch.setattr(spark_run, "run_pipeline", fake_run)
-    monkeypatch.setattr(cli, "spark_session", lambda *a: None)
+    monkeypatch.setattr(cli_run, "spark_session", lambda *a: None)
     # 280 t/s through two 1.2 ms operators fused in one task: a 1 s batch would not fit 80 % of 1 s
     spec = tmp_path / "busy.yaml"
     spec.write_text("name: busy\noperators:\n  - {id: s, kind: source, rate: 280}\n"
@@ -268,7 +268,7 @@ def test_the_plan_records_its_profile_and_evaluate_warns_without_it(tmp_path: Pa
 
 
 def test_cluster_commands_need_no_name_when_one_cluster_is_up(tmp_path: Path, monkeypatch) -> None:
-    from streamplace.cli import _state_dir
+    from streamplace.cli.cluster import _state_dir
     from streamplace.errors import ModelError
 
     monkeypatch.setenv("STREAMPLACE_HOME", str(tmp_path))

@@ -88,7 +88,7 @@ def test_the_worker_daemon_preloads_without_leaving_a_thread_to_fork_from() -> N
 
 
 def test_where_a_runs_start_went_counts_from_the_process_launch() -> None:
-    from streamplace.cli import launch_figures
+    from streamplace.workflows.run import launch_figures
 
     got = launch_figures({"first_batch_end_at": 1_000.0 + 17.5}, session_began_at=1_000.0 + 1.8, launched_at=1_000.0)
     assert got == {"before_spark_s": pytest.approx(1.8), "launch_to_first_batch_s": pytest.approx(17.5)}

@@ -184,3 +184,8 @@ def fmt(value: Any) -> str:
             return f"{value:,.0f}"
         return f"{value:.3g}" if abs(value) < 10 else f"{value:.1f}"
     return str(value)
+
+
+def mfmt(value: Any) -> str:
+    """A measured figure: n/a when it could not be measured (``fmt`` reads None as ∞, a model's unbounded)."""
+    return "n/a" if value is None else fmt(value)

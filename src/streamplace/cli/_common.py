@@ -1,0 +1,330 @@
+"""What every command of the ``streamplace`` command line shares: the typer apps (``app`` and its ``bench`` and
+``cluster`` groups) and the root options, the consoles and -q, the error handling (``friendly``), whole-file
+writes, the option types and the parsing that several commands do.
+
+The command modules (``cli/planning.py``, ``cli/run.py``, …) register their commands on these apps when
+``cli/__init__.py`` imports them; this module imports none of them.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+from streamplace import api
+from streamplace.bench import resolve_cluster, resolve_profile, resolve_topology
+from streamplace.errors import ModelError, Problem, StreamplaceError
+from streamplace.model.cluster import Cluster, check_compatible
+from streamplace.model.plan import json_text
+from streamplace.model.profile import Profile
+from streamplace.model.topology import Topology
+from streamplace.perf.engines import EngineSettings
+
+app = typer.Typer(
+    name="streamplace",
+    help="Replica counts and placement for stream-processing topologies on heterogeneous clusters.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from streamplace import __version__
+
+        print(f"streamplace {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="show Spark's log on the terminal too (INFO "
+                                          "and above); it always goes to the log file whose path is printed")]
+    = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="print only results and errors: no warnings, "
+                                        "progress bars or lines about files written")] = False,
+    version: Annotated[bool, typer.Option("--version", help="print the version and exit", is_eager=True,
+                                          callback=_print_version)] = False,
+) -> None:
+    """Replica counts and placement for stream-processing topologies on heterogeneous clusters."""
+    global _quiet
+    if verbose and quiet:
+        raise typer.BadParameter("-q and -v contradict each other: give one of them", param_hint="--quiet")
+    _quiet = quiet
+    if verbose:
+        os.environ["STREAMPLACE_SPARK_LOG"] = "console"
+
+
+bench_app = typer.Typer(help="Built-in benchmark topologies and clusters.", no_args_is_help=True)
+app.add_typer(bench_app, name="bench")
+cluster_app = typer.Typer(help="A Spark standalone cluster emulating a cluster spec on this machine.",
+                          no_args_is_help=True)
+app.add_typer(cluster_app, name="cluster")
+StateOpt = Annotated[Path | None, typer.Option("--state-dir", help="where the cluster's pid files, secret and logs "
+                                               "live (default: ~/.streamplace/clusters/NAME)")]
+
+#: tables and wrapped text fit this many columns (a narrower terminal: its width); `compare --wide` is wider
+WIDTH = 100
+
+
+def _console(stderr: bool = False) -> Console:
+    probe = Console(stderr=stderr)
+    return Console(stderr=stderr, width=min(probe.width, WIDTH) if probe.is_terminal else WIDTH)
+
+
+out = _console()
+err = _console(stderr=True)
+#: set by -q: only results and errors are printed (no warnings, notes on files written, progress bars)
+_quiet = False
+
+
+def warn(text: str) -> None:
+    """A warning on stderr, unless -q."""
+    if not _quiet:
+        err.print(f"[yellow]warning:[/] {text}", highlight=False)
+
+
+def info(text: str, stderr: bool = False) -> None:
+    """A line about what was done (a file written, a log's path), unless -q."""
+    if not _quiet:
+        (err if stderr else out).print(text, highlight=False)
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+TopoArg = Annotated[str, typer.Argument(help="topology spec (YAML/JSON, Storm Flux YAML) or built-in name")]
+ClusterArg = Annotated[str, typer.Argument(help="cluster spec (YAML/JSON) or built-in name")]
+ProfileOpt = Annotated[Path | None, typer.Option("--profile",
+                                                 help="profile spec with measured costs, or a built-in profile")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="print JSON instead of tables")]
+CoresOpt = Annotated[int | None, typer.Option("--cores", min=1, help="local[N] (default: all cores)")]
+PageOpt = Annotated[bool, typer.Option("--page/--no-page", help="serve a live page of the run on localhost "
+                                       "(throughput, latency, backlog and CPU per node beside the prediction, "
+                                       "the plan's picture, each re-plan; its URL is printed) and write it to the "
+                                       "output directory when the run ends")]
+PagePortOpt = Annotated[int, typer.Option("--page-port", min=0, max=65535, help="the live page's port on "
+                                          "127.0.0.1 (0: any free port)")]
+TriggerOpt = Annotated[float, typer.Option("--trigger", min=0.1, help="micro-batch interval (s)")]
+RunTriggerOpt = Annotated[str, typer.Option("--trigger", help="micro-batch interval (s), or auto: the shortest whole "
+                                            "seconds whose batches the engine model fits in 80 % of it")]
+
+
+def parse_trigger(value: str) -> float | None:
+    """Seconds of a --trigger value, or None for auto."""
+    if value.strip().lower() == "auto":
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not seconds >= 0.1 or seconds == float("inf"):
+        raise ModelError([Problem("--trigger", f"expected seconds ≥ 0.1 or auto, got {value!r}",
+                                  "write e.g. --trigger 2 or --trigger auto")])
+    return seconds
+ParamOpt = Annotated[list[str] | None, typer.Option("--param", "-p", help="scheduler parameter key=value "
+                                                    "(repeatable; dotted keys for nested values; spark.KEY / "
+                                                    "storm.KEY set the engine model's parameters)")]
+EngineOpt = Annotated[str, typer.Option("--engine", help="whose predictions: spark (micro-batches, the engine "
+                                        "streamplace runs), storm (pipelined threads, serialization across nodes, "
+                                        "flow control) or ideal (the papers' model)")]
+PictureOpt = Annotated[Path | None, typer.Option("--picture", help="draw the plan on its cluster: nodes by rack "
+                                                  "with utilization, replicas, traffic, the bottleneck (.svg or "
+                                                  ".png)")]
+CalibrationOpt = Annotated[Path | None, typer.Option("--calibration", help="Spark engine constants from "
+                                                     "`streamplace calibrate` (default: ~/.streamplace/"
+                                                     "calibration.json when it exists, else built-in defaults)")]
+
+
+def progress_bar(description: str, counter: str, disable: bool) -> Progress:
+    """The progress bar of long commands, on stderr: description, bar, counter, elapsed time."""
+    return Progress(TextColumn(description), BarColumn(), TextColumn(counter), TimeElapsedColumn(), console=err,
+                    transient=True, disable=disable or _quiet)
+
+
+def friendly(fn: F) -> F:
+    """Report streamplace errors as one clear message and exit code 2, never a traceback."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except StreamplaceError as exc:
+            err.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True, soft_wrap=True)
+            raise typer.Exit(2) from None
+        except KeyboardInterrupt:
+            err.print(f"interrupted{_log_hint()}", highlight=False)
+            raise typer.Exit(130) from None
+        except ImportError as exc:  # an optional part this install lacks (pyproject's extras)
+            missing = _missing_extra(exc)
+            if missing is None:
+                raise
+            err.print(f"[bold red]error:[/] this needs {missing}, which is not installed: planning, comparing and "
+                      "simulating need no Spark, running does (fix: pip install 'streamplace\\[spark]' — PySpark, "
+                      "pyarrow and a Java 17+ runtime; `make setup` installs everything)", highlight=False,
+                      soft_wrap=True)
+            raise typer.Exit(2) from None
+        except OSError as exc:  # a path given on the command line that cannot be read or written
+            if _from_spark(exc):
+                raise
+            if exc.filename is None:  # the disk, not the path: full, over quota, read-only
+                err.print(f"[bold red]error:[/] {exc.strerror or exc} (fix: free some disk space, or write "
+                          "elsewhere; nothing was half-written)", highlight=False, soft_wrap=True)
+                raise typer.Exit(1) from None
+            err.print(f"[bold red]error:[/] {exc.filename}: {exc.strerror or exc} (fix: give a path to a file "
+                      "that can be read, or written in an existing directory)", highlight=False, soft_wrap=True)
+            raise typer.Exit(2) from None
+        except Exception as exc:
+            if not _from_spark(exc):
+                raise
+            first = next((line.strip() for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
+            err.print(f"[bold red]error:[/] Spark failed: {first}{_log_hint()}", highlight=False, soft_wrap=True)
+            raise typer.Exit(1) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def replace_whole(path: Path, write: Callable[[Path], object]) -> None:
+    """Let ``write`` make the file at a temporary path beside ``path`` (same suffix, so a writer that picks its
+    format by suffix picks the right one), give it the mode a plain ``open`` would (666 less the umask;
+    ``mkstemp`` makes 600), then rename it over ``path``: the file is there whole or not at all (a full disk
+    used to leave a truncated plan behind, and an OSError traceback)."""
+    import os
+    import tempfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix, dir=path.parent)
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        write(tmp)
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def write_whole(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all (``replace_whole``)."""
+    import os
+
+    def write(tmp: Path) -> None:
+        with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_TRUNC), "w", encoding="utf-8") as fh:
+            fh.write(text)
+
+    replace_whole(path, write)
+
+
+def _from_spark(exc: BaseException) -> bool:
+    """An error raised by PySpark or the JVM behind it (or a streaming query's failure streamplace re-raised)."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if type(seen).__module__.split(".")[0] in ("pyspark", "py4j") or "streaming query failed" in str(seen):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+#: the modules of the ``spark`` extra (pyproject.toml): a command that needs one says how to install it
+SPARK_EXTRA = ("pyspark", "py4j", "pyarrow")
+
+
+def _missing_extra(exc: ImportError) -> str | None:
+    """The module of the ``spark`` extra whose absence ``exc`` reports (pandas says "Unable to find a usable
+    engine; tried using: 'pyarrow'…" for parquet), or None for any other import error."""
+    root = (exc.name or "").split(".")[0]
+    if root in SPARK_EXTRA:
+        return root
+    return "pyarrow" if "pyarrow" in str(exc) else None
+
+
+def _log_hint() -> str:
+    try:
+        from streamplace.spark.session import log_file
+    except ImportError:  # no PySpark here: no Spark log either
+        return ""
+
+    path = log_file()
+    return f"; Spark's log: {path}" if path is not None else ""
+
+
+def parse_params(items: list[str] | None) -> dict[str, str]:
+    params: dict[str, str] = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ModelError([Problem("--param", f"expected key=value, got {item!r}", "write e.g. --param cpu=hard")])
+        params[key.strip()] = value.strip()
+    return params
+
+
+def engine_settings(name: str, calibration: Path | None, params: dict[str, str] | None = None,
+                    trigger_s: float | None = None, cluster: Cluster | None = None) -> EngineSettings:
+    """The engine a command predicts for: its name, Spark's constants (calibration file or defaults), the cluster
+    spec's ``engine:`` block, then the ``spark.*`` / ``storm.*`` parameters of the command line."""
+    settings = api.engine_settings(name, calibration, params, cluster, trigger_s, option="--engine")
+    assert settings is not None  # a name was given
+    return settings
+
+
+def load_instance(topo: str, cluster: str, profile: Path | None) -> tuple[Topology, Cluster, Profile | None]:
+    t = resolve_topology(topo)
+    c = resolve_cluster(cluster)
+    problems = check_compatible(t, c)
+    if problems:
+        raise ModelError(problems, topo)
+    p = resolve_profile(profile) if profile is not None else None
+    if p is not None:
+        extra = p.check_against(set(t.index))
+        if extra:
+            raise ModelError(extra, str(profile))
+        for note in p.unused_node_types({n.type for n in c.nodes if n.type}):
+            warn(note)
+    for w in t.cycle_warnings():
+        warn(w)
+    return t, c, p
+
+
+def emit_json(data: Any) -> None:
+    sys.stdout.write(json_text(data) + "\n")
+
+
+def jsonable(value: Any) -> Any:
+    from streamplace.model.plan import _jsonable
+
+    return _jsonable(value)
+
+
+def list_option(values: str | list[str] | None, option: str) -> list[str]:
+    """The items of a list option: repeatable, and each value may be a comma list (``-s a,b -s c``)."""
+    texts = [values] if isinstance(values, str) else values or []
+    items = [x.strip() for text in texts for x in text.split(",") if x.strip()]
+    if not items:
+        raise ModelError([Problem(option, "empty list", f"write e.g. {option} a,b")])
+    return items
+
+
+def spark_session(master: str | None, state: Any, cores: int | None, log_to: Path | None = None) -> Any:
+    """The process's SparkSession (spark.session.session_for); Spark's log goes to ``log_to`` (default:
+    ~/.streamplace/logs/…), whose path is printed — on the terminal, only what streamplace itself says (-v: Spark's
+    INFO too)."""
+    from streamplace.spark.session import log_file, session_for
+
+    level = "info" if os.environ.get("STREAMPLACE_SPARK_LOG") == "console" else None
+    spark = session_for(master, state, cores, log_to, level)
+    info(f"[dim]Spark's log: {log_file()}[/]", stderr=True)
+    return spark
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,200 @@
+"""`streamplace demo`: the product's job on a built-in instance — compare every scheduler, enact the best plan on
+the cluster emulated here (the run workflow, workflows/run.py) or on local Spark, write an HTML report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from streamplace.cli._common import (
+    CalibrationOpt,
+    EngineOpt,
+    JsonOpt,
+    PagePortOpt,
+    app,
+    emit_json,
+    engine_settings,
+    err,
+    friendly,
+    info,
+    jsonable,
+    load_instance,
+    out,
+    progress_bar,
+    spark_session,
+    warn,
+    write_whole,
+)
+from streamplace.cli.comparison import comparison_legend, placement_pictures, print_comparison
+from streamplace.cli.planning import draw_picture
+from streamplace.cli.run import engine_settings_for_run, print_run, run_callbacks, run_progress
+from streamplace.errors import ModelError, Problem
+from streamplace.model.cluster import Cluster
+from streamplace.model.plan import Plan
+from streamplace.model.topology import Topology
+from streamplace.perf.engines import EngineSettings
+from streamplace.perf.evaluate import evaluate
+from streamplace.schedulers.base import REGISTRY
+from streamplace.workflows.run import enact_run
+
+
+@app.command()
+@friendly
+def demo(
+    out_dir: Annotated[Path, typer.Option("--out", help="directory for the report")] = Path("demo-report"),
+    topo: Annotated[str, typer.Option(help="topology (built-in name or spec)")] = "linear-cpu",
+    cluster: Annotated[str, typer.Option(help="cluster (built-in name or spec)")] = "hetero-3",
+    time_limit: Annotated[float, typer.Option("--time-limit", help="seconds per scheduler")] = 10.0,
+    spark_seconds: Annotated[float, typer.Option("--spark-seconds", min=0, help="seconds the chosen plan's "
+                                                 "pipeline is measured on Spark (0: skip)")] = 30.0,
+    on: Annotated[str, typer.Option("--on", help="cluster: start the cluster on this machine (`cluster up`, a "
+                                    "CPU quota per node where cgroups allow) and run the plan with every replica "
+                                    "on its node, then stop it; local: the plan's replica counts on local Spark")]
+    = "cluster",
+    cores: Annotated[int | None, typer.Option("--cores", help="local[N] for --on local (default: all)")] = None,
+    engine: EngineOpt = "spark",
+    calibration: CalibrationOpt = None,
+    page_port: PagePortOpt = 0,
+    as_json: JsonOpt = False,
+) -> None:
+    """The product's job on a built-in instance: compare every scheduler, then enact the best plan on the cluster.
+
+    Plans a heterogeneous cluster with every scheduler and draws each plan; starts that cluster on this machine
+    (one Spark worker per node, CPU quotas where cgroups allow), runs the plan with the highest predicted
+    throughput with every replica on its planned node (its live page's URL printed), prints measured beside
+    predicted, stops the cluster, and writes an HTML report. Example: streamplace demo --out demo-report
+    """
+    from streamplace import demo as demo_lib
+    from streamplace.report.html import write_report
+    from streamplace.report.plots import plot_comparison
+
+    if on not in ("cluster", "local"):
+        raise ModelError([Problem("--on", f"unknown target {on!r}", "use cluster or local")])
+    t, c, p = load_instance(topo, cluster, None)
+    eng = engine_settings(engine, calibration, cluster=c)
+    with progress_bar("{task.description}", "{task.completed}/{task.total}", disable=as_json) as progress:
+        task = progress.add_task("planning", total=len(REGISTRY))
+        rows = demo_lib.compare_all(t, c, p, eng, time_limit,
+                                    on_done=lambda n: progress.update(task, advance=1, description=f"planned {n}"))
+    title = f"{t.name} on {c.name} ({eng.name} engine)"
+    if not as_json:
+        print_comparison(rows, title)
+    png = plot_comparison(rows, out_dir / "compare.png", title)
+    pictures = placement_pictures(t, c, p, eng, rows)
+    best = demo_lib.best_row(rows)
+    if best is not None and best.plan is not None:
+        write_whole(out_dir / "best-plan.json", best.plan.to_json() + "\n")
+        draw_picture(t, c, best.plan, evaluate(t, c, best.plan, p, engine=eng), out_dir / "best-plan.svg",
+                     quiet=as_json)
+    sections, spark_json = [], None
+    if spark_seconds > 0 and best is not None and best.plan is not None:
+        if on == "local":
+            import os
+
+            run = _demo_spark_run(t, best.plan, cores or os.cpu_count() or 2, spark_seconds, out_dir / "spark-run",
+                                  engine_settings("spark", calibration), as_json)
+            sections.append(run.section)
+            spark_json = {"on": "local", "rows": [dict(zip(("quantity", "predicted", "measured", "ratio"), r,
+                                                           strict=True)) for r in run.rows],
+                          "agrees": run.agrees, "verdict": run.verdict}
+        else:
+            section, spark_json = _demo_on_cluster(t, c, best.plan, spark_seconds, out_dir, calibration, page_port,
+                                                   as_json)
+            sections.append(section)
+    report = write_report(rows, png, out_dir / "report.html", f"streamplace demo: {title}",
+                          demo_lib.instance_notes(t, c), sections, legend=comparison_legend(rows), pictures=pictures)
+    if as_json:
+        emit_json(jsonable({"report": str(report), "plot": str(png), "topology": t.name, "cluster": c.name,
+                          "engine": eng.name, "run": best.scheduler if spark_json is not None and best else None,
+                          "spark_run": spark_json, "rows": [r.as_dict() for r in rows]}))
+        return
+    info(f"report written to {report}")
+
+
+def _demo_on_cluster(t: Topology, c: Cluster, plan: Plan, seconds: float, out_dir: Path, calibration: Path | None,
+                     page_port: int, as_json: bool) -> tuple[Any, dict[str, Any]]:
+    """The demo's run of ``plan`` on ``c`` emulated here: `cluster up` (state under ``out_dir``), the run pinned
+    as planned with its live page, `cluster down` whatever happens. Prints the run's table."""
+    import shutil
+
+    from streamplace import demo as demo_lib
+    from streamplace.spark.standalone import down, up
+
+    state_dir = out_dir / "cluster"
+    run_out = out_dir / "spark-run"
+    shutil.rmtree(run_out, ignore_errors=True)  # this run, not a resumed one
+    with progress_bar("{task.description}", "", disable=as_json or not err.is_terminal) as bar:
+        bar.add_task(f"starting {c.name} on this machine: a Spark master and {len(c.nodes)} workers", total=None)
+        try:
+            state = up(c, state_dir, jvm_archives=False)
+        except BaseException:
+            if (state_dir / "state.json").exists():
+                down(state_dir)
+            raise
+    try:
+        if state.cpu_scale:
+            quotas = (f"each under a CPU quota of its share of {state.cpu_budget_cores:g} real cores (×"
+                      f"{state.cpu_scale:.3g} of its spec's cores: " + ", ".join(
+                          f"{w.node} {w.cpu_quota_cores:.2f}" for w in state.workers) + ")")
+            info(f"cluster {c.name} up at {state.master_url}: {quotas}", stderr=True)
+        else:
+            quotas = "the nodes sharing this machine's cores without quotas"
+            warn(f"{state.cpu_quota_note or 'no CPU quotas'}: the nodes share this machine's cores without quotas, "
+                 f"so the prediction, made for {c.name}'s own cores, will read higher than the run")
+        eng = engine_settings("spark", calibration, cluster=c)
+        run_plan, factor = demo_lib.emulated_run_plan(t, c, plan, state.cpu_scale, eng)
+        info(f"running the {plan.scheduler} plan with every replica on its node, sources at {100 * factor:.3g} % of "
+             f"the spec's rates ({demo_lib.EMULATED_LOAD:.0%} of what the model predicts the plan sustains here)",
+             stderr=True)
+        with run_progress(f"{t.name} ({run_plan.scheduler} plan)", disable=as_json) as progress:
+            done = enact_run(t, c, run_plan, f"{plan.scheduler} plan", state, state.master_url, None, "plan", None,
+                             engine_settings_for_run("spark", calibration, {}, c), None, run_out, "noop",
+                             demo_lib.WARMUP_S, seconds, settle_rows=demo_lib.SETTLED_ROWS,
+                             settle_max_s=demo_lib.SETTLE_MAX_S, progress=progress,
+                             **run_callbacks(state.master_url, state, None, True, page_port))
+    finally:
+        stopped = down(state_dir)
+        if not as_json:
+            info(f"cluster {c.name} stopped ({len(stopped)} processes and groups)", stderr=True)
+    if not as_json:
+        print_run(done.result, t, run_plan, state.master_url, seconds, done.here)
+    section, text, agrees = demo_lib.cluster_section(t, c, plan, done, factor, quotas, done.page)
+    if not as_json:
+        info(text)
+    from streamplace.spark.run import comparison
+
+    return section, {"on": "cluster", "agrees": agrees, "verdict": text, "page": str(done.page),
+                     "source_rate_share": factor, "cpu_scale": state.cpu_scale,
+                     "rows": [{"quantity": n, "predicted": pv, "measured": mv}
+                              for n, pv, mv in comparison(done.result.predicted, done.result.measured)]}
+
+
+def _demo_spark_run(t: Topology, plan: Plan, cores: int, seconds: float, out_dir: Path, engine: EngineSettings,
+                    as_json: bool) -> Any:
+    """The demo's Spark run (demo.run_best) with a progress bar and Spark's log in ``out_dir``; prints its table."""
+    from streamplace import demo as demo_lib
+
+    with progress_bar("{task.description}", "{task.completed:.0f}/{task.total:.0f} s",
+                      disable=as_json or not err.is_terminal) as bar:
+        task = bar.add_task("starting Spark", total=demo_lib.WARMUP_S + seconds)
+        spark = spark_session(None, None, cores, out_dir / "spark.log")
+        bar.update(task, description=f"running the {plan.scheduler} plan on local[{cores}]")
+
+        def advance(done: float) -> None:  # the run may be longer than asked: whole batches, 3 triggers at least
+            bar.update(task, completed=done, total=max(done, bar.tasks[0].total or 0))
+
+        run = demo_lib.run_best(spark, t, plan, cores, seconds, out_dir, engine, progress=advance)
+    if as_json:
+        return run
+    table = Table(title=f"{plan.scheduler} plan on local Spark ({cores} cores), "
+                        f"{run.check.result.duration_s:.0f} s measured")
+    for col in ("quantity", "predicted (spark engine)", "measured", "measured / predicted"):
+        table.add_column(col, justify="left" if col == "quantity" else "right")
+    for r in run.rows:
+        table.add_row(*r)
+    out.print(table)
+    info(run.verdict)
+    return run

@@ -1,0 +1,173 @@
+"""`streamplace live`: the pipeline under an elastic policy, re-planned and re-enacted as it runs."""
+
+from __future__ import annotations
+
+import functools
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from streamplace.cli._common import (
+    ClusterArg,
+    CoresOpt,
+    JsonOpt,
+    PageOpt,
+    PagePortOpt,
+    StateOpt,
+    TopoArg,
+    TriggerOpt,
+    app,
+    emit_json,
+    engine_settings,
+    err,
+    friendly,
+    info,
+    jsonable,
+    out,
+    parse_params,
+    progress_bar,
+    spark_session,
+)
+from streamplace.cli.run import open_page, plan_to_run, spark_instance
+from streamplace.errors import ModelError, Problem
+from streamplace.report.compare import fmt, mfmt
+
+
+@app.command("live")
+@friendly
+def live_cmd(
+    topo: TopoArg,
+    cluster: ClusterArg,
+    policy: Annotated[str, typer.Option("--policy", "-P", help="hold (keep the plan, recover from lost "
+                                        "workers), threshold, btu (Hochreiner et al. 2017's controllers), s-odrp "
+                                        "(Cardellini et al. 2017's two-phase loop) or latency-aware (Ecker et al. "
+                                        "2025's online re-placement)")] = "threshold",
+    plan_file: Annotated[Path | None, typer.Option("--plan", help="first plan for hold/threshold/btu (default: plan "
+                                                   "with --scheduler)")] = None,
+    scheduler: Annotated[str, typer.Option("--scheduler", "-s", help="scheduler of the first plan")] = "r-storm",
+    param: Annotated[list[str] | None, typer.Option("--param", "-p", help="policy parameter key=value: the "
+                                                    "controller's constants, slo, btu_s, history; for s-odrp "
+                                                    "ODRP's parameters and drift; for latency-aware scheduler="
+                                                    "hill-climbing|hybrid, its parameters and drift")] = None,
+    interval: Annotated[float, typer.Option("--interval", min=1, help="reasoning interval (s)")] = 10.0,
+    duration: Annotated[float, typer.Option("--duration", min=1, help="seconds to run")] = 120.0,
+    trigger: TriggerOpt = 1.0,
+    out_dir: Annotated[Path, typer.Option("--out", help="sink output and checkpoint directory")] = Path("live-out"),
+    sink: Annotated[str, typer.Option("--sink", help="parquet or noop")] = "parquet",
+    cores: CoresOpt = None,
+    master: Annotated[str | None, typer.Option("--master", help="Spark master URL; a cluster started by "
+                                               "`streamplace cluster up` pins replicas and is watched for lost "
+                                               "workers")] = None,
+    state_dir: StateOpt = None,
+    kill: Annotated[list[str] | None, typer.Option("--kill", help="NODE@SECONDS: kill that node's worker then "
+                                                   "(standalone; repeatable) to test recovery")] = None,
+    as_json: JsonOpt = False,
+    page: PageOpt = True,
+    page_port: PagePortOpt = 0,
+) -> None:
+    """Run the pipeline under an elastic policy: every interval measure, decide, re-plan and re-enact from the
+    checkpoint; on a standalone cluster, re-place the replicas of lost workers.
+
+    Example: streamplace live nasiri-linear hetero-3 --policy threshold --interval 10 --duration 180
+    """
+    from streamplace.spark.layout import worker_layout
+    from streamplace.spark.live import LiveRun
+    from streamplace.spark.pipeline import PipelineConfig
+    from streamplace.spark.policies import fits_slots, make_policy, place_counts
+    from streamplace.spark.run import local_machine
+    from streamplace.spark.standalone import state_at
+    from streamplace.spark.watch import LiveFeed, describe_plan
+
+    t, c = spark_instance(topo, cluster)
+    if sink not in ("parquet", "noop"):
+        raise ModelError([Problem("--sink", f"unknown sink {sink!r}", "use parquet or noop")])
+    state = state_at(master, state_dir)
+    workers = state.layout() if state is not None else None
+    slots = {w.node: w.replica_slots for w in (workers or worker_layout(c))}
+    faults = []
+    for item in kill or []:
+        node, sep, at = item.rpartition("@")
+        if state is None:
+            raise ModelError([Problem("--kill", "only a standalone cluster's workers can be killed",
+                                      "start one with `streamplace cluster up` and pass --master")])
+        if not sep or node not in slots:
+            raise ModelError([Problem("--kill", f"{item!r} names no node of {c.name}",
+                                      f"write NODE@SECONDS with NODE one of {', '.join(slots)}")])
+        try:
+            when = float(at)
+        except ValueError:
+            raise ModelError([Problem("--kill", f"{at!r} is not a number of seconds",
+                                      "write e.g. --kill n1@60")]) from None
+        from streamplace.spark.standalone import kill_worker
+
+        faults.append((when, f"kill {node}", functools.partial(kill_worker, state, node)))
+    first = None
+    if policy != "s-odrp":
+        first = plan_to_run(plan_file, scheduler, t, c)
+        if not fits_slots(first, slots):
+            first = place_counts(t, c, first.counts(), slots)
+    pol = make_policy(policy, t, c, parse_params(param), slots, first, interval_s=interval)
+    spark = spark_session(master, state, cores, out_dir / "spark.log")
+    from streamplace.spark.standalone import emulated_links
+
+    cfg = PipelineConfig(trigger_s=trigger, sink=sink, out_dir=out_dir, workers=workers,  # type: ignore[arg-type]
+                         link_latency_ms=emulated_links(state, c))  # as `run`
+    alive = None
+    if state is not None:
+        from streamplace.spark.standalone import alive_nodes
+
+        alive = functools.partial(alive_nodes, state)
+    runner = LiveRun(spark, t, c, pol, cfg, interval, alive)
+    target = c if state is not None else local_machine(cores, master)
+    live_page = open_page(f"{t.name} under {policy} on {master or 'local'}", duration, target,
+                          out_dir / "live-page.html", page_port, page)
+    feed = None
+    if live_page is not None:
+        eng = engine_settings("spark", None, trigger_s=trigger, cluster=c)
+        feed = LiveFeed(live_page, t, time.perf_counter(), lambda: runner.plan,
+                        functools.partial(describe_plan, t, c, None if state is not None else target, eng))
+    with progress_bar("live {task.description}", "{task.completed:.0f}/{task.total:.0f} s",
+                      disable=as_json or not err.is_terminal) as bar:
+        task = bar.add_task(f"{t.name} ({policy})", total=duration)
+
+        def step(at: float, what: str) -> None:
+            bar.update(task, completed=at)
+            if feed is not None:
+                feed.decision(at, what)
+            if not as_json:
+                bar.console.print(f"{at:6.1f} s  {what}", highlight=False)
+
+        try:
+            result = runner.run(duration, faults, progress=step,
+                                watch=feed)
+        except BaseException:
+            if live_page is not None:
+                live_page.finish("failed")
+                live_page.close()
+            raise
+    if live_page is not None:
+        feed.sync(result)  # type: ignore[union-attr]
+        written = live_page.finish("finished")
+        live_page.close()
+        if written is not None:
+            info(f"live page written to {written}", stderr=True)
+    if as_json:
+        emit_json(jsonable(result.to_dict()))
+        return
+    events = Table(title=f"{t.name} under {policy} on {master or 'local'}: plans enacted")
+    for col in ("at (s)", "what", "change", "pause (s)", "detected (s)"):
+        events.add_column(col, justify="left" if col in ("what", "change") else "right")
+    for e in result.events:
+        events.add_row(f"{e.at_s:.1f}", e.kind, e.detail, "" if e.pause_s is None else f"{e.pause_s:.1f}",
+                       "" if e.detected_s is None else f"{e.detected_s:.2f}")
+    out.print(events)
+    obs = Table(title="every reasoning interval (measured)")
+    for col in ("at (s)", "throughput (t/s)", "latency (ms)", "parallelism"):
+        obs.add_column(col, justify="right" if col != "parallelism" else "left")
+    for o in result.observations:
+        obs.add_row(f"{o['at_s']:.1f}", fmt(o["throughput"]), mfmt(o["latency_ms"]),
+                    ", ".join(f"{k} {v}" for k, v in o["parallelism"].items()))
+    out.print(obs)

@@ -1,0 +1,139 @@
+"""`streamplace sweep` (every topology × cluster × scheduler × scale × seed planned and predicted as Spark
+tasks, written to Parquet) and `streamplace report` (its HTML summary)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from streamplace.bench import resolve_cluster, resolve_topology
+from streamplace.cli._common import (
+    CalibrationOpt,
+    EngineOpt,
+    JsonOpt,
+    StateOpt,
+    app,
+    emit_json,
+    engine_settings,
+    err,
+    friendly,
+    list_option,
+    out,
+    parse_params,
+    progress_bar,
+    spark_session,
+)
+from streamplace.errors import ModelError, Problem
+from streamplace.perf.engines import split_engine_params
+from streamplace.schedulers.base import REGISTRY, scheduler_names
+
+
+def _numbers(text: str, option: str, integer: bool) -> list[float]:
+    """A comma list, or START:STOP:COUNT (numpy's linspace: evenly spaced, both ends included); finite numbers."""
+    import numpy as np
+
+    try:
+        if ":" in text:
+            a, b, n = text.split(":")
+            count = int(n)
+            if count < 1:
+                raise ValueError
+            values = [float(v) for v in np.linspace(float(a), float(b), count)]
+        else:
+            values = [float(x) for x in list_option(text, option)]
+        if not np.isfinite(values).all():
+            raise ValueError
+    except ValueError:
+        raise ModelError([Problem(option, f"cannot read {text!r}", "write a comma list (0.5,1,2) or "
+                                  "START:STOP:COUNT (0.5:4:8)")]) from None
+    return [float(int(v)) if integer else v for v in values]
+
+
+@app.command("sweep")
+@friendly
+def sweep_cmd(
+    topologies: Annotated[list[str], typer.Option("--topologies", "-t", help="topology specs or built-ins (comma "
+                                                  "list, repeatable)")],
+    clusters: Annotated[list[str], typer.Option("--clusters", "-c", help="cluster specs, built-ins, racks-RxN "
+                                                "(comma list, repeatable)")],
+    schedulers: Annotated[list[str] | None, typer.Option("--schedulers", "-s", help="schedulers (comma list, "
+                                                         "repeatable; default round-robin,r-storm,ffd,ds2,hetero)")]
+    = None,
+    scales: Annotated[str, typer.Option("--scales", help="source-rate multipliers: comma list or START:STOP:COUNT")]
+    = "1",
+    seeds: Annotated[str, typer.Option("--seeds", help="seeds for randomized schedulers: comma list or "
+                                       "START:STOP:COUNT")] = "0",
+    out_dir: Annotated[Path, typer.Option("--out", help="Parquet directory to write (overwritten)")]
+    = Path("sweep.parquet"),
+    master: Annotated[str | None, typer.Option("--master", help="Spark master (default local[all cores])")] = None,
+    state_dir: StateOpt = None,
+    partitions: Annotated[int | None, typer.Option("--tasks", min=1, help="Spark tasks (default: 4 per core, "
+                                                   "at most 400)")] = None,
+    as_json: JsonOpt = False,
+    engine: EngineOpt = "spark",
+    calibration: CalibrationOpt = None,
+    param: Annotated[list[str] | None, typer.Option("--param", "-p", help="engine parameter spark.KEY=VALUE or "
+                                                    "storm.KEY=VALUE (repeatable)")] = None,
+) -> None:
+    """Plan and predict every topology × cluster × scheduler × scale × seed as Spark tasks; write Parquet.
+
+    Example: streamplace sweep -t linear-cpu,diamond-cpu -c hetero-3,hetero-12 --scales 0.5:4:8 --out sweep.parquet
+    """
+    from streamplace.bench.sweep import grid
+    from streamplace.spark.sweep import run_sweep
+
+    topo_names, cluster_names = list_option(topologies, "--topologies"), list_option(clusters, "--clusters")
+    sched_names = list_option(schedulers or ["round-robin,r-storm,ffd,ds2,hetero"], "--schedulers")
+    unknown = [s for s in sched_names if s not in REGISTRY]
+    if unknown:
+        raise ModelError([Problem("--schedulers", f"unknown scheduler {unknown[0]!r}",
+                                  f"use some of {', '.join(scheduler_names())}")])
+    engine_p, rest = split_engine_params(parse_params(param))
+    if rest:
+        raise ModelError([Problem("--param", f"sweep takes engine parameters only, got {next(iter(rest))!r}",
+                                  "write spark.KEY=VALUE or storm.KEY=VALUE")])
+    eng = engine_settings(engine, calibration, engine_p)
+    topos = {name: resolve_topology(name) for name in topo_names}
+    clus = {name: resolve_cluster(name) for name in cluster_names}
+    instances = grid(topo_names, cluster_names, sched_names, _numbers(scales, "--scales", False),
+                     [int(v) for v in _numbers(seeds, "--seeds", True)])
+    from streamplace.spark.standalone import state_at
+
+    state = state_at(master, state_dir)
+    spark = spark_session(master, state, None)
+    with progress_bar("sweep {task.description}", "{task.completed}/{task.total} tasks",
+                      disable=as_json or not err.is_terminal) as bar:
+        task = bar.add_task(f"{len(instances):,} instances", total=None)
+        run = run_sweep(spark, instances, topos, clus, out_dir, partitions,
+                        progress=lambda done, total: bar.update(task, completed=done, total=total), engine=eng,
+                        engine_params=engine_p)
+    if as_json:
+        emit_json({"path": run.path, "instances": run.instances, "tasks": run.tasks, "seconds": run.seconds,
+                   "per_second": run.per_second, "statuses": run.statuses})
+        return
+    out.print(f"{run.instances:,} instances in {run.seconds:.1f} s ({run.per_second:,.0f}/s, {run.tasks} Spark "
+              f"tasks on {spark.sparkContext.master}); statuses: "
+              + ", ".join(f"{k} {v:,}" for k, v in sorted(run.statuses.items())))
+    out.print(f"wrote {run.path}  (summary: streamplace report {run.path})")
+
+
+@app.command("report")
+@friendly
+def report_cmd(
+    sweep: Annotated[Path, typer.Argument(help="a sweep's Parquet directory")],
+    html_out: Annotated[Path, typer.Option("--out", "-o", help="HTML file to write")] = Path("sweep-report.html"),
+    as_json: JsonOpt = False,
+) -> None:
+    """Build an HTML summary (tables and a plot) of a sweep.
+
+    Example: streamplace report sweep.parquet -o sweep.html
+    """
+    from streamplace.report.sweep import write_sweep_report
+
+    path = write_sweep_report(sweep, html_out)
+    if as_json:
+        emit_json({"html": str(path), "plot": str(path.with_suffix(".png"))})
+        return
+    out.print(f"wrote {path} and {path.with_suffix('.png')}")

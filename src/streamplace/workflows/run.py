@@ -1,0 +1,204 @@
+"""The run workflow: enact a plan's pipeline on Spark (local, or pinned on a standalone cluster), bounded to what
+the model says it sustains, and measure it beside the prediction; the live page fed while it runs.
+
+Nothing here prints or knows the command line: warnings and notes go to ``on_warning`` / ``on_info``, progress
+to ``progress(done_s, total_s)``, the Spark session and the live page come from the caller's ``session`` and
+``open_page``. `streamplace run` (cli/run.py) and the demo's cluster run (cli/demo.py) call :func:`enact_run`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from streamplace.model.cluster import Cluster
+from streamplace.model.plan import Plan
+from streamplace.model.topology import Topology
+from streamplace.perf.engines import EngineSettings
+from streamplace.perf.evaluate import evaluate
+from streamplace.report.compare import mfmt
+
+#: a line for the caller to show (a warning, or a note such as where the live page was written)
+Say = Callable[[str], None]
+#: progress of the measured pipeline: seconds done of the total (warm-up and measured window)
+ProgressFn = Callable[[float, float], None]
+#: the live page (page/live_run.RunPage) for (title, seconds, the cluster it runs on, the file it is written to),
+#: or None: no page
+PageOpener = Callable[[str, float, Cluster, Path], Any]
+#: the SparkSession of a run whose Spark log goes to the given file
+SessionOpener = Callable[[Path], Any]
+
+
+def _silent(text: str) -> None:
+    """The default of ``on_warning`` / ``on_info``: say nothing."""
+
+
+@dataclass(frozen=True)
+class RunDone:
+    """What `run` (and the demo's run) measured and predicted, and where its live page was written."""
+
+    result: Any  # spark.run.RunResult
+    admission: Any  # spark.admission.Admission
+    predicted: dict[str, Any]
+    here: str  # where the prediction is for, in words
+    lifted: bool  # CPU quotas were lifted for the start
+    page: Path | None
+
+
+def run_dir_for(t: Topology, pl: Plan, sink: str, out_dir: Path | None, option: str = "out_dir") -> Path:
+    """The directory the run of this pipeline writes to and resumes from (spark/outdir.run_dir): ``out_dir``, else
+    ``run-out/TOPOLOGY-DIGEST``; a directory holding another pipeline's run is an error on ``option``."""
+    from streamplace.spark.outdir import run_dir
+
+    return run_dir(t, pl, sink, out_dir, option=option)
+
+
+def enact_run(t: Topology, c: Cluster, pl: Plan, plan_label: str, state: Any, master: str | None,
+              cores: int | None, placement: str, trigger_s: float | None,
+              engine: Callable[[float | None], EngineSettings], max_rate: float | None, out_dir: Path, sink: str,
+              warmup: float, duration: float, *, settle_rows: int | None = None, settle_max_s: float = 0.0,
+              session: SessionOpener | None = None, open_page: PageOpener | None = None,
+              on_warning: Say = _silent, on_info: Say = _silent, progress: ProgressFn | None = None,
+              max_rate_name: str = "max_rate") -> RunDone:
+    """Run ``pl``'s pipeline on Spark (local, or pinned on the standalone cluster of ``state``) for ``duration``
+    after ``warmup``: the sources bounded to what the model says it sustains (or ``max_rate``), warnings said
+    (``on_warning``) before it starts, the live page (``open_page``; None: none) served while it runs; the warm-up
+    prolonged while the sources' backlog holds more than ``settle_rows`` rows, for at most ``settle_max_s``
+    (spark/run.run_pipeline).
+
+    ``engine`` gives the engine settings for a trigger (None: auto, chosen from the model); ``session`` opens the
+    SparkSession, its log in the given file (default: spark/session.session_for of ``master``, ``state`` and
+    ``cores``); ``max_rate_name`` is how errors and warnings name ``max_rate`` (the CLI: --max-rate)."""
+    from streamplace.spark.admission import admission, admitted_plan, continuous
+    from streamplace.spark.run import prediction, run_target, run_warnings
+
+    workers = None
+    if state is not None:
+        from streamplace.spark.layout import check_enactable
+        from streamplace.spark.standalone import require_registered
+
+        workers = state.layout()
+        check_enactable(t, pl, workers, plan_label)
+        require_registered(state, {n for per in pl.replicas.values() for n in per})
+    eng = engine(trigger_s)
+    target_cluster, target_plan, here = run_target(t, c, pl, state, master, cores, placement)
+    adm = admission(t, target_cluster, target_plan, eng, trigger_s, max_rate, where=max_rate_name)
+    trigger_s = adm.trigger_s
+    eng = continuous(eng, trigger_s)
+    predicted = prediction(t, target_cluster, admitted_plan(t, target_plan, adm), None, eng)
+    predicted["offered_rate"] = sum(adm.offered.values())
+    for line in run_warnings(c, pl, predicted, here, None if state is not None else target_cluster):
+        on_warning(line)
+    if adm.overloaded:
+        on_warning(f"the sources offer {predicted['offered_rate']:,.1f} tuples/s; "
+                   + (f"{max_rate_name} admits {adm.max_rate:,.1f}" if adm.source == "max_rate" else
+                      f"the {eng.name} model predicts {here} sustains {adm.max_rate:,.1f} at a {trigger_s:g} s "
+                      "trigger")
+                   + f": each micro-batch admits at most {sum(r or 0 for r in adm.rows_per_trigger.values()):,} "
+                   f"rows and the backlog grows by {predicted['offered_rate'] - adm.max_rate:,.1f} tuples/s "
+                   "(measured below)")
+    live_page = None if open_page is None else open_page(
+        f"{t.name} on Spark ({master or 'local'}), {pl.scheduler} plan", warmup + duration, target_cluster,
+        out_dir / "run-page.html")
+    if live_page is not None:
+        live_page.plan(predicted, plan_svg(t, c, pl, eng), None)
+        live_page.event(0.0, "start", f"{pl.scheduler} plan: " + ", ".join(f"{op} ×{n}" for op, n in
+                                                                           pl.counts().items())
+                        + f"; {warmup:g} s of warm-up, then {duration:g} s measured")
+    try:
+        result, lifted = measured_run(t, c, pl, target_cluster, target_plan, adm, eng, state, master, cores,
+                                      out_dir, sink, workers, placement, trigger_s, warmup, duration, live_page,
+                                      settle_rows, settle_max_s, session=session, progress=progress)
+    except BaseException:
+        if live_page is not None:
+            live_page.finish("failed")
+            live_page.close()
+        raise
+    if live_page is not None:
+        from streamplace.spark.run import comparison
+
+        written = live_page.finish("finished", [(name, mfmt(pv), mfmt(mv))
+                                                for name, pv, mv in comparison(result.predicted, result.measured)])
+        live_page.close()
+        if written is not None:
+            on_info(f"live page written to {written}")
+    return RunDone(result, adm, predicted, here, lifted, None if live_page is None else written)
+
+
+def plan_svg(t: Topology, c: Cluster, plan: Plan, eng: EngineSettings) -> str:
+    """The plan's placement picture on the cluster it was made for (report/placement.py), as SVG text."""
+    from streamplace.report.placement import svg_text
+
+    return svg_text(t, c, plan, evaluate(t, c, plan, None, engine=eng))
+
+
+def measured_run(t: Topology, c: Cluster, pl: Plan, target_cluster: Cluster, target_plan: Plan, adm: Any,
+                 eng: EngineSettings, state: Any, master: str | None, cores: int | None, out_dir: Path, sink: str,
+                 workers: Any, placement: str, trigger_s: float, warmup: float, duration: float, live_page: Any,
+                 settle_rows: int | None = None, settle_max_s: float = 0.0, *, session: SessionOpener | None = None,
+                 progress: ProgressFn | None = None) -> tuple[Any, bool]:
+    """The run's Spark part: the session (``session``, as in enact_run), the pipeline measured for ``duration``
+    after ``warmup`` (``progress`` told from its start, the live page fed as micro-batches end); whether CPU quotas
+    were lifted for the start."""
+    from streamplace.spark.admission import admitted_plan
+    from streamplace.spark.pipeline import PipelineConfig
+    from streamplace.spark.run import run_pipeline
+    from streamplace.spark.watch import run_feed
+
+    boost = None
+    if state is not None:  # executors and the first batch start at full speed; the quotas are set after it
+        from streamplace.spark.standalone import lift_cpu_quotas
+
+        boost = lift_cpu_quotas(state)
+    session_started, session_began_at = time.monotonic(), time.time()
+    try:
+        if session is None:
+            from streamplace.spark.session import session_for
+
+            spark = session_for(master, state, cores, out_dir / "spark.log")
+        else:
+            spark = session(out_dir / "spark.log")
+    except BaseException:
+        if boost is not None:
+            boost()
+        raise
+    session_start_s = time.monotonic() - session_started
+    # an emulated cluster's workers talk over loopback: its stages wait the spec's link latencies instead
+    from streamplace.spark.standalone import emulated_links
+
+    cfg = PipelineConfig(trigger_s=trigger_s, sink=sink, out_dir=out_dir, workers=workers,  # type: ignore[arg-type]
+                         source_lead_s=eng.spark.lead_s, link_latency_ms=emulated_links(state, c),
+                         placement=placement, admission=adm.rows_per_trigger)  # type: ignore[arg-type]
+    started = time.perf_counter()
+    total = warmup + duration
+    if progress is not None:
+        progress(0.0, total)
+    result = run_pipeline(spark, t, target_cluster, target_plan, duration, warmup, cfg,
+                          progress=None if progress is None else lambda s: progress(s, total), engine=eng,
+                          after_first_batch=boost, predict_for=admitted_plan(t, target_plan, adm),
+                          watch=None if live_page is None else run_feed(live_page, t, started),
+                          after_warmup=None if live_page is None else lambda: live_page.event(
+                              time.perf_counter() - started, "window", "warm-up over: the measured window "
+                              "opens as the next micro-batch ends"),
+                          settle_rows=settle_rows, settle_max_s=settle_max_s)
+    result.measured["session_start_s"] = session_start_s
+    result.measured.update(launch_figures(result.measured, session_began_at))
+    return result, boost is not None
+
+
+def launch_figures(measured: dict[str, Any], session_began_at: float, launched_at: float | None = None
+                   ) -> dict[str, float]:
+    """Where a run's start went, measured from this process's launch (``launched_at``, seconds since the epoch;
+    default: the process's creation time): ``before_spark_s`` up to the start of the Spark session (imports, the
+    plan, the prediction) and ``launch_to_first_batch_s`` to the end of the first micro-batch with rows."""
+    if launched_at is None:
+        import psutil
+
+        launched_at = psutil.Process().create_time()
+    out = {"before_spark_s": max(0.0, session_began_at - launched_at)}
+    if "first_batch_end_at" in measured:
+        out["launch_to_first_batch_s"] = max(0.0, measured["first_batch_end_at"] - launched_at)
+    return out
