@@ -54,3 +54,15 @@ def test_plan_compare_and_simulate_work_without_spark_and_run_says_how_to_get_it
         res = _cli(*command, cwd=tmp_path)
         assert res.returncode == 2, (command, res.stderr)
         assert "pip install 'streamplace[spark]'" in res.stderr.replace("\n", " ") and "Traceback" not in res.stderr
+
+
+def test_only_an_absent_package_of_the_extra_is_called_missing() -> None:
+    from streamplace.cli._common import _missing_extra
+
+    assert _missing_extra(ModuleNotFoundError("No module named 'pyspark'", name="pyspark")) == "pyspark"
+    assert _missing_extra(ImportError("Unable to find a usable engine; tried using: 'pyarrow', 'fastparquet'.")) \
+        == "pyarrow"
+    # installed but broken or too old: not "install the extra", the error is shown as it is
+    assert _missing_extra(ImportError("cannot import name 'X' from 'pyspark.sql'", name="pyspark.sql")) is None
+    assert _missing_extra(ImportError("Pandas requires version '15.0' or newer of 'pyarrow'")) is None
+    assert _missing_extra(ModuleNotFoundError("No module named 'yaml'", name="yaml")) is None

@@ -122,7 +122,7 @@ def test_the_live_feed_logs_each_enactment_once_and_redraws_the_picture(tmp_path
         return {"delivered_throughput": 1.0}, f"<svg>{plan}</svg>", {"local": 2.0}
 
     plans = ["first"]
-    feed = LiveFeed(page, topo, 0.0, lambda: plans[-1], describe)
+    feed = LiveFeed(page, topo, lambda: 0.0, lambda: plans[-1], describe)
     pipe = SimpleNamespace(batch_done=(-1, 0.0, {}))
     start = SimpleNamespace(at_s=0.0, kind="start", detail="threshold: first plan")
     result = SimpleNamespace(events=[start])

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import time
 from pathlib import Path
 
 import pytest
@@ -42,8 +41,8 @@ def test_threshold_controller_rescales_a_running_pipeline_without_losing_a_tuple
     runner = LiveRun(spark, topo, cluster, policy, cfg, interval_s=8)
     # the live page as `live` feeds it (no server: the page written at the end is checked in a browser below)
     page = RunPage("live-chain under threshold", 45, {"n1": 4.0}, tmp_path / "live-page.html", serve=False)
-    feed = LiveFeed(page, topo, time.perf_counter(), lambda: runner.plan,
-                    functools.partial(describe_plan, topo, cluster, None, EngineSettings(name="spark")))
+    feed = LiveFeed(page, topo, lambda: runner.started, lambda: runner.plan,
+                    functools.partial(describe_plan, topo, cluster, cluster, False, EngineSettings(name="spark")))
     result = runner.run(45, progress=feed.decision, watch=feed)
 
     # 125 t/s offered to one 10 ms replica (100 t/s): the backlog passes the threshold and it gets more replicas

@@ -242,10 +242,10 @@ SPARK_EXTRA = ("pyspark", "py4j", "pyarrow")
 def _missing_extra(exc: ImportError) -> str | None:
     """The module of the ``spark`` extra whose absence ``exc`` reports (pandas says "Unable to find a usable
     engine; tried using: 'pyarrow'…" for parquet), or None for any other import error."""
-    root = (exc.name or "").split(".")[0]
-    if root in SPARK_EXTRA:
-        return root
-    return "pyarrow" if "pyarrow" in str(exc) else None
+    if isinstance(exc, ModuleNotFoundError) and (exc.name or "") in SPARK_EXTRA:  # the package itself is absent
+        return exc.name
+    # pandas' words for "no parquet engine" (a pyarrow too old, or one that fails to load, is another matter)
+    return "pyarrow" if "Unable to find a usable engine" in str(exc) and "pyarrow" in str(exc) else None
 
 
 def _log_hint() -> str:

@@ -90,6 +90,13 @@ def demo(
         draw_picture(t, c, best.plan, evaluate(t, c, best.plan, p, engine=eng), out_dir / "best-plan.svg",
                      quiet=as_json)
     sections, spark_json = [], None
+
+    def report_now() -> Path:
+        return write_report(rows, png, out_dir / "report.html", f"streamplace demo: {title}",
+                            demo_lib.instance_notes(t, c), sections, legend=comparison_legend(rows),
+                            pictures=pictures)
+
+    report = report_now()  # the comparison is kept whatever happens to the Spark part
     if spark_seconds > 0 and best is not None and best.plan is not None:
         if on == "local":
             import os
@@ -104,8 +111,7 @@ def demo(
             section, spark_json = _demo_on_cluster(t, c, best.plan, spark_seconds, out_dir, calibration, page_port,
                                                    as_json)
             sections.append(section)
-    report = write_report(rows, png, out_dir / "report.html", f"streamplace demo: {title}",
-                          demo_lib.instance_notes(t, c), sections, legend=comparison_legend(rows), pictures=pictures)
+        report = report_now()
     if as_json:
         emit_json(jsonable({"report": str(report), "plot": str(png), "topology": t.name, "cluster": c.name,
                           "engine": eng.name, "run": best.scheduler if spark_json is not None and best else None,
@@ -126,15 +132,11 @@ def _demo_on_cluster(t: Topology, c: Cluster, plan: Plan, seconds: float, out_di
     state_dir = out_dir / "cluster"
     run_out = out_dir / "spark-run"
     shutil.rmtree(run_out, ignore_errors=True)  # this run, not a resumed one
-    with progress_bar("{task.description}", "", disable=as_json or not err.is_terminal) as bar:
-        bar.add_task(f"starting {c.name} on this machine: a Spark master and {len(c.nodes)} workers", total=None)
-        try:
+    try:  # from the start of `up`: an interrupt at any point still stops what was started
+        with progress_bar("{task.description}", "", disable=as_json or not err.is_terminal) as bar:
+            bar.add_task(f"starting {c.name} on this machine: a Spark master and {len(c.nodes)} workers",
+                         total=None)
             state = up(c, state_dir, jvm_archives=False)
-        except BaseException:
-            if (state_dir / "state.json").exists():
-                down(state_dir)
-            raise
-    try:
         if state.cpu_scale:
             quotas = (f"each under a CPU quota of its share of {state.cpu_budget_cores:g} real cores (×"
                       f"{state.cpu_scale:.3g} of its spec's cores: " + ", ".join(
@@ -156,9 +158,14 @@ def _demo_on_cluster(t: Topology, c: Cluster, plan: Plan, seconds: float, out_di
                              settle_max_s=demo_lib.SETTLE_MAX_S, progress=progress,
                              **run_callbacks(state.master_url, state, None, True, page_port))
     finally:
-        stopped = down(state_dir)
-        if not as_json:
-            info(f"cluster {c.name} stopped ({len(stopped)} processes and groups)", stderr=True)
+        _stop_driver()  # the run's application leaves the master first: no executor is started meanwhile
+        if (state_dir / "state.json").exists():
+            try:
+                stopped = down(state_dir)
+                if not as_json:
+                    info(f"cluster {c.name} stopped ({len(stopped)} processes and groups)", stderr=True)
+            except Exception as exc:  # said, without hiding the run's own error
+                warn(f"stopping {c.name} failed ({exc}): `streamplace cluster down --state-dir {state_dir}`")
     if not as_json:
         print_run(done.result, t, run_plan, state.master_url, seconds, done.here)
     section, text, agrees = demo_lib.cluster_section(t, c, plan, done, factor, quotas, done.page)
@@ -166,10 +173,22 @@ def _demo_on_cluster(t: Topology, c: Cluster, plan: Plan, seconds: float, out_di
         info(text)
     from streamplace.spark.run import comparison
 
-    return section, {"on": "cluster", "agrees": agrees, "verdict": text, "page": str(done.page),
+    return section, {"on": "cluster", "agrees": agrees, "verdict": text,
+                     "page": None if done.page is None else str(done.page),
                      "source_rate_share": factor, "cpu_scale": state.cpu_scale,
                      "rows": [{"quantity": n, "predicted": pv, "measured": mv}
                               for n, pv, mv in comparison(done.result.predicted, done.result.measured)]}
+
+
+def _stop_driver() -> None:
+    """Stop this process's Spark session, if one runs (its executors go with it)."""
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        return
+    session = SparkSession.getActiveSession()
+    if session is not None:
+        session.stop()
 
 
 def _demo_spark_run(t: Topology, plan: Plan, cores: int, seconds: float, out_dir: Path, engine: EngineSettings,

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
-import time
 from pathlib import Path
 from typing import Annotated
 
@@ -30,6 +30,7 @@ from streamplace.cli._common import (
     parse_params,
     progress_bar,
     spark_session,
+    warn,
 )
 from streamplace.cli.run import open_page, plan_to_run, spark_instance
 from streamplace.errors import ModelError, Problem
@@ -79,7 +80,7 @@ def live_cmd(
     from streamplace.spark.policies import fits_slots, make_policy, place_counts
     from streamplace.spark.run import local_machine
     from streamplace.spark.standalone import state_at
-    from streamplace.spark.watch import LiveFeed, describe_plan
+    from streamplace.spark.watch import LiveFeed, describe_plan, guarded
 
     t, c = spark_instance(topo, cluster)
     if sink not in ("parquet", "noop"):
@@ -121,39 +122,51 @@ def live_cmd(
 
         alive = functools.partial(alive_nodes, state)
     runner = LiveRun(spark, t, c, pol, cfg, interval, alive)
-    target = c if state is not None else local_machine(cores, master)
+    if state is None:
+        target, one_node = local_machine(cores, master), True
+    else:  # the workers run under their quotas: the page's prediction and CPU shares are for that cluster
+        from streamplace.spark.cpu_quota import scaled_cluster
+
+        target, one_node = (scaled_cluster(c, state.cpu_scale) if state.cpu_scale else c), False
     live_page = open_page(f"{t.name} under {policy} on {master or 'local'}", duration, target,
                           out_dir / "live-page.html", page_port, page)
-    feed = None
+    feed = watch = None
     if live_page is not None:
         eng = engine_settings("spark", None, trigger_s=trigger, cluster=c)
-        feed = LiveFeed(live_page, t, time.perf_counter(), lambda: runner.plan,
-                        functools.partial(describe_plan, t, c, None if state is not None else target, eng))
-    with progress_bar("live {task.description}", "{task.completed:.0f}/{task.total:.0f} s",
-                      disable=as_json or not err.is_terminal) as bar:
-        task = bar.add_task(f"{t.name} ({policy})", total=duration)
+        feed = LiveFeed(live_page, t, lambda: runner.started, lambda: runner.plan,
+                        functools.partial(describe_plan, t, c, target, one_node, eng))
+        watch = guarded(feed, warn)
+    try:
+        with progress_bar("live {task.description}", "{task.completed:.0f}/{task.total:.0f} s",
+                          disable=as_json or not err.is_terminal) as bar:
+            task = bar.add_task(f"{t.name} ({policy})", total=duration)
 
-        def step(at: float, what: str) -> None:
-            bar.update(task, completed=at)
-            if feed is not None:
-                feed.decision(at, what)
-            if not as_json:
-                bar.console.print(f"{at:6.1f} s  {what}", highlight=False)
+            def step(at: float, what: str) -> None:
+                bar.update(task, completed=at)
+                if feed is not None:
+                    feed.decision(at, what)
+                if not as_json:
+                    bar.console.print(f"{at:6.1f} s  {what}", highlight=False)
 
-        try:
-            result = runner.run(duration, faults, progress=step,
-                                watch=feed)
-        except BaseException:
-            if live_page is not None:
-                live_page.finish("failed")
-                live_page.close()
-            raise
-    if live_page is not None:
-        feed.sync(result)  # type: ignore[union-attr]
-        written = live_page.finish("finished")
-        live_page.close()
-        if written is not None:
-            info(f"live page written to {written}", stderr=True)
+            try:
+                result = runner.run(duration, faults, progress=step, watch=watch)
+            except BaseException:
+                if live_page is not None:
+                    with contextlib.suppress(Exception):
+                        live_page.finish("failed")
+                raise
+        if live_page is not None and feed is not None:
+            try:
+                feed.sync(result)
+                written = live_page.finish("finished")
+            except Exception as exc:  # the page is a view: the run's figures are printed whatever it does
+                warn(f"the live page could not be finished ({type(exc).__name__}: {exc})")
+                written = None
+            if written is not None:
+                info(f"live page written to {written}", stderr=True)
+    finally:
+        if live_page is not None:
+            live_page.close()
     if as_json:
         emit_json(jsonable(result.to_dict()))
         return

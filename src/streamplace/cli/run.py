@@ -48,7 +48,7 @@ from streamplace.perf.engines import EngineSettings, split_engine_params
 from streamplace.report.compare import fmt, mfmt
 from streamplace.schedulers.base import create
 from streamplace.spec.loader import load_plan
-from streamplace.workflows.run import enact_run, run_dir_for
+from streamplace.workflows.run import enact_run
 
 
 @app.command("run")
@@ -111,11 +111,10 @@ def run_cmd(
         raise ModelError([Problem("--param", f"run takes engine parameters only, got {next(iter(rest))!r}",
                                   "write spark.KEY=VALUE or storm.KEY=VALUE")])
     trigger_s = parse_trigger(trigger)
-    run_out = run_dir_for(t, pl, sink, out_dir, option="--out")
     with run_progress(f"{t.name} ({pl.scheduler} plan)", disable=as_json) as progress:
         done = enact_run(t, c, pl, str(plan_file or "plan"), state, master, cores, placement, trigger_s,
-                         engine_settings_for_run(engine, calibration, engine_p, c), max_rate, run_out, sink, warmup,
-                         duration, progress=progress, max_rate_name="--max-rate",
+                         engine_settings_for_run(engine, calibration, engine_p, c), max_rate, out_dir, sink, warmup,
+                         duration, progress=progress, max_rate_name="--max-rate", out_option="--out",
                          **run_callbacks(master, state, cores, page, page_port))
     result, adm, predicted, lifted = done.result, done.admission, done.predicted, done.lifted
     if series is not None and result.series:

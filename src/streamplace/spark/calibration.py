@@ -262,14 +262,20 @@ def driver_probe(spark: Any, sizes: tuple[int, ...] = (2, 4, 8, 12, 16), nodes: 
                 for frame in cached:
                     frame.unpersist()
         points.append((ops, statistics.median(times[1:])))
+    return fit_exchange(points), points
+
+
+def fit_exchange(points: list[tuple[int, float]]) -> tuple[float, float]:
+    """(b, c) of the non-negative least-squares fit a + b·X + c·X² to (inputs, seconds) points; (0, 0) with
+    fewer than three distinct sizes. Pure: driver_probe's timing is where the machine comes in."""
     from scipy.optimize import nnls
 
     x = np.array([e for e, _ in points], dtype=float)
     y = np.array([t for _, t in points])
     if len(points) < 3 or np.ptp(x) == 0:
-        return (0.0, 0.0), points
+        return 0.0, 0.0
     coef, _ = nnls(np.column_stack([np.ones_like(x), x, x * x]), y)
-    return (float(coef[1]), float(coef[2])), points
+    return float(coef[1]), float(coef[2])
 
 
 def measured_block(cal: Calibration, master: str, cores: int) -> dict[str, Any]:

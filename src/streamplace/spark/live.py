@@ -74,6 +74,7 @@ class LiveRun:
         self.pipeline: Pipeline | None = None
         self.plan: Plan | None = None
         self.lost: set[str] = set()
+        self.started = time.perf_counter()  # when run() began: the zero of its events' times
         self._pending: LiveEvent | None = None  # waiting for the first sink tuple of a new plan
         self._since = 0.0  # when that wait began (perf_counter)
 
@@ -94,7 +95,7 @@ class LiveRun:
         result)`` is called after every poll with the running pipeline, which query it is (one per enactment)
         and the result so far (the live page's feed: it must only read)."""
         result = LiveResult(duration_s)
-        started = time.perf_counter()
+        started = self.started = time.perf_counter()
         clock = lambda: time.perf_counter() - started  # noqa: E731
         faults = sorted(faults or [], key=lambda f: f[0])
         fault_at: float | None = None

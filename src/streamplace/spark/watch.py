@@ -65,9 +65,11 @@ def run_feed(page: RunPage, topology: Topology, origin: float) -> Callable[[Any,
 class LiveFeed:
     """``LiveRun.run``'s ``watch``: points from the running query, and each enactment (the first plan, a re-plan,
     a lost node's re-placement) as an event with its plan's prediction and picture (``describe(plan)`` →
-    (predicted block, SVG or None, node → cores))."""
+    (predicted block, SVG or None, node → cores)). ``origin()``: when the loop started (perf_counter), the zero
+    of its events' times, so points and events share one time axis."""
 
-    def __init__(self, page: RunPage, topology: Topology, origin: float, current: Callable[[], Plan | None],
+    def __init__(self, page: RunPage, topology: Topology, origin: Callable[[], float],
+                 current: Callable[[], Plan | None],
                  describe: Callable[[Plan], tuple[dict[str, Any], str | None, dict[str, float]]]):
         self.page, self.topology, self.origin = page, topology, origin
         self.current, self.describe = current, describe
@@ -76,7 +78,7 @@ class LiveFeed:
 
     def __call__(self, pipeline: Any, query: int, result: Any) -> None:
         self.sync(result)
-        self.page.take(reading(self.topology, pipeline, self.origin, query))
+        self.page.take(reading(self.topology, pipeline, self.origin(), query))
 
     def sync(self, result: Any) -> None:
         """Log what happened since the last call: the loop's messages, then each new enactment (one event
@@ -98,15 +100,16 @@ class LiveFeed:
         self.said.append((at_s, what))
 
 
-def describe_plan(topology: Topology, cluster: Cluster, local: Cluster | None, engine: EngineSettings,
+def describe_plan(topology: Topology, cluster: Cluster, runs_on: Cluster, one_node: bool, engine: EngineSettings,
                   plan: Plan) -> tuple[dict[str, Any], str | None, dict[str, float]]:
-    """What the page shows of a plan ``live`` enacts: the prediction for where it runs (``local``: this machine
-    as one node, the plan's parallelism; None: the cluster itself), its picture on the cluster it was made for,
-    and the cores of the nodes it runs on."""
+    """What the page shows of a plan ``live`` enacts: the prediction for where it runs (``runs_on``: this machine
+    as one node with ``one_node``, the plan's parallelism on it; else the cluster as its workers run it, e.g. every
+    node's CPU scaled to its quota), its picture on the cluster it was made for, and the cores of the nodes it runs
+    on (what the page's measured CPU is a share of)."""
     from streamplace.report.placement import svg_text
     from streamplace.spark.run import on_one_node, prediction
 
-    where, as_run = (cluster, plan) if local is None else (local, on_one_node(topology, plan))
+    where, as_run = runs_on, (on_one_node(topology, plan) if one_node else plan)
     predicted = prediction(topology, where, as_run, None, engine)
     predicted["offered_rate"] = predicted.get("source_rate")
     svg = svg_text(topology, cluster, plan, evaluate(topology, cluster, plan, None, engine=engine))

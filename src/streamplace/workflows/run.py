@@ -58,11 +58,11 @@ def run_dir_for(t: Topology, pl: Plan, sink: str, out_dir: Path | None, option: 
 
 def enact_run(t: Topology, c: Cluster, pl: Plan, plan_label: str, state: Any, master: str | None,
               cores: int | None, placement: str, trigger_s: float | None,
-              engine: Callable[[float | None], EngineSettings], max_rate: float | None, out_dir: Path, sink: str,
-              warmup: float, duration: float, *, settle_rows: int | None = None, settle_max_s: float = 0.0,
-              session: SessionOpener | None = None, open_page: PageOpener | None = None,
+              engine: Callable[[float | None], EngineSettings], max_rate: float | None, out_dir: Path | None,
+              sink: str, warmup: float, duration: float, *, settle_rows: int | None = None,
+              settle_max_s: float = 0.0, session: SessionOpener | None = None, open_page: PageOpener | None = None,
               on_warning: Say = _silent, on_info: Say = _silent, progress: ProgressFn | None = None,
-              max_rate_name: str = "max_rate") -> RunDone:
+              max_rate_name: str = "max_rate", out_option: str = "out_dir") -> RunDone:
     """Run ``pl``'s pipeline on Spark (local, or pinned on the standalone cluster of ``state``) for ``duration``
     after ``warmup``: the sources bounded to what the model says it sustains (or ``max_rate``), warnings said
     (``on_warning``) before it starts, the live page (``open_page``; None: none) served while it runs; the warm-up
@@ -71,7 +71,10 @@ def enact_run(t: Topology, c: Cluster, pl: Plan, plan_label: str, state: Any, ma
 
     ``engine`` gives the engine settings for a trigger (None: auto, chosen from the model); ``session`` opens the
     SparkSession, its log in the given file (default: spark/session.session_for of ``master``, ``state`` and
-    ``cores``); ``max_rate_name`` is how errors and warnings name ``max_rate`` (the CLI: --max-rate)."""
+    ``cores``); ``max_rate_name`` is how errors and warnings name ``max_rate`` (the CLI: --max-rate). The run's
+    directory (``out_dir``, else run-out/TOPOLOGY-DIGEST: run_dir_for, errors naming ``out_option``) is claimed
+    only once every check has passed. The live page is a view: an error of its own is said once and the run goes
+    on without it; its server is stopped on every way out."""
     from streamplace.spark.admission import admission, admitted_plan, continuous
     from streamplace.spark.run import prediction, run_target, run_warnings
 
@@ -100,32 +103,53 @@ def enact_run(t: Topology, c: Cluster, pl: Plan, plan_label: str, state: Any, ma
                    + f": each micro-batch admits at most {sum(r or 0 for r in adm.rows_per_trigger.values()):,} "
                    f"rows and the backlog grows by {predicted['offered_rate'] - adm.max_rate:,.1f} tuples/s "
                    "(measured below)")
+    out_dir = run_dir_for(t, pl, sink, out_dir, option=out_option)
     live_page = None if open_page is None else open_page(
         f"{t.name} on Spark ({master or 'local'}), {pl.scheduler} plan", warmup + duration, target_cluster,
         out_dir / "run-page.html")
-    if live_page is not None:
-        live_page.plan(predicted, plan_svg(t, c, pl, eng), None)
-        live_page.event(0.0, "start", f"{pl.scheduler} plan: " + ", ".join(f"{op} ×{n}" for op, n in
-                                                                           pl.counts().items())
-                        + f"; {warmup:g} s of warm-up, then {duration:g} s measured")
+    written: Path | None = None
     try:
+        if live_page is not None:
+            try:
+                # the page's "offered" is what the sources offer, not what they admit (its gap is the overload)
+                offered = prediction(t, target_cluster, target_plan, None, eng).get("offered_throughput")
+                live_page.plan(dict(predicted, offered_throughput=offered), plan_svg(t, c, pl, eng), None)
+                live_page.event(0.0, "start", f"{pl.scheduler} plan: " + ", ".join(
+                    f"{op} ×{n}" for op, n in pl.counts().items()) + f"; {warmup:g} s of warm-up, then "
+                    f"{duration:g} s measured")
+            except Exception as exc:  # a view must not stop the run
+                on_warning(f"the live page could not be drawn ({type(exc).__name__}: {exc}); the run goes on "
+                           "without it")
+                live_page.close()
+                live_page = None
         result, lifted = measured_run(t, c, pl, target_cluster, target_plan, adm, eng, state, master, cores,
                                       out_dir, sink, workers, placement, trigger_s, warmup, duration, live_page,
-                                      settle_rows, settle_max_s, session=session, progress=progress)
+                                      settle_rows, settle_max_s, session=session, progress=progress,
+                                      on_warning=on_warning)
+        if live_page is not None:
+            from streamplace.spark.run import comparison
+
+            written = _finish_page(live_page, "finished", [(name, mfmt(pv), mfmt(mv)) for name, pv, mv in
+                                                           comparison(result.predicted, result.measured)], on_warning)
+            if written is not None:
+                on_info(f"live page written to {written}")
     except BaseException:
         if live_page is not None:
-            live_page.finish("failed")
-            live_page.close()
+            _finish_page(live_page, "failed", None, on_warning)
         raise
-    if live_page is not None:
-        from streamplace.spark.run import comparison
+    finally:
+        if live_page is not None:
+            live_page.close()
+    return RunDone(result, adm, predicted, here, lifted, written)
 
-        written = live_page.finish("finished", [(name, mfmt(pv), mfmt(mv))
-                                                for name, pv, mv in comparison(result.predicted, result.measured)])
-        live_page.close()
-        if written is not None:
-            on_info(f"live page written to {written}")
-    return RunDone(result, adm, predicted, here, lifted, None if live_page is None else written)
+
+def _finish_page(page: Any, status: str, summary: list[tuple[str, str, str]] | None, on_warning: Say) -> Path | None:
+    """The page's last state and its file (RunPage.finish); an error of the page's own is said, not raised."""
+    try:
+        return page.finish(status, summary)
+    except Exception as exc:
+        on_warning(f"the live page could not be finished ({type(exc).__name__}: {exc})")
+        return None
 
 
 def plan_svg(t: Topology, c: Cluster, plan: Plan, eng: EngineSettings) -> str:
@@ -139,14 +163,14 @@ def measured_run(t: Topology, c: Cluster, pl: Plan, target_cluster: Cluster, tar
                  eng: EngineSettings, state: Any, master: str | None, cores: int | None, out_dir: Path, sink: str,
                  workers: Any, placement: str, trigger_s: float, warmup: float, duration: float, live_page: Any,
                  settle_rows: int | None = None, settle_max_s: float = 0.0, *, session: SessionOpener | None = None,
-                 progress: ProgressFn | None = None) -> tuple[Any, bool]:
+                 progress: ProgressFn | None = None, on_warning: Say = _silent) -> tuple[Any, bool]:
     """The run's Spark part: the session (``session``, as in enact_run), the pipeline measured for ``duration``
     after ``warmup`` (``progress`` told from its start, the live page fed as micro-batches end); whether CPU quotas
     were lifted for the start."""
     from streamplace.spark.admission import admitted_plan
     from streamplace.spark.pipeline import PipelineConfig
     from streamplace.spark.run import run_pipeline
-    from streamplace.spark.watch import run_feed
+    from streamplace.spark.watch import guarded, run_feed
 
     boost = None
     if state is not None:  # executors and the first batch start at full speed; the quotas are set after it
@@ -179,10 +203,10 @@ def measured_run(t: Topology, c: Cluster, pl: Plan, target_cluster: Cluster, tar
     result = run_pipeline(spark, t, target_cluster, target_plan, duration, warmup, cfg,
                           progress=None if progress is None else lambda s: progress(s, total), engine=eng,
                           after_first_batch=boost, predict_for=admitted_plan(t, target_plan, adm),
-                          watch=None if live_page is None else run_feed(live_page, t, started),
-                          after_warmup=None if live_page is None else lambda: live_page.event(
+                          watch=None if live_page is None else guarded(run_feed(live_page, t, started), on_warning),
+                          after_warmup=None if live_page is None else guarded(lambda: live_page.event(
                               time.perf_counter() - started, "window", "warm-up over: the measured window "
-                              "opens as the next micro-batch ends"),
+                              "opens as the next micro-batch ends"), on_warning),
                           settle_rows=settle_rows, settle_max_s=settle_max_s)
     result.measured["session_start_s"] = session_start_s
     result.measured.update(launch_figures(result.measured, session_began_at))
