@@ -11,8 +11,8 @@ import time
 
 from streamplace.bench import resolve_cluster, resolve_topology
 from streamplace.elastic import make_pattern
-from streamplace.elastic.factory import build
 from streamplace.sim import simulate
+from streamplace.sim.factory import build
 
 
 def main() -> None:

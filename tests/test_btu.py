@@ -199,7 +199,7 @@ def test_vm_start_guard_prolongs_instead_of_releasing() -> None:
 def test_btu60_is_cheaper_and_more_compliant_than_the_threshold_baseline(pattern: str) -> None:
     """The paper's direction on every arrival pattern (Tables 3–6), one seed: BTU60's resource cost below the
     threshold baseline's billed at 60 minutes, and a higher near-real-time compliance."""
-    from streamplace.elastic.factory import build
+    from streamplace.sim.factory import build
 
     topo, vm = resolve_topology("manufacturing"), resolve_cluster("visp-vm")
     load = make_pattern(pattern, 120, 0)

@@ -12,12 +12,12 @@ from streamplace.bench import resolve_cluster, resolve_topology
 from streamplace.cli import app
 from streamplace.elastic import make_pattern
 from streamplace.elastic.btu import BtuController
-from streamplace.elastic.factory import build
 from streamplace.elastic.threshold import ThresholdController
 from streamplace.errors import SpecError
 from streamplace.report.elastic import table_rows
 from streamplace.sim import simulate
 from streamplace.sim.engine import SimConfig, price_per_btu
+from streamplace.sim.factory import build
 from streamplace.sim.series import write_series
 
 TOPO, VM = resolve_topology("manufacturing"), resolve_cluster("visp-vm")

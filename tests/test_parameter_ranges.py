@@ -75,12 +75,12 @@ def test_mapping_values_are_in_range(scheduler: str, key: str) -> None:
 
 
 def test_every_controller_and_simulator_parameter_has_a_range_and_simulate_refuses_nonsense(tmp_path) -> None:
-    """The elastic side of the same rule (elastic/factory.py): every numeric parameter of the BTU and threshold
+    """The elastic side of the same rule (sim/factory.py): every numeric parameter of the BTU and threshold
     controllers and of the simulator is in RANGES; the bad-input corpus's cases exit 2 naming the parameter."""
     from streamplace.elastic.btu import BtuController
-    from streamplace.elastic.factory import _INTERNAL, RANGES
     from streamplace.elastic.threshold import ThresholdController
     from streamplace.sim.engine import SimConfig
+    from streamplace.sim.factory import _INTERNAL, RANGES
 
     for cls in (BtuController, ThresholdController, SimConfig):
         hints = typing.get_type_hints(cls)

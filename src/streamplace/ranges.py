@@ -1,6 +1,6 @@
 """A closed (or left-open) interval that a numeric parameter must lie in, and how to say it.
 
-Used by the tables of parameter ranges (schedulers/ranges.py for the schedulers, elastic/factory.py for the
+Used by the tables of parameter ranges (schedulers/ranges.py for the schedulers, sim/factory.py for the
 elastic controllers and the simulator), so every refusal states the range the same way.
 """
 

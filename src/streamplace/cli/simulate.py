@@ -47,9 +47,9 @@ def simulate_cmd(
     Example: streamplace simulate manufacturing --controller btu --pattern stepwise -p btu_minutes=60 --plot fig.png
     """
     from streamplace.elastic import make_pattern
-    from streamplace.elastic.factory import build
     from streamplace.report.elastic import plot_figure
     from streamplace.report.plots import check_plot_path
+    from streamplace.sim.factory import build
 
     if plot is not None:
         check_plot_path(plot)

@@ -415,7 +415,7 @@ def make_policy(name: str, topology: Topology, cluster: Cluster, params: dict[st
     ``history`` and start from ``initial_plan``; ``s-odrp`` takes ODRP's parameters plus ``drift`` and makes its
     own first plan. ``interval_s``: the live loop's reasoning interval (the BTU controller's ``reason_s``, which
     bounds its release window from below, as the simulator sets it from its own)."""
-    from streamplace.elastic.factory import CONTROLLERS, controller_parameters
+    from streamplace.sim.factory import CONTROLLERS, controller_parameters
 
     if name in ("hold", "latency-aware", *CONTROLLERS) and initial_plan is None:
         raise ValueError(f"the {name} policy starts from a plan")
