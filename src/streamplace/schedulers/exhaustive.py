@@ -29,7 +29,7 @@ from streamplace.model.topology import Topology
 from streamplace.perf.engines import EngineSettings, replica_cap_of
 from streamplace.perf.throughput import ThroughputModel
 from streamplace.schedulers.base import BaseScheduler, Deadline, Placement, register
-from streamplace.schedulers.optimal import sustained_rates
+from streamplace.schedulers.capacity import sustained_rates
 
 INNER_BATCH = 200_000
 

@@ -46,7 +46,7 @@ from streamplace.perf.engines import EngineSettings, replica_cap_of
 from streamplace.perf.rates import selectivities
 from streamplace.perf.throughput import ThroughputModel
 from streamplace.schedulers.base import EPS, BaseScheduler, Deadline, Placement, register
-from streamplace.schedulers.optimal import S_CAP, sustained_rates
+from streamplace.schedulers.capacity import S_CAP, sustained_rates
 
 
 @register

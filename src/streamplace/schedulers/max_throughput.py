@@ -84,14 +84,14 @@ from streamplace.perf.engines import EngineSettings, replica_cap_of
 from streamplace.perf.rates import selectivities
 from streamplace.perf.throughput import ThroughputModel
 from streamplace.schedulers.base import BaseScheduler, Deadline, Placement, predict_counts, register
-from streamplace.schedulers.hetero import Rules, first_assignment, maximize_throughput
-from streamplace.schedulers.milp import solve_lp
-from streamplace.schedulers.optimal import (
+from streamplace.schedulers.capacity import (
     S_CAP,
     counts_from_feasibility,
     feasibility_milp,
     sustained_rates,
 )
+from streamplace.schedulers.hetero import Rules, first_assignment, maximize_throughput
+from streamplace.schedulers.milp import solve_lp
 from streamplace.schedulers.spark_optimal import stage_costs
 
 TIE = 1e-9  # relative: two scales this close are equal

@@ -53,8 +53,8 @@ from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
 from streamplace.perf.odrp import DEBS2015_BOUNDS, Bounds, OdrpInstance, Weights, odrp_qos
 from streamplace.schedulers.base import BaseScheduler, Deadline, Placement, register
+from streamplace.schedulers.capacity import bits
 from streamplace.schedulers.milp import BuildInterrupted, Milp
-from streamplace.schedulers.optimal import bits
 
 BOUND_KEYS = ("r_min", "r_max", "a_min", "a_max", "c_min", "c_max", "z_min", "z_max")
 
