@@ -277,28 +277,14 @@ PREFERRED_ORDER = ("round-robin", "r-storm", "ffd", "hill-climbing", "ant-system
 
 
 def scheduler_names() -> list[str]:
-    _load_builtin()
+    """Every registered scheduler, in display order (the package's __init__ imports, so registers, them all: a
+    module of this package cannot be imported before it)."""
     known = [n for n in PREFERRED_ORDER if n in REGISTRY]
     return known + [n for n in REGISTRY if n not in known]
 
 
-def _load_builtin() -> None:
-    from streamplace.schedulers import (  # noqa: F401
-        ds2,
-        exhaustive,
-        ffd,
-        hetero,
-        latency_aware,
-        odrp,
-        optimal,
-        round_robin,
-        rstorm,
-    )
-
-
 def create(name: str, params: Mapping[str, Any] | None = None) -> BaseScheduler:
     """Instantiate a registered scheduler, coercing string parameters to the field types."""
-    _load_builtin()
     if name not in REGISTRY:
         raise SchedulerParamError(f"unknown scheduler {name!r} (fix: use one of {', '.join(REGISTRY)})")
     cls = REGISTRY[name]
