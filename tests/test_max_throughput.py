@@ -76,7 +76,7 @@ def test_type_moves_change_an_operator_on_every_machine_of_a_type_that_holds_it(
     the bottleneck: one replica fewer on one of them leaves the others at it, so the search needs one fewer on
     all of them. Where only the machine caps a replica, the operator may also spread onto every machine of a
     type that holds none of it yet, one replica each."""
-    from streamplace.schedulers.max_throughput import group_moves, node_groups
+    from streamplace.schedulers.throughput_search import group_moves, node_groups
 
     topo, cl = resolve_topology("nasiri-linear"), resolve_cluster("nasiri-medium")
     model = ThroughputModel.build(topo, cl, replica_cap="thread")
@@ -152,7 +152,7 @@ def test_a_best_response_is_the_best_spread_of_one_operator_given_the_others() -
     the three nodes, the others held — no spread sustains a higher scale than the one it returns."""
     import itertools
 
-    from streamplace.schedulers.max_throughput import best_responses
+    from streamplace.schedulers.throughput_search import best_responses
 
     topo, cl = resolve_topology("rollingcount"), resolve_cluster("hetero-3")
     model = ThroughputModel.build(topo, cl)
