@@ -29,7 +29,8 @@ import numpy as np
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Operator, Stream, Topology
 from streamplace.perf.engines.spark import SparkConstants
-from streamplace.spec.loader import read_document, validate_document
+from streamplace.spec.loader import read_document
+from streamplace.spec.validate import validate_document
 
 if TYPE_CHECKING:
     from pydantic import BaseModel

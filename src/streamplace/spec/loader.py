@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import re
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
@@ -19,226 +17,18 @@ from streamplace.model.profile import Profile, ProfileEntry
 from streamplace.model.topology import Operator, Stream, Topology, infer_kinds, parse_grouping
 
 if TYPE_CHECKING:  # pydantic and the schema load on the first spec file read (0.06 s that built-in names skip)
-    from pydantic import BaseModel
-
     from streamplace.spec.schema import ClusterSpec, ProfileSpec, TopologySpec
 
+from streamplace.spec.documents import read_document
+from streamplace.spec.validate import validate_document
+
 Source = str | Path | Mapping[str, Any]
-
-
-_BASE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's C parser where PyYAML has it
-
-
-class SpecLoader(_BASE_LOADER):  # type: ignore[misc, valid-type]
-    """YAML's safe loader (libyaml's C parser when present: a listing of 10,000 nodes one by one reads in about
-    3 s instead of about 30 s on 2 cores) that refuses a key given twice in one mapping — YAML would silently keep
-    the last."""
-
-    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
-        seen: dict[Any, int] = {}
-        for key_node, _ in node.value:
-            if isinstance(key_node, yaml.ScalarNode) and key_node.tag != "tag:yaml.org,2002:merge":
-                line = key_node.start_mark.line + 1
-                if key_node.value in seen:
-                    raise DuplicateKey(key_node.value, line, seen[key_node.value])
-                seen[key_node.value] = line
-        return super().construct_mapping(node, deep=deep)
-
-
-class DuplicateKey(yaml.YAMLError):
-    def __init__(self, key: str, line: int, first: int):
-        super().__init__(f"duplicate key {key!r} at line {line} (first at line {first})")
-        self.key, self.line, self.first = key, line, first
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """A JSON object, refusing a key given twice (json keeps the last silently)."""
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise DuplicateKey(key, 0, 0)
-        out[key] = value
-    return out
-
-
-#: the path that means standard input (``streamplace plan - CLUSTER < topology.yaml``)
-STDIN = "-"
-
-
-def read_document(path: str | Path) -> dict[str, Any]:
-    """Parse a YAML or JSON file (``-``: standard input, JSON when it starts with ``{``) into a mapping, with a
-    clear error for each way it can fail."""
-    if str(path) == STDIN:
-        text = sys.stdin.read()
-        return _parse(text, Path("<stdin>"), text.lstrip().startswith("{"))
-    p = Path(path)
-    if not p.exists():
-        raise SpecError([Problem("", "file not found", "check the path, or use a built-in name "
-                                 "(`streamplace bench list`)")], str(p))
-    if p.is_dir():
-        raise SpecError([Problem("", "is a directory, not a spec file", "give the path of a YAML or JSON file")],
-                        str(p))
-    size = p.stat().st_size
-    limit = MAX_JSON_BYTES if p.suffix.lower() == ".json" else MAX_YAML_BYTES
-    if size > limit:
-        kind = "JSON" if limit == MAX_JSON_BYTES else "YAML"
-        raise SpecError([Problem("", f"the file is {size / 1e6:,.1f} MB; {kind} specs are read up to "
-                                     f"{limit / 1e6:,.0f} MB",
-                                 "write a large cluster as node groups (count: N) or as JSON (read up to "
-                                 f"{MAX_JSON_BYTES / 1e6:,.0f} MB, 20× faster than YAML)")], str(p))
-    try:
-        text = p.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise SpecError([Problem(f"byte {exc.start}", "not UTF-8 text (a binary file?)",
-                                 "give a YAML or JSON spec saved as UTF-8")], str(p)) from None
-    except OSError as exc:
-        raise SpecError([Problem("", f"cannot be read: {exc.strerror}", "check the path and its permissions")],
-                        str(p)) from None
-    return _parse(text, p, p.suffix.lower() == ".json")
-
-
-#: the largest spec files read: YAML takes ~3 s for 10,000 nodes listed one by one on 2 cores, JSON ~0.1 s
-MAX_YAML_BYTES = 16_000_000
-MAX_JSON_BYTES = 256_000_000
-#: the most values a parsed document may expand to, counting a YAML alias each time it is used: a "billion
-#: laughs" document (nested aliases) is a few hundred bytes that expand to 10⁹ values
-MAX_VALUES = 5_000_000
-
-
-def _expanded_size_ok(doc: Any) -> bool:
-    """Whether ``doc`` expands to at most MAX_VALUES values, shared (aliased) values counted at every use; the
-    walk stops as soon as it passes the bound, so it costs at most MAX_VALUES steps."""
-    count, stack = 0, [doc]
-    while stack:
-        value = stack.pop()
-        count += 1
-        if count > MAX_VALUES:
-            return False
-        if isinstance(value, dict):
-            stack.extend(value.values())
-        elif isinstance(value, list):
-            stack.extend(value)
-    return True
-
-
-def _parse(text: str, p: Path, as_json: bool) -> dict[str, Any]:
-    if len(text) > (MAX_JSON_BYTES if as_json else MAX_YAML_BYTES):
-        raise SpecError([Problem("", f"the document is {len(text) / 1e6:,.1f} MB, more than is read",
-                                 "write a large cluster as node groups (count: N) or as JSON")], str(p))
-    try:
-        doc = json.loads(text, object_pairs_hook=_unique_keys) if as_json else yaml.load(text, Loader=SpecLoader)
-    except RecursionError:
-        raise SpecError([Problem("", "nested too deeply to read", "a spec needs a few levels of nesting only")],
-                        str(p)) from None
-    except DuplicateKey as exc:
-        where, first = (f"line {exc.line}", f" (first at line {exc.first})") if exc.line else ("", "")
-        raise SpecError([Problem(where, f"key {exc.key!r} given twice in one mapping{first}", "keep one of them")],
-                        str(p)) from None
-    except json.JSONDecodeError as exc:
-        raise SpecError([Problem(f"line {exc.lineno}", f"invalid JSON: {exc.msg}", "fix the JSON syntax")],
-                        str(p)) from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise SpecError([Problem(where, f"invalid YAML: {problem}", "fix the YAML syntax")], str(p)) from None
-    if not isinstance(doc, dict):
-        raise SpecError([Problem("", "expected a mapping at the top level", "start the file with `name: ...`")],
-                        str(p))
-    if not _expanded_size_ok(doc):
-        raise SpecError([Problem("", f"the document expands to more than {MAX_VALUES:,} values (YAML aliases "
-                                     "used over and over?)", "write the values out, or use fewer aliases")], str(p))
-    return doc
 
 
 def _document(source: Source) -> tuple[dict[str, Any], str]:
     if isinstance(source, Mapping):
         return dict(source), "<spec>"
     return read_document(source), str(source)
-
-
-def _loc(loc: tuple[Any, ...]) -> str:
-    out = ""
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        else:
-            out += ("." if out else "") + str(part)
-    return out
-
-
-_FIXES = {
-    "missing": "add this field",
-    "extra_forbidden": "remove it or check its spelling",
-    "float_parsing": "give a number",
-    "float_type": "give a number",
-    "int_parsing": "give a whole number",
-    "int_type": "give a whole number",
-    "int_from_float": "give a whole number",
-    "string_type": "give a text value",
-    "list_type": "give a list",
-    "dict_type": "give a mapping",
-    "literal_error": "use one of the listed values",
-    "model_type": "give a mapping with the documented fields",
-    "less_than_equal": "give a value within the bound (docs/specs.md: the specs' bounds)",
-    "greater_than_equal": "give a value within the bound",
-    "greater_than": "give a value above the bound",
-    "finite_number": "give a finite number (not NaN or infinity)",
-    "bool_type": "give true or false",
-    "too_short": "give a non-empty value",
-    "string_too_short": "give a non-empty value",
-}
-
-
-def _model_at(schema: type[BaseModel], loc: tuple[Any, ...]) -> type[BaseModel] | None:
-    """The pydantic model that validates the value at ``loc`` inside ``schema`` (through lists, mappings and
-    optionals), or None where no model does: to list the fields it knows."""
-    import typing
-
-    from pydantic import BaseModel
-
-    def inner(t: Any) -> type[BaseModel] | None:  # the model in X, list[X], dict[str, X] or X | None
-        if isinstance(t, type) and issubclass(t, BaseModel):
-            return t
-        return next((m for a in reversed(typing.get_args(t)) if (m := inner(a)) is not None), None)
-
-    node: type[BaseModel] | None = schema
-    for part in loc:
-        if node is None:
-            return None
-        by_name = {(f.alias or name): f for name, f in node.model_fields.items()}
-        if isinstance(part, str) and part in by_name:
-            node = inner(by_name[part].annotation)
-        # else a list index or a mapping key: the same model validates the item
-    return node
-
-
-def validate_document(schema: type[BaseModel], doc: Any, source: str,
-                      fallback_fix: str = "see the spec reference in docs/specs.md") -> Any:
-    """``doc`` validated by ``schema`` (pydantic), or a SpecError naming ``source`` and every wrong field by its
-    path in the document (``operators[2].cost_ms``) with a fix — pydantic's own report is never shown. The one
-    entry point of every file format: specs, profiles, plans, calibration and Flux files."""
-    from pydantic import ValidationError
-
-    if not isinstance(doc, Mapping):
-        raise SpecError([Problem("(document)", f"expected a mapping at the top, got {type(doc).__name__}",
-                                 fallback_fix)], source)
-    try:
-        return schema.model_validate(dict(doc))
-    except ValidationError as exc:
-        problems = []
-        for err in exc.errors():
-            fix = _FIXES.get(err["type"], fallback_fix)
-            if err["type"] == "extra_forbidden":
-                parent = _model_at(schema, err["loc"][:-1])
-                known = ", ".join(f.alias or name for name, f in parent.model_fields.items()) if parent else ""
-                if known:
-                    fix = f"remove it or check its spelling (known fields: {known})"
-            message = err["msg"]
-            if err["type"] == "model_type":  # pydantic names its own class here: say what the file needs
-                message = f"expected a mapping, got {type(err.get('input')).__name__}"
-            problems.append(Problem(_loc(err["loc"]), message, fix))
-        raise SpecError(problems, source) from None
 
 
 def _raise_with_source(exc: ModelError, source: str) -> SpecError:
