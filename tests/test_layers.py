@@ -36,7 +36,6 @@ MAX_LINES = 700
 #: module cycles that exist today, each through a lazy import inside a function (issue 40 splits spark/ by role
 #: and removes them); a new cycle fails, and so does one of these once it is gone, to keep the list true
 KNOWN_CYCLES = {frozenset({f"streamplace.{m}" for m in c}) for c in (
-    ("spark.zygote", "spark.worker_daemon"),
     ("spark.standalone", "spark.jvm_archive"),
     ("spark.standalone", "spark.jvm_archive", "spark.pipeline"),
     ("spark.standalone", "spark.jvm_archive", "spark.session"),
