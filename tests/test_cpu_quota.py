@@ -35,7 +35,7 @@ def test_quotas_keep_the_specs_proportions_and_fit_the_budget() -> None:
     assert [n.cpu for n in scaled.nodes] == pytest.approx([30.0, 60.0, 60.0])
     assert [n.speedup for n in scaled.nodes] == [n.speedup for n in cluster.nodes]  # speed stays emulated per tuple
     assert default_budget(2) == 1.5 and default_budget(1) == 0.5
-    with pytest.raises(ModelError, match="cpu-budget"):
+    with pytest.raises(ModelError, match="cpu_budget"):
         plan_quotas(cluster, 0.0)
 
 

@@ -31,7 +31,7 @@ SUBNET = "10.231.77"  # the bridge is .254, the master .1, the workers .2 and .3
 
 
 def test_a_master_for_remote_workers_must_be_reachable_and_name_real_nodes(tmp_path: Path) -> None:
-    with pytest.raises(ModelError, match=r"--host.*cannot reach a master bound to 127\.0\.0\.1"):
+    with pytest.raises(ModelError, match=r"host: workers on other hosts cannot reach a master bound to 127\.0\.0\.1"):
         up(_cluster(), tmp_path, "127.0.0.1", remote=["fast"])
     with pytest.raises(ModelError, match=r"'nope' is not a node of two"):
         up(_cluster(), tmp_path, "10.0.0.5", remote=["nope"])

@@ -15,10 +15,8 @@ from typer.testing import CliRunner
 from streamplace.cli import app
 from streamplace.errors import SchedulerParamError
 from streamplace.schedulers import create
-from streamplace.schedulers.base import REGISTRY, _load_builtin
+from streamplace.schedulers.base import REGISTRY  # importing it imports the package: every scheduler registers
 from streamplace.schedulers.ranges import range_of
-
-_load_builtin()
 
 
 def _numeric(cls) -> list[tuple[str, type]]:
@@ -114,3 +112,27 @@ def test_simulate_refuses_an_operator_no_vm_of_the_type_can_host(tmp_path) -> No
     result = CliRunner().invoke(app, ["simulate", str(path), "--minutes", "5"])
     assert result.exit_code == 2, result.output
     assert "huge" in result.output and "900" in result.output and "fix:" in result.output
+
+
+def test_the_library_names_fields_and_the_command_line_names_its_options() -> None:
+    """Library errors name parameters by field (params.dt, pattern, policy, engine); only the CLI speaks of
+    --param, --pattern, --policy, --engine (issue 40)."""
+    from streamplace.elastic.patterns import make_pattern
+    from streamplace.errors import ModelError, SpecError
+    from streamplace.perf.engines import EngineSettings
+    from streamplace.sim.factory import build
+
+    with pytest.raises(SpecError) as bad_dt:
+        build("btu", {"dt": "7200"}, 60, 0)
+    with pytest.raises(SpecError) as bad_pattern:
+        make_pattern("no-such-pattern")
+    with pytest.raises(ModelError) as bad_engine:
+        EngineSettings("no-such-engine")
+    paths = [e.value.problems[0].path for e in (bad_dt, bad_pattern, bad_engine)]
+    assert paths == ["params.dt", "pattern", "engine"]
+    assert not any("--" in str(e.value) for e in (bad_dt, bad_pattern, bad_engine))
+    runner = CliRunner()
+    out = runner.invoke(app, ["simulate", "manufacturing", "-p", "dt=7200"]).output
+    assert "--param dt:" in out
+    out = runner.invoke(app, ["simulate", "manufacturing", "--pattern", "no-such-pattern"]).output
+    assert "--pattern: unknown arrival pattern" in out

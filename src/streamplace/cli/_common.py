@@ -8,6 +8,7 @@ The command modules (``cli/planning.py``, ``cli/run.py``, …) register their co
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import sys
@@ -17,11 +18,12 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from streamplace import api
 from streamplace.bench import resolve_cluster, resolve_profile, resolve_topology
-from streamplace.errors import ModelError, Problem, StreamplaceError
+from streamplace.errors import ModelError, Problem, SpecError, StreamplaceError
 from streamplace.model.cluster import Cluster, check_compatible
 from streamplace.model.plan import json_text
 from streamplace.model.profile import Profile
@@ -149,6 +151,30 @@ def progress_bar(description: str, counter: str, disable: bool) -> Progress:
                     transient=True, disable=disable or _quiet)
 
 
+#: the library names a parameter by its field (``params.dt``, ``pattern``); the command line by its option
+FLAGS = {"params": "--param", "minutes": "--minutes", "controller": "--controller", "pattern": "--pattern",
+         "policy": "--policy", "engine": "--engine", "cpu_budget": "--cpu-budget", "host": "--host",
+         "remote": "--remote", "master": "--master", "plot": "--plot", "out_dir": "--out"}
+
+
+def in_cli_terms(exc: StreamplaceError) -> StreamplaceError:
+    """``exc`` with the problems about parameters named by the options that set them (``params.dt`` → ``--param
+    dt``); problems found in a file keep the file's own field paths."""
+    if not isinstance(exc, ModelError) or exc.source is not None:
+        return exc
+
+    def flag(path: str) -> str:
+        head, dot, rest = path.partition(".")
+        if head == "params" and dot:
+            return f"--param {rest}"
+        return FLAGS.get(path, path)
+
+    renamed = [dataclasses.replace(p, path=flag(p.path)) for p in exc.problems]
+    if all(a.path == b.path for a, b in zip(renamed, exc.problems, strict=True)):
+        return exc
+    return type(exc)(renamed) if type(exc) in (ModelError, SpecError) else ModelError(renamed)
+
+
 def friendly(fn: F) -> F:
     """Report streamplace errors as one clear message and exit code 2, never a traceback."""
 
@@ -157,7 +183,8 @@ def friendly(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except StreamplaceError as exc:
-            err.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True, soft_wrap=True)
+            err.print(f"[bold red]error:[/] {escape(str(in_cli_terms(exc)))}", highlight=False, markup=True,
+                      soft_wrap=True)
             raise typer.Exit(2) from None
         except KeyboardInterrupt:
             err.print(f"interrupted{_log_hint()}", highlight=False)
@@ -166,10 +193,10 @@ def friendly(fn: F) -> F:
             missing = _missing_extra(exc)
             if missing is None:
                 raise
-            err.print(f"[bold red]error:[/] this needs {missing}, which is not installed: planning, comparing and "
-                      "simulating need no Spark, running does (fix: pip install 'streamplace\\[spark]' — PySpark, "
-                      "pyarrow and a Java 17+ runtime; `make setup` installs everything)", highlight=False,
-                      soft_wrap=True)
+            err.print("[bold red]error:[/] " + escape(
+                f"this needs {missing}, which is not installed: planning, comparing and simulating need no Spark, "
+                "running does (fix: pip install 'streamplace[spark]' — PySpark, pyarrow and a Java 17+ runtime; "
+                "`make setup` installs everything)"), highlight=False, soft_wrap=True)
             raise typer.Exit(2) from None
         except OSError as exc:  # a path given on the command line that cannot be read or written
             if _from_spark(exc):

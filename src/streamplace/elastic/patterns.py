@@ -99,7 +99,7 @@ def make_pattern(name: str, minutes: int = 120, seed: int = 0) -> Pattern:
             raise SpecError([Problem("", f"the trace has {trace.minutes} minutes; the simulation runs {minutes}",
                                      f"simulate at most --minutes {trace.minutes}, or extend the trace")], name)
         return trace
-    raise SpecError([Problem("--pattern", f"unknown arrival pattern {name!r}",
+    raise SpecError([Problem("pattern", f"unknown arrival pattern {name!r}",
                              f"use one of {', '.join(PATTERNS)} or a CSV file with columns minute,machines")])
 
 

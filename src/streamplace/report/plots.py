@@ -14,7 +14,7 @@ from streamplace.errors import Problem, SpecError
 from streamplace.report.compare import ComparisonRow
 
 
-def check_plot_path(path: Path, option: str = "--plot") -> None:
+def check_plot_path(path: Path, option: str = "plot") -> None:
     """Refuse, before any work is done, a plot path whose format matplotlib cannot write or whose directory
     does not exist."""
     formats = plt.figure().canvas.get_supported_filetypes()

@@ -61,7 +61,7 @@ def check_range(key: str, value: Any) -> None:
             continue
         if not (allowed.admits(v) if allowed is not None else math.isfinite(v)):
             where = f"in {allowed.text()}" if allowed is not None else "finite"
-            raise SpecError([Problem(f"--param {key}", f"must be {where}, got {v!r}", f"give {key} a value {where}")])
+            raise SpecError([Problem(f"params.{key}", f"must be {where}, got {v!r}", f"give {key} a value {where}")])
 
 
 _INTERNAL = {"name", "migrations", "prolongations", "releases", "rollbacks", "prolonged", "last_up", "reason_s"}
@@ -86,7 +86,7 @@ def build(name: str, params: Mapping[str, str], minutes: int, seed: int) -> tupl
     ctrl_kw: dict[str, Any] = {}
     sim_kw: dict[str, Any] = {}
     if not 1 <= minutes <= MAX_MINUTES:
-        raise SpecError([Problem("--minutes", f"must be in [1, {MAX_MINUTES:,}] (a week), got {minutes:,}",
+        raise SpecError([Problem("minutes", f"must be in [1, {MAX_MINUTES:,}] (a week), got {minutes:,}",
                                  f"simulate at most {MAX_MINUTES:,} minutes at a time")])
     for key, raw in params.items():
         if key in ctrl_fields:
@@ -99,21 +99,21 @@ def build(name: str, params: Mapping[str, str], minutes: int, seed: int) -> tupl
             check_range(key, sim_kw[key])
         else:
             valid = sorted(set(ctrl_fields) | set(sim_fields))
-            raise SpecError([Problem(f"--param {key}", f"not a parameter of the {name!r} controller or the simulator",
+            raise SpecError([Problem(f"params.{key}", f"not a parameter of the {name!r} controller or the simulator",
                                      f"use one of {', '.join(valid)}")])
     try:
         ctrl = cls(**ctrl_kw)
     except ValueError as exc:
-        raise SpecError([Problem("--param", str(exc), "give a value in the stated range")]) from None
+        raise SpecError([Problem("params", str(exc), "give a value in the stated range")]) from None
     if isinstance(ctrl, BtuController) and "reason_s" in sim_kw:
         ctrl.reason_s = sim_kw["reason_s"]
     try:
         cfg = SimConfig(minutes=minutes, seed=seed, **sim_kw)
     except ValueError as exc:
-        raise SpecError([Problem("--param", str(exc), "give a value in the stated range")]) from None
+        raise SpecError([Problem("params", str(exc), "give a value in the stated range")]) from None
     steps = minutes * 60 / cfg.dt
     if steps > MAX_STEPS:
-        raise SpecError([Problem("--param dt", f"{minutes:,} minutes at dt = {cfg.dt:g} s is {steps:,.0f} time steps, "
+        raise SpecError([Problem("params.dt", f"{minutes:,} minutes at dt = {cfg.dt:g} s is {steps:,.0f} time steps, "
                                  f"more than the {MAX_STEPS:,} a simulation runs",
                                  f"raise dt to at least {minutes * 60 / MAX_STEPS:.3g} s or simulate fewer minutes")])
     return ctrl, cfg
@@ -121,7 +121,7 @@ def build(name: str, params: Mapping[str, str], minutes: int, seed: int) -> tupl
 
 def _controller_class(name: str) -> type:
     if name not in CONTROLLERS:
-        raise SpecError([Problem("--controller", f"unknown controller {name!r}",
+        raise SpecError([Problem("controller", f"unknown controller {name!r}",
                                  f"use one of {', '.join(CONTROLLERS)}")])
     return CONTROLLERS[name]
 
@@ -132,6 +132,6 @@ def _default(f: dataclasses.Field) -> Any:
 
 def _coerce(raw: str, hint: Any, key: str) -> Any:
     def error(message: str) -> SpecError:
-        return SpecError([Problem(f"--param {key}", message, f"write e.g. --param {key}=VALUE")])
+        return SpecError([Problem(f"params.{key}", message, f"write it as {key}=VALUE")])
 
     return coerce_value(raw, hint, key, error)

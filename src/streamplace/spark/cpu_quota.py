@@ -73,7 +73,7 @@ def default_budget(real_cores: int | None = None) -> float:
 def plan_quotas(cluster: Cluster, budget_cores: float) -> CpuQuotas:
     """Each node's quota: its cpu points' share of ``budget_cores`` real cores (pure; O(nodes))."""
     if not budget_cores > 0:
-        raise ModelError([Problem("--cpu-budget", f"must be > 0 real cores, got {budget_cores:g}",
+        raise ModelError([Problem("cpu_budget", f"must be > 0 real cores, got {budget_cores:g}",
                                   "give the real cores the emulated nodes may use together")])
     spec_cores = float(cluster.cpu.sum()) / 100.0
     scale = budget_cores / spec_cores

@@ -422,14 +422,14 @@ def make_policy(name: str, topology: Topology, cluster: Cluster, params: dict[st
     if name == "hold":
         assert initial_plan is not None
         if params:
-            raise SpecError([Problem(f"--param {next(iter(params))}", "the hold policy takes no parameters",
+            raise SpecError([Problem(f"params.{next(iter(params))}", "the hold policy takes no parameters",
                                      "drop --param, or pick another --policy")])
         return HoldPolicy(initial_plan)
     if name == "latency-aware":
         assert initial_plan is not None
         search = params.get("scheduler", "hill-climbing")
         if search not in ("hill-climbing", "hybrid"):
-            raise SpecError([Problem("--param scheduler", f"{search!r} is not a latency-aware search",
+            raise SpecError([Problem("params.scheduler", f"{search!r} is not a latency-aware search",
                                      "use hill-climbing or hybrid")])
         placer = create(search, {k: v for k, v in params.items() if k not in ("scheduler", "drift")})
         drift = _coerce(LatencyAwarePolicy, "drift", params["drift"]) if "drift" in params else 0.1
@@ -440,11 +440,11 @@ def make_policy(name: str, topology: Topology, cluster: Cluster, params: dict[st
         drift = _coerce(SOdrpPolicy, "drift", params["drift"]) if "drift" in params else 0.25
         return SOdrpPolicy(topology, odrp, slots, drift)
     if name not in CONTROLLERS:
-        raise SpecError([Problem("--policy", f"unknown policy {name!r}", f"use one of {', '.join(POLICIES)}")])
+        raise SpecError([Problem("policy", f"unknown policy {name!r}", f"use one of {', '.join(POLICIES)}")])
     known = set(controller_parameters(name))
     bad = [k for k in params if k not in known | POLICY_KEYS]
     if bad:
-        raise SpecError([Problem(f"--param {bad[0]}", f"not a parameter of the live {name!r} policy",
+        raise SpecError([Problem(f"params.{bad[0]}", f"not a parameter of the live {name!r} policy",
                                  f"use one of {', '.join(sorted(known | POLICY_KEYS))}")])
     cls = CONTROLLERS[name]
     ctrl = cls(**{k: _coerce(cls, k, v) for k, v in params.items() if k in known})
@@ -462,6 +462,6 @@ def _coerce(cls: type, key: str, value: str) -> Any:
     from streamplace.coerce import coerce_value
 
     def fail(message: str) -> SpecError:
-        return SpecError([Problem(f"--param {key}", message, f"write e.g. --param {key}=VALUE")])
+        return SpecError([Problem(f"params.{key}", message, f"write it as {key}=VALUE")])
 
     return coerce_value(value, typing.get_type_hints(cls)[key], key, fail)

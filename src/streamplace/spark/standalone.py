@@ -190,7 +190,7 @@ def node_hosts(master_host: str, nodes: int) -> list[str]:
     base = int(ipaddress.ip_address(master_host))
     hosts = [str(ipaddress.ip_address(base + 1 + i)) for i in range(nodes)]
     if any(not ipaddress.ip_address(h).is_loopback for h in hosts):
-        raise ModelError([Problem("--host", f"{nodes} nodes do not fit in the loopback addresses after {master_host}",
+        raise ModelError([Problem("host", f"{nodes} nodes do not fit in the loopback addresses after {master_host}",
                                   "bind the master to 127.0.0.1")])
     return hosts
 
@@ -329,10 +329,10 @@ def _check_remote(cluster: Cluster, host: str, remote: Collection[str]) -> None:
     names = [n.id for n in cluster.nodes]
     unknown = [n for n in remote if n not in names]
     if unknown:
-        raise ModelError([Problem("--remote", f"{', '.join(map(repr, unknown))} is not a node of {cluster.name}",
+        raise ModelError([Problem("remote", f"{', '.join(map(repr, unknown))} is not a node of {cluster.name}",
                                   f"name nodes of {', '.join(names)}, or `all`")])
     if remote and _is_loopback(host):
-        raise ModelError([Problem("--host", f"workers on other hosts cannot reach a master bound to {host}",
+        raise ModelError([Problem("host", f"workers on other hosts cannot reach a master bound to {host}",
                                   "give --host an address of this machine those hosts reach")])
 
 
@@ -363,7 +363,7 @@ def require_registered(state: ClusterState, nodes: Collection[str]) -> None:
     started yet, or a worker that died)."""
     alive = alive_nodes(state)
     if alive is None:
-        raise ModelError([Problem("--master", f"the master at {state.master_url} does not answer",
+        raise ModelError([Problem("master", f"the master at {state.master_url} does not answer",
                                   "start it again with `streamplace cluster up`")])
     missing = sorted(set(nodes) - alive)
     if missing:
@@ -590,7 +590,7 @@ def state_at(master: str | None, state_dir: Path | None) -> ClusterState | None:
         return None
     state = ClusterState.load(state_dir) if state_dir is not None else find_state(master)
     if state is None or state.master_url != master:
-        raise ModelError([Problem("--master", f"no cluster started here answers at {master}",
+        raise ModelError([Problem("master", f"no cluster started here answers at {master}",
                                   "start it with `streamplace cluster up CLUSTER` (or pass its --state-dir)")])
     return state
 

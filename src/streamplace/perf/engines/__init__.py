@@ -61,7 +61,7 @@ class EngineSettings:
 
     def __post_init__(self) -> None:
         if self.name not in ENGINE_NAMES:
-            raise ModelError([Problem("--engine", f"unknown engine {self.name!r}",
+            raise ModelError([Problem("engine", f"unknown engine {self.name!r}",
                                       f"use one of {', '.join(ENGINE_NAMES)}")])
 
     @property
@@ -69,7 +69,7 @@ class EngineSettings:
         """What caps one replica's CPU under this engine: a thread on Storm and Spark, the ideal model's setting."""
         return self.ideal.replica_cap if self.name == "ideal" else "thread"
 
-    def with_params(self, params: Mapping[str, Any], where: str = "--param") -> EngineSettings:
+    def with_params(self, params: Mapping[str, Any], where: str = "params") -> EngineSettings:
         """These settings with ``spark.KEY`` / ``storm.KEY`` values applied (strings are coerced)."""
         spark_run: dict[str, Any] = {}
         spark_const: dict[str, Any] = {}
