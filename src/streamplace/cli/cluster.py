@@ -147,11 +147,15 @@ def cluster_worker_config(
     print(render_worker_config(doc), end="")
 
 
+#: a cluster `cluster up` started, by name (as it printed it), spec or built-in name; none: the one there is
+ClusterNameArg = Annotated[str | None, typer.Argument(help="the cluster's name (as `cluster up` printed it), spec "
+                                                        "or built-in name")]
+
+
 @cluster_app.command("down")
 @friendly
 def cluster_down(
-    cluster: Annotated[str | None, typer.Argument(help="the cluster's name (as `cluster up` printed it), spec or "
-                                                   "built-in name")] = None,
+    cluster: ClusterNameArg = None,
     state_dir: StateOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -171,8 +175,7 @@ def cluster_down(
 @cluster_app.command("status")
 @friendly
 def cluster_status(
-    cluster: Annotated[str | None, typer.Argument(help="the cluster's name (as `cluster up` printed it), spec or "
-                                                   "built-in name")] = None,
+    cluster: ClusterNameArg = None,
     state_dir: StateOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
