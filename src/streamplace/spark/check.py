@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from streamplace.errors import ModelError, Problem
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Topology
 from streamplace.perf.engines import EngineSettings
@@ -40,8 +41,9 @@ def at_load(topology: Topology, here: Plan, cores: int, engine: EngineSettings,
     """``here`` with source rates at ``load`` × the engine's sustainable scale, and their share of the spec's."""
     full = evaluate(topology, machine(cores), here, engine=engine)
     if full.sustainable_scale <= 0:
-        raise ValueError(f"{topology.name}: the model sees no sustainable rate for this plan on {cores} cores "
-                         f"(bottleneck {full.bottleneck}); use fewer replicas or a longer trigger")
+        raise ModelError([Problem("plan", f"the model sees no sustainable rate for this plan on {cores} cores "
+                                  f"(bottleneck {full.bottleneck})", "use fewer replicas or a longer trigger")],
+                         topology.name)
     scale = min(1.0, load * full.sustainable_scale)
     # Spark's rate source emits whole tuples per second: round each rate down (at least 1) and keep that scale
     rates = {s.id: float(max(1, int(float(s.rate or 0.0) * scale))) for s in topology.sources}
