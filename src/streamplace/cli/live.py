@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import functools
 from pathlib import Path
 from typing import Annotated
@@ -24,15 +23,12 @@ from streamplace.cli._common import (
     engine_settings,
     err,
     friendly,
-    info,
     jsonable,
     out,
     parse_params,
     progress_bar,
-    spark_session,
-    warn,
 )
-from streamplace.cli.run import open_page, plan_to_run, spark_instance
+from streamplace.cli.run import plan_to_run, run_callbacks, spark_instance
 from streamplace.errors import ModelError, Problem
 from streamplace.report.compare import fmt, mfmt
 
@@ -75,12 +71,9 @@ def live_cmd(
     Example: streamplace live nasiri-linear hetero-3 --policy threshold --interval 10 --duration 180
     """
     from streamplace.spark.layout import worker_layout
-    from streamplace.spark.live import LiveRun
-    from streamplace.spark.pipeline import PipelineConfig
     from streamplace.spark.policies import fits_slots, make_policy, place_counts
-    from streamplace.spark.run import local_machine
     from streamplace.spark.standalone import state_at
-    from streamplace.spark.watch import LiveFeed, describe_plan, guarded
+    from streamplace.workflows.live import enact_live
 
     t, c = spark_instance(topo, cluster)
     if sink not in ("parquet", "noop"):
@@ -111,62 +104,19 @@ def live_cmd(
         if not fits_slots(first, slots):
             first = place_counts(t, c, first.counts(), slots)
     pol = make_policy(policy, t, c, parse_params(param), slots, first, interval_s=interval)
-    spark = spark_session(master, state, cores, out_dir / "spark.log")
-    from streamplace.spark.standalone import emulated_links
+    with progress_bar("live {task.description}", "{task.completed:.0f}/{task.total:.0f} s",
+                      disable=as_json or not err.is_terminal) as bar:
+        task = bar.add_task(f"{t.name} ({policy})", total=duration)
 
-    cfg = PipelineConfig(trigger_s=trigger, sink=sink, out_dir=out_dir, workers=workers,  # type: ignore[arg-type]
-                         link_latency_ms=emulated_links(state, c))  # as `run`
-    alive = None
-    if state is not None:
-        from streamplace.spark.standalone import alive_nodes
+        def step(at: float, what: str) -> None:
+            bar.update(task, completed=at)
+            if not as_json:
+                bar.console.print(f"{at:6.1f} s  {what}", highlight=False)
 
-        alive = functools.partial(alive_nodes, state)
-    runner = LiveRun(spark, t, c, pol, cfg, interval, alive)
-    if state is None:
-        target, one_node = local_machine(cores, master), True
-    else:  # the workers run under their quotas: the page's prediction and CPU shares are for that cluster
-        from streamplace.spark.cpu_quota import scaled_cluster
-
-        target, one_node = (scaled_cluster(c, state.cpu_scale) if state.cpu_scale else c), False
-    live_page = open_page(f"{t.name} under {policy} on {master or 'local'}", duration, target,
-                          out_dir / "live-page.html", page_port, page)
-    feed = watch = None
-    if live_page is not None:
-        eng = engine_settings("spark", None, trigger_s=trigger, cluster=c)
-        feed = LiveFeed(live_page, t, lambda: runner.started, lambda: runner.plan,
-                        functools.partial(describe_plan, t, c, target, one_node, eng))
-        watch = guarded(feed, warn)
-    try:
-        with progress_bar("live {task.description}", "{task.completed:.0f}/{task.total:.0f} s",
-                          disable=as_json or not err.is_terminal) as bar:
-            task = bar.add_task(f"{t.name} ({policy})", total=duration)
-
-            def step(at: float, what: str) -> None:
-                bar.update(task, completed=at)
-                if feed is not None:
-                    feed.decision(at, what)
-                if not as_json:
-                    bar.console.print(f"{at:6.1f} s  {what}", highlight=False)
-
-            try:
-                result = runner.run(duration, faults, progress=step, watch=watch)
-            except BaseException:
-                if live_page is not None:
-                    with contextlib.suppress(Exception):
-                        live_page.finish("failed")
-                raise
-        if live_page is not None and feed is not None:
-            try:
-                feed.sync(result)
-                written = live_page.finish("finished")
-            except Exception as exc:  # the page is a view: the run's figures are printed whatever it does
-                warn(f"the live page could not be finished ({type(exc).__name__}: {exc})")
-                written = None
-            if written is not None:
-                info(f"live page written to {written}", stderr=True)
-    finally:
-        if live_page is not None:
-            live_page.close()
+        callbacks = run_callbacks(master, state, cores, page, page_port)
+        result = enact_live(t, c, pol, state, master, cores, trigger, out_dir, sink, interval, duration, faults,
+                            engine=engine_settings("spark", None, trigger_s=trigger, cluster=c), on_step=step,
+                            title=f"{t.name} under {policy} on {master or 'local'}", **callbacks)
     if as_json:
         emit_json(jsonable(result.to_dict()))
         return
