@@ -13,7 +13,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "streamplace"
 
 #: lowest first; a module may import from its own layer's package or any lower layer
 LAYERS: list[set[str]] = [
-    {"errors", "coerce", "ranges", "__init__"},
+    {"errors", "coerce", "ranges", "files", "__init__"},
     {"model"},
     {"perf"},
     {"spec"},

@@ -100,7 +100,7 @@ def test_the_written_page_carries_its_state_and_no_value_can_end_its_script(tmp_
     state = json.loads(html.split('type="application/json">')[1].split("</script>")[0])
     assert state["status"] == "finished" and len(state["points"]) == 1 and state["summary"][0][0] == "throughput"
     assert state["events"][0]["detail"] == "plan </script><script>alert(1)</script>"
-    assert not list(tmp_path.glob(".page-*"))  # written whole: no temporary left
+    assert not list(tmp_path.glob(".*"))  # written whole: no temporary left
 
 
 def test_a_static_page_of_an_empty_run_renders() -> None:

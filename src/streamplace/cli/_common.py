@@ -114,6 +114,8 @@ PageOpt = Annotated[bool, typer.Option("--page/--no-page", help="serve a live pa
                                        "output directory when the run ends")]
 PagePortOpt = Annotated[int, typer.Option("--page-port", min=0, max=65535, help="the live page's port on "
                                           "127.0.0.1 (0: any free port)")]
+EngineParamOpt = Annotated[list[str] | None, typer.Option("--param", "-p", help="engine parameter spark.KEY=VALUE or "
+                                                       "storm.KEY=VALUE (repeatable)")]
 TriggerOpt = Annotated[float, typer.Option("--trigger", min=0.1, help="micro-batch interval (s)")]
 RunTriggerOpt = Annotated[str, typer.Option("--trigger", help="micro-batch interval (s), or auto: the shortest whole "
                                             "seconds whose batches the engine model fits in 80 % of it")]
@@ -218,40 +220,6 @@ def friendly(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def replace_whole(path: Path, write: Callable[[Path], object]) -> None:
-    """Let ``write`` make the file at a temporary path beside ``path`` (same suffix, so a writer that picks its
-    format by suffix picks the right one), give it the mode a plain ``open`` would (666 less the umask;
-    ``mkstemp`` makes 600), then rename it over ``path``: the file is there whole or not at all (a full disk
-    used to leave a truncated plan behind, and an OSError traceback)."""
-    import os
-    import tempfile
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix, dir=path.parent)
-    os.close(fd)
-    tmp = Path(name)
-    try:
-        write(tmp)
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
-def write_whole(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` whole or not at all (``replace_whole``)."""
-    import os
-
-    def write(tmp: Path) -> None:
-        with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_TRUNC), "w", encoding="utf-8") as fh:
-            fh.write(text)
-
-    replace_whole(path, write)
-
-
 def _from_spark(exc: BaseException) -> bool:
     """An error raised by PySpark or the JVM behind it (or a streaming query's failure streamplace re-raised)."""
     seen: BaseException | None = exc
@@ -324,12 +292,6 @@ def load_instance(topo: str, cluster: str, profile: Path | None) -> tuple[Topolo
 
 def emit_json(data: Any) -> None:
     sys.stdout.write(json_text(data) + "\n")
-
-
-def jsonable(value: Any) -> Any:
-    from streamplace.model.plan import _jsonable
-
-    return _jsonable(value)
 
 
 def list_option(values: str | list[str] | None, option: str) -> list[str]:

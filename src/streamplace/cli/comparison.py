@@ -11,8 +11,9 @@ from rich.console import Console
 from rich.table import Table
 
 from streamplace import api
-from streamplace.cli._common import out, parse_params, progress_bar, replace_whole
+from streamplace.cli._common import out, parse_params, progress_bar
 from streamplace.errors import ModelError, Problem
+from streamplace.files import replace_whole
 from streamplace.model.cluster import Cluster
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology

@@ -20,20 +20,19 @@ from streamplace.cli._common import (
     err,
     friendly,
     info,
-    jsonable,
     load_instance,
     out,
     progress_bar,
     spark_session,
     warn,
-    write_whole,
 )
 from streamplace.cli.comparison import comparison_legend, placement_pictures, print_comparison
 from streamplace.cli.planning import draw_picture
 from streamplace.cli.run import engine_settings_for_run, print_run, run_callbacks, run_progress
 from streamplace.errors import ModelError, Problem
+from streamplace.files import write_whole
 from streamplace.model.cluster import Cluster
-from streamplace.model.plan import Plan
+from streamplace.model.plan import Plan, jsonable
 from streamplace.model.topology import Topology
 from streamplace.perf.engines import EngineSettings
 from streamplace.perf.evaluate import evaluate

@@ -23,13 +23,13 @@ from streamplace.cli._common import (
     engine_settings,
     err,
     friendly,
-    jsonable,
     out,
     parse_params,
     progress_bar,
 )
 from streamplace.cli.run import plan_to_run, run_callbacks, spark_instance
 from streamplace.errors import ModelError, Problem
+from streamplace.model.plan import jsonable
 from streamplace.report.compare import fmt, mfmt
 
 

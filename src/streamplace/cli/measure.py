@@ -23,9 +23,9 @@ from streamplace.cli._common import (
     out,
     progress_bar,
     spark_session,
-    write_whole,
 )
 from streamplace.errors import ModelError, Problem
+from streamplace.files import write_whole
 from streamplace.report.compare import fmt
 
 

@@ -26,19 +26,17 @@ from streamplace.cli._common import (
     engine_settings,
     friendly,
     info,
-    jsonable,
     list_option,
     load_instance,
     out,
     parse_params,
-    replace_whole,
     warn,
-    write_whole,
 )
 from streamplace.cli.comparison import compare_report, print_comparison, run_comparison
 from streamplace.errors import ModelError, Problem
+from streamplace.files import replace_whole, write_whole
 from streamplace.model.cluster import Cluster
-from streamplace.model.plan import Plan, json_text, validate_plan_against
+from streamplace.model.plan import Plan, json_text, jsonable, validate_plan_against
 from streamplace.model.topology import Topology
 from streamplace.perf.engines import split_engine_params
 from streamplace.perf.evaluate import Evaluation, evaluate

@@ -19,6 +19,7 @@ from streamplace.cli._common import (
     ClusterArg,
     CoresOpt,
     EngineOpt,
+    EngineParamOpt,
     JsonOpt,
     PageOpt,
     PagePortOpt,
@@ -31,7 +32,6 @@ from streamplace.cli._common import (
     err,
     friendly,
     info,
-    jsonable,
     load_instance,
     out,
     parse_params,
@@ -42,7 +42,7 @@ from streamplace.cli._common import (
 )
 from streamplace.errors import ModelError, Problem
 from streamplace.model.cluster import Cluster
-from streamplace.model.plan import Plan, validate_plan_against
+from streamplace.model.plan import Plan, jsonable, validate_plan_against
 from streamplace.model.topology import Topology
 from streamplace.perf.engines import EngineSettings, split_engine_params
 from streamplace.report.compare import fmt, mfmt
@@ -79,8 +79,7 @@ def run_cmd(
     as_json: JsonOpt = False,
     engine: EngineOpt = "spark",
     calibration: CalibrationOpt = None,
-    param: Annotated[list[str] | None, typer.Option("--param", "-p", help="engine parameter spark.KEY=VALUE or "
-                                                    "storm.KEY=VALUE (repeatable)")] = None,
+    param: EngineParamOpt = None,
     max_rate: Annotated[float | None, typer.Option("--max-rate", help="tuples/s the sources admit at most, all "
                                                    "together (default: the model's sustainable rate); the rest "
                                                    "waits in the sources' backlog")] = None,

@@ -16,11 +16,11 @@ from streamplace.cli._common import (
     emit_json,
     err,
     friendly,
-    jsonable,
     out,
     parse_params,
     progress_bar,
 )
+from streamplace.model.plan import jsonable
 
 
 @app.command("simulate")

@@ -12,6 +12,7 @@ from streamplace.bench import resolve_cluster, resolve_topology
 from streamplace.cli._common import (
     CalibrationOpt,
     EngineOpt,
+    EngineParamOpt,
     JsonOpt,
     StateOpt,
     app,
@@ -74,8 +75,7 @@ def sweep_cmd(
     as_json: JsonOpt = False,
     engine: EngineOpt = "spark",
     calibration: CalibrationOpt = None,
-    param: Annotated[list[str] | None, typer.Option("--param", "-p", help="engine parameter spark.KEY=VALUE or "
-                                                    "storm.KEY=VALUE (repeatable)")] = None,
+    param: EngineParamOpt = None,
 ) -> None:
     """Plan and predict every topology × cluster × scheduler × scale × seed as Spark tasks; write Parquet.
 

@@ -101,14 +101,14 @@ class Plan:
             "replicas": {op: dict(per) for op, per in self.replicas.items()},
             "parallelism": self.counts(),
             "source_rates": dict(self.source_rates),
-            "predicted": _jsonable(dict(self.predicted)),
+            "predicted": jsonable(dict(self.predicted)),
             "explanation": list(self.explanation),
             "split": self.split,
         }
         if self.gap is not None:
             out["gap"] = self.gap
         if self.params:
-            out["params"] = _jsonable(dict(self.params))
+            out["params"] = jsonable(dict(self.params))
         if self.warnings:
             out["warnings"] = list(self.warnings)
         if self.profile is not None:
@@ -166,14 +166,14 @@ def _size(value: Any, limit: int) -> int:
     return total
 
 
-def _jsonable(value: Any) -> Any:
-    """Replace non-finite floats by None so the JSON stays standard."""
+def jsonable(value: Any) -> Any:
+    """``value`` with non-finite floats replaced by None (and mapping keys as text), so its JSON stays standard."""
     if isinstance(value, float):
         return value if value == value and abs(value) != float("inf") else None
     if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
+        return [jsonable(v) for v in value]
     return value
 
 

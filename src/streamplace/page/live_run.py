@@ -8,11 +8,10 @@ the run goes on without it: the page is a view, never a reason for a run to fail
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from streamplace.files import replace_whole
 from streamplace.page.render import static_page
 from streamplace.page.series import LiveSeries, Reading, page_prediction
 from streamplace.page.server import PageServer
@@ -61,21 +60,12 @@ class RunPage:
         self.series.status = status
         self.series.summary = list(summary or [])
         self.series.written_to = str(self.path)
-        tmp: str | None = None
         written: Path | None = self.path
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".page-", suffix=".html", dir=self.path.parent)
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(static_page(self.series.state(), self.svg))
-            os.chmod(tmp, 0o644)
-            os.replace(tmp, self.path)
-            tmp = None
+            page = static_page(self.series.state(), self.svg)
+            replace_whole(self.path, lambda tmp: tmp.write_text(page, encoding="utf-8"))
         except OSError:
             written, self.series.written_to = None, None
-        finally:
-            if tmp is not None:  # not renamed into place: an error (or an interrupt) cut it short
-                Path(tmp).unlink(missing_ok=True)
         self._publish()
         return written
 

@@ -16,6 +16,7 @@ import jinja2
 import markupsafe
 
 from streamplace import __version__
+from streamplace.model.plan import jsonable
 
 
 @cache
@@ -49,19 +50,9 @@ def live_page(title: str, refresh_s: float = 1.0) -> str:
 def static_page(state: dict[str, Any], picture_svg: str | None) -> str:
     """The page with ``state`` and the picture inside it: opens from a file, no server needed."""
     return _template().render(title=state.get("title", "streamplace run"), version=__version__,
-                              state=_json_for_script(_finite(state)), picture=_inline_svg(picture_svg), refresh_ms=0)
+                              state=_json_for_script(jsonable(state)), picture=_inline_svg(picture_svg), refresh_ms=0)
 
 
 def state_json(state: dict[str, Any]) -> bytes:
     """The state as the server sends it (NaN and infinities become null: JSON has neither)."""
-    return json.dumps(_finite(state), allow_nan=False, default=str).encode("utf-8")
-
-
-def _finite(value: Any) -> Any:
-    if isinstance(value, float):
-        return value if value == value and value not in (float("inf"), float("-inf")) else None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_finite(v) for v in value]
-    return value
+    return json.dumps(jsonable(state), allow_nan=False, default=str).encode("utf-8")

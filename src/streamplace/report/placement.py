@@ -30,7 +30,8 @@ from matplotlib.patches import FancyArrowPatch, Rectangle
 from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Topology
-from streamplace.perf.evaluate import Evaluation
+from streamplace.perf.engines import EngineSettings
+from streamplace.perf.evaluate import Evaluation, evaluate
 
 #: above this many nodes the picture shows one box per rack and machine type
 DETAIL_NODES = 48
@@ -274,3 +275,8 @@ def svg_text(topology: Topology, cluster: Cluster, plan: Plan, evaluation: Evalu
 
 __all__: Sequence[str] = ("DETAIL_NODES", "boxes", "node_traffic", "placement_figure", "svg_text",
                           "write_placement")
+
+
+def plan_svg(topology: Topology, cluster: Cluster, plan: Plan, engine: EngineSettings | None = None) -> str:
+    """The plan's picture on the cluster it was made for, evaluated by ``engine``'s model, as SVG text."""
+    return svg_text(topology, cluster, plan, evaluate(topology, cluster, plan, None, engine=engine))

@@ -50,6 +50,12 @@ class BatchProgress:
     #: does not say (bounded_source.py's sources do)
     backlog: list[int | None] = field(default_factory=list)
 
+    @property
+    def backlog_rows(self) -> float | None:
+        """The rows all sources that say had waiting after this batch; None when none says."""
+        said = [x for x in self.backlog if x is not None]
+        return float(sum(said)) if said else None
+
 
 @dataclass
 class ProgressListener(StreamingQueryListener):

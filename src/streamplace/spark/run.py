@@ -229,16 +229,16 @@ def backlog_figures(at_open: list[Any], at_close: list[Any], topology: Topology,
     rates = [float(plan.source_rates.get(s.id) or s.rate or 0.0) for s in topology.sources]
 
     def last(batches: list[Any]) -> Any:
-        return next((b for b in reversed(batches) if any(x is not None for x in b.backlog)), None)
+        return next((b for b in reversed(batches) if b.backlog_rows is not None), None)
 
     end, start = last(at_close), last(at_open)
     if end is None:
         return {}
-    rows = sum(x or 0 for x in end.backlog)
+    rows = end.backlog_rows
     age = max(((x or 0) / r for x, r in zip(end.backlog, rates, strict=False) if r > 0), default=0.0)
-    out = {"backlog_rows": float(rows), "backlog_age_s": age}
+    out = {"backlog_rows": rows, "backlog_age_s": age}
     if start is not None and (dt := _started(end) - _started(start)) > 0:
-        out["backlog_growth_per_s"] = (rows - sum(x or 0 for x in start.backlog)) / dt
+        out["backlog_growth_per_s"] = (rows - start.backlog_rows) / dt
     return out
 
 
@@ -417,9 +417,10 @@ def _settle(listener: ProgressListener, rows: int, until_s: float, started: floa
     """Wait, at most until ``until_s`` after ``started``, for a progress report whose bounded sources' backlog is
     at most ``rows``."""
     def backlog() -> float:
-        last = listener.batches[-1] if listener.batches else None
-        said = [x for x in (last.backlog if last is not None else []) if x is not None]
-        return float(sum(said)) if said else float("inf") if last is None else 0.0
+        if not listener.batches:
+            return float("inf")
+        rows = listener.batches[-1].backlog_rows
+        return 0.0 if rows is None else rows
 
     while backlog() > rows and (elapsed := time.perf_counter() - started) < until_s:
         time.sleep(min(0.5, until_s - elapsed))

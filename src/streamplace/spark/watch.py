@@ -17,7 +17,6 @@ from streamplace.model.topology import Topology
 from streamplace.page.live_run import RunPage
 from streamplace.page.series import Reading
 from streamplace.perf.engines import EngineSettings
-from streamplace.perf.evaluate import evaluate
 from streamplace.spark.metrics import BatchProgress, cpu_times
 from streamplace.spark.operators import CPU_S, LAT_COUNT, LAT_SUM_S, ROWS_IN, parse_placed_key
 
@@ -40,10 +39,7 @@ def reading(topology: Topology, pipeline: Any, origin: float, query: int,
             cpu[where[1]] = cpu.get(where[1], 0.0) + row[CPU_S]
     if not placed:
         cpu = {"local": sum(row[CPU_S] for key, row in stats.items() if parse_placed_key(key) is None)}
-    backlog = None
-    if batches:
-        said = [x for x in batches[-1].backlog if x is not None]
-        backlog = float(sum(said)) if said else None
+    backlog = batches[-1].backlog_rows if batches else None
     busy, total = cpu_times()
     return Reading(at_s=done_at - origin, query=query, batch_id=batch_id,
                    sink_tuples=sum(stats.get(s, [0.0] * (ROWS_IN + 1))[ROWS_IN] for s in sinks),
@@ -106,14 +102,13 @@ def describe_plan(topology: Topology, cluster: Cluster, runs_on: Cluster, one_no
     as one node with ``one_node``, the plan's parallelism on it; else the cluster as its workers run it, e.g. every
     node's CPU scaled to its quota), its picture on the cluster it was made for, and the cores of the nodes it runs
     on (what the page's measured CPU is a share of)."""
-    from streamplace.report.placement import svg_text
+    from streamplace.report.placement import plan_svg
     from streamplace.spark.run import on_one_node, prediction
 
     where, as_run = runs_on, (on_one_node(topology, plan) if one_node else plan)
     predicted = prediction(topology, where, as_run, None, engine)
     predicted["offered_rate"] = predicted.get("source_rate")
-    svg = svg_text(topology, cluster, plan, evaluate(topology, cluster, plan, None, engine=engine))
-    return predicted, svg, capacity_cores(where)
+    return predicted, plan_svg(topology, cluster, plan, engine), capacity_cores(where)
 
 
 def guarded(feed: Callable[..., None], on_error: Callable[[str], None]) -> Callable[..., None]:

@@ -9,7 +9,6 @@ each decision of the loop to ``on_step(at_s, what)``. `streamplace live` (cli/li
 
 from __future__ import annotations
 
-import contextlib
 import functools
 from collections.abc import Callable
 from pathlib import Path
@@ -18,7 +17,7 @@ from typing import Any
 from streamplace.model.cluster import Cluster
 from streamplace.model.topology import Topology
 from streamplace.perf.engines import EngineSettings
-from streamplace.workflows.run import PageOpener, Say, SessionOpener, _silent
+from streamplace.workflows.run import PageOpener, Say, SessionOpener, _silent, finish_page
 
 #: the loop's own messages: (seconds since it started, what it did)
 StepFn = Callable[[float, str], None]
@@ -73,17 +72,11 @@ def enact_live(t: Topology, c: Cluster, policy: Any, state: Any, master: str | N
             result = runner.run(duration_s, faults, progress=step, watch=watch)
         except BaseException:
             if live_page is not None:
-                with contextlib.suppress(Exception):
-                    live_page.finish("failed")
+                finish_page(live_page, "failed", None, on_warning)
             raise
         if live_page is not None and feed is not None:
-            try:
-                feed.sync(result)
-                written = live_page.finish("finished")
-            except Exception as exc:  # the page is a view: the run's figures are returned whatever it does
-                on_warning(f"the live page could not be finished ({type(exc).__name__}: {exc})")
-                written = None
-            if written is not None:
+            guarded(feed.sync, on_warning)(result)  # the enactments since the last poll, said once if it fails
+            if (written := finish_page(live_page, "finished", None, on_warning)) is not None:
                 on_info(f"live page written to {written}")
     finally:
         if live_page is not None:

@@ -18,7 +18,6 @@ from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Topology
 from streamplace.perf.engines import EngineSettings
-from streamplace.perf.evaluate import evaluate
 from streamplace.report.compare import mfmt
 
 #: a line for the caller to show (a warning, or a note such as where the live page was written)
@@ -113,6 +112,8 @@ def enact_run(t: Topology, c: Cluster, pl: Plan, plan_label: str, state: Any, ma
             try:
                 # the page's "offered" is what the sources offer, not what they admit (its gap is the overload)
                 offered = prediction(t, target_cluster, target_plan, None, eng).get("offered_throughput")
+                from streamplace.report.placement import plan_svg  # matplotlib: only where a page is drawn
+
                 live_page.plan(dict(predicted, offered_throughput=offered), plan_svg(t, c, pl, eng), None)
                 live_page.event(0.0, "start", f"{pl.scheduler} plan: " + ", ".join(
                     f"{op} ×{n}" for op, n in pl.counts().items()) + f"; {warmup:g} s of warm-up, then "
@@ -129,13 +130,13 @@ def enact_run(t: Topology, c: Cluster, pl: Plan, plan_label: str, state: Any, ma
         if live_page is not None:
             from streamplace.spark.run import comparison
 
-            written = _finish_page(live_page, "finished", [(name, mfmt(pv), mfmt(mv)) for name, pv, mv in
+            written = finish_page(live_page, "finished", [(name, mfmt(pv), mfmt(mv)) for name, pv, mv in
                                                            comparison(result.predicted, result.measured)], on_warning)
             if written is not None:
                 on_info(f"live page written to {written}")
     except BaseException:
         if live_page is not None:
-            _finish_page(live_page, "failed", None, on_warning)
+            finish_page(live_page, "failed", None, on_warning)
         raise
     finally:
         if live_page is not None:
@@ -143,20 +144,14 @@ def enact_run(t: Topology, c: Cluster, pl: Plan, plan_label: str, state: Any, ma
     return RunDone(result, adm, predicted, here, lifted, written)
 
 
-def _finish_page(page: Any, status: str, summary: list[tuple[str, str, str]] | None, on_warning: Say) -> Path | None:
-    """The page's last state and its file (RunPage.finish); an error of the page's own is said, not raised."""
+def finish_page(page: Any, status: str, summary: list[tuple[str, str, str]] | None, on_warning: Say) -> Path | None:
+    """The page's last state and its file (RunPage.finish); an error of the page's own is said, not raised (the
+    run and live workflows both end their pages here)."""
     try:
         return page.finish(status, summary)
     except Exception as exc:
         on_warning(f"the live page could not be finished ({type(exc).__name__}: {exc})")
         return None
-
-
-def plan_svg(t: Topology, c: Cluster, plan: Plan, eng: EngineSettings) -> str:
-    """The plan's placement picture on the cluster it was made for (report/placement.py), as SVG text."""
-    from streamplace.report.placement import svg_text
-
-    return svg_text(t, c, plan, evaluate(t, c, plan, None, engine=eng))
 
 
 def measured_run(t: Topology, c: Cluster, pl: Plan, target_cluster: Cluster, target_plan: Plan, adm: Any,
