@@ -13,8 +13,9 @@ Pentium, one Core i3, one Core i5):
 * Plan: the ``high`` operator's ``--replicas`` replicas alone on that node; every other operator one replica on
   one of the other nodes, the assignment that the spark engine predicts sustains the highest source rate (all
   2^(operators) assignments evaluated; the paper's "upstream on machines strong enough").
-* Cluster: ``cluster up`` with per-node CPU quotas (cgroups, spark/cpu_quota.py): node u gets cpu_u/100 · scale real
-  cores (scale printed), every replica burns cost_ms / speed-up of thread CPU per tuple (spark/busy.py). One
+* Cluster: ``cluster up`` with per-node CPU quotas (cgroups, spark/cluster/cpu_quota.py): node u gets
+  cpu_u/100 · scale real cores (scale printed), every replica burns cost_ms / speed-up of thread CPU per tuple
+  (spark/runtime/busy.py). One
   application (one executor per node for its whole life) runs every step as its own streaming query (Spark's rate
   source at the step's rate, ``--trigger`` s micro-batches, noop sink), one at a time; the quotas are lifted only
   for a first, unmeasured priming query (JVMs compile their hot code) and enforced for everything measured.
@@ -56,7 +57,7 @@ Differences from the paper, said here: Spark runs micro-batches (one stage per o
 Storm's always-running executors, so a node's fixed cost is per batch and per task (it depends on the trigger and
 the replica count, not on IR) and a node downstream cannot be over-utilized when upstream stages take most of a
 batch; the machines are emulated (CPU quotas on one 2-core machine, speed-up by work per tuple); e and MET are
-the spec's (the paper profiles both per task and machine; spark/profiler.py would fit them); MET is in points of
+the spec's (the paper profiles both per task and machine; spark/measure/profiler.py would fit them); MET is in points of
 the cluster the quotas enforce (2 points = 0.02 real cores per replica, as ``run`` predicts), which is 13.3 spec
 points of a node at scale 0.15 — the spec does not say which it meant.
 
@@ -90,18 +91,18 @@ from markdown_out import write_markdown
 
 from streamplace import api
 from streamplace.bench import resolve_cluster, resolve_topology
-from streamplace.model.cluster import Cluster
+from streamplace.model.cluster import Cluster, scaled_cluster
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Topology
 from streamplace.perf import evaluate
 from streamplace.perf.cells import cost_tables
 from streamplace.perf.engines import EngineSettings
-from streamplace.spark import standalone
-from streamplace.spark.cpu_quota import V1_ROOT, scaled_cluster
-from streamplace.spark.layout import worker_layout
-from streamplace.spark.pipeline import PipelineConfig
-from streamplace.spark.run import RunResult, run_pipeline, window_span
-from streamplace.spark.session import local_session
+from streamplace.spark.cluster import standalone
+from streamplace.spark.cluster.cpu_quota import V1_ROOT
+from streamplace.spark.runtime.layout import worker_layout
+from streamplace.spark.runtime.pipeline import PipelineConfig
+from streamplace.spark.runtime.run import RunResult, run_pipeline, window_span
+from streamplace.spark.runtime.session import local_session
 
 PAPER_ACCURACY = 92.0  # % (largest measured-vs-predicted difference below 8 %)
 FLAG = Path("/tmp/streamplace-measuring")

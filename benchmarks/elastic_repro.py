@@ -27,9 +27,10 @@ from rich.table import Table
 
 from streamplace.bench import resolve_cluster, resolve_topology
 from streamplace.elastic import make_pattern
+from streamplace.elastic.factory import controller_parameters
 from streamplace.report.elastic import plot_figure, table_rows, write_table_csv
 from streamplace.sim import simulate
-from streamplace.sim.factory import build, controller_parameters, sim_parameters
+from streamplace.sim.factory import build, sim_parameters
 
 PATTERNS = ("stepwise", "two-level", "random-walk-1", "random-walk-2")
 BTUS = (10, 30, 60)

@@ -37,10 +37,10 @@ from streamplace.model.plan import Plan
 from streamplace.model.topology import Operator, Stream, Topology
 from streamplace.perf.engines import EngineSettings, SparkSettings
 from streamplace.perf.evaluate import evaluate
-from streamplace.spark.calibration import constants_or_defaults
-from streamplace.spark.pipeline import PipelineConfig
-from streamplace.spark.run import machine, on_one_node, run_pipeline, steady_trigger
-from streamplace.spark.session import local_session
+from streamplace.spark.measure.calibration import constants_or_defaults
+from streamplace.spark.runtime.pipeline import PipelineConfig
+from streamplace.spark.runtime.run import machine, on_one_node, run_pipeline, steady_trigger
+from streamplace.spark.runtime.session import local_session
 
 GOAL_TP_MEDIAN, GOAL_TP_MAX, GOAL_LAT_MEDIAN, GOAL_LAT_MAX = 0.10, 0.25, 0.25, 0.50
 

@@ -3,7 +3,7 @@
     python benchmarks/profile_accuracy.py [--cores 2] [--trigger 5] [--topologies nasiri-linear ...]
 
 For each topology: ``profile_topology`` fits e and MET per operator on local Spark
-(busy time of back-to-back micro-batches, see spark/profiler.py); the model then
+(busy time of back-to-back micro-batches, see spark/measure/profiler.py); the model then
 predicts the sustainable throughput (tuples/s into the sinks) of a plan giving
 every operator ``cores`` replicas on one node of ``100 × cores`` points. Measured:
 the same pipeline on fixed-size batches at two sizes around the prediction, the
@@ -23,8 +23,8 @@ from streamplace.bench import resolve_topology
 from streamplace.model.cluster import Cluster, Node
 from streamplace.model.plan import Plan
 from streamplace.perf.evaluate import evaluate
-from streamplace.spark.profiler import profile_topology, time_batches
-from streamplace.spark.session import local_session
+from streamplace.spark.measure.profiler import profile_topology, time_batches
+from streamplace.spark.runtime.session import local_session
 
 
 def main() -> None:

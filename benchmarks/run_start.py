@@ -57,7 +57,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from streamplace.bench import resolve_cluster
-    from streamplace.spark import standalone
+    from streamplace.spark.cluster import standalone
 
     with tempfile.TemporaryDirectory(prefix="sp-start-") as tmp:
         state = None

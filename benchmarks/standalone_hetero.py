@@ -40,18 +40,17 @@ from typing import Any
 
 from streamplace import api
 from streamplace.bench import resolve_cluster, resolve_topology
-from streamplace.model.cluster import Cluster
+from streamplace.model.cluster import Cluster, scaled_cluster
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Topology
 from streamplace.perf import evaluate
 from streamplace.perf.engines import EngineSettings
 from streamplace.schedulers import create
-from streamplace.spark import standalone
-from streamplace.spark.cpu_quota import scaled_cluster
-from streamplace.spark.layout import spark_spread, worker_layout
-from streamplace.spark.pipeline import PipelineConfig
-from streamplace.spark.run import run_pipeline
-from streamplace.spark.session import local_session
+from streamplace.spark.cluster import standalone
+from streamplace.spark.runtime.layout import spark_spread, worker_layout
+from streamplace.spark.runtime.pipeline import PipelineConfig
+from streamplace.spark.runtime.run import run_pipeline
+from streamplace.spark.runtime.session import local_session
 
 GOAL = 0.25
 FIXED_GOAL_S = 0.5  # issue 36: a placed batch's fixed cost on the emulated hetero-6

@@ -20,8 +20,8 @@ import pandas as pd
 from streamplace.bench import resolve_cluster, resolve_topology
 from streamplace.bench.sweep import grid
 from streamplace.report.sweep import write_sweep_report
-from streamplace.spark.session import local_session
-from streamplace.spark.sweep import run_sweep
+from streamplace.spark.measure.sweep import run_sweep
+from streamplace.spark.runtime.session import local_session
 
 TOPOLOGIES = ["nasiri-linear", "nasiri-diamond", "nasiri-star", "linear-cpu", "diamond-cpu", "star-cpu",
               "rollingcount", "uniquevisitor", "linear-net", "diamond-net"]

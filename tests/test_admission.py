@@ -14,10 +14,10 @@ from streamplace.model.plan import Plan
 from streamplace.model.topology import Operator, Stream, Topology
 from streamplace.perf.engines import EngineSettings
 from streamplace.perf.evaluate import evaluate
-from streamplace.spark.admission import admission, admitted_plan, continuous
-from streamplace.spark.bounded_source import admitted_end, arrival_origin, arrived, split
-from streamplace.spark.metrics import BatchProgress, source_backlog
-from streamplace.spark.run import backlog_figures, machine, on_one_node, window_span
+from streamplace.spark.runtime.admission import admission, admitted_plan, continuous
+from streamplace.spark.runtime.bounded_source import admitted_end, arrival_origin, arrived, split
+from streamplace.spark.runtime.metrics import BatchProgress, source_backlog
+from streamplace.spark.runtime.run import backlog_figures, machine, on_one_node, window_span
 
 
 def test_rows_arrive_on_the_clock_and_a_batch_admits_at_most_the_cap() -> None:

@@ -13,7 +13,7 @@ import pytest
 
 from streamplace.errors import SpecError
 from streamplace.perf.engines.spark import SparkConstants
-from streamplace.spark.calibration import FIELDS, OPTIONAL, load_calibration
+from streamplace.spark.measure.calibration import FIELDS, OPTIONAL, load_calibration
 from streamplace.spec.loader import load_cluster, load_plan, load_topology
 
 PLAN = {"scheduler": "hetero", "topology": "t", "cluster": "c", "replicas": {"a": {"n1": 2}},

@@ -110,7 +110,7 @@ def test_import_flux(tmp_path: Path) -> None:
     code, out, _ = run("plan", "--json", str(dst), "rstorm-12")
     assert code == 0 and json.loads(out)["status"] == "ok"
     # `run` accepts what import-flux writes: each Storm class becomes an emulation the runtime knows
-    from streamplace.spark.logic import logic_of
+    from streamplace.spark.runtime.logic import logic_of
     from streamplace.spec.loader import load_topology
 
     topo = load_topology(dst)
@@ -170,8 +170,8 @@ def test_engine_option_and_engine_parameters(tmp_path: Path, monkeypatch) -> Non
 
 def test_run_warns_before_starting_and_fails_when_nothing_reaches_a_sink(tmp_path: Path, monkeypatch) -> None:
     import streamplace.cli.run as cli_run  # where `run` opens its Spark session
-    import streamplace.spark.run as spark_run
-    from streamplace.spark.run import RunResult
+    import streamplace.spark.runtime.run as spark_run
+    from streamplace.spark.runtime.run import RunResult
 
     started = []
 
@@ -201,8 +201,8 @@ def test_run_warns_before_starting_and_fails_when_nothing_reaches_a_sink(tmp_pat
 
 def test_run_picks_a_steady_trigger_and_runs_with_it(tmp_path: Path, monkeypatch) -> None:
     import streamplace.cli.run as cli_run  # where `run` opens its Spark session
-    import streamplace.spark.run as spark_run
-    from streamplace.spark.run import RunResult
+    import streamplace.spark.runtime.run as spark_run
+    from streamplace.spark.runtime.run import RunResult
 
     seen = {}
 

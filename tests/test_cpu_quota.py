@@ -13,14 +13,14 @@ import pytest
 
 from streamplace.bench import resolve_cluster
 from streamplace.errors import ModelError
-from streamplace.spark.cpu_quota import (
+from streamplace.model.cluster import scaled_cluster
+from streamplace.spark.cluster.cpu_quota import (
     PERIOD_US,
     CgroupBackend,
     default_budget,
     detect,
     group_name,
     plan_quotas,
-    scaled_cluster,
 )
 
 
@@ -95,7 +95,7 @@ def _writable_backend() -> CgroupBackend | None:
 def test_a_real_group_caps_a_process_and_what_it_starts() -> None:
     """A process started the way cluster up starts a worker joins its node's group before exec; it and its child,
     both spinning, get at most the quota between them (an upper bound that a loaded machine only lowers)."""
-    from streamplace.spark.standalone import _spawn
+    from streamplace.spark.cluster.standalone import _spawn
 
     backend = _writable_backend()
     assert backend is not None

@@ -224,7 +224,7 @@ def test_engine_parameters_are_coerced_and_checked() -> None:
 
 
 def test_calibration_file_round_trip_and_errors(tmp_path: Path) -> None:
-    from streamplace.spark.calibration import load_calibration, write_calibration
+    from streamplace.spark.measure.calibration import load_calibration, write_calibration
 
     consts = SparkConstants(0.31, 0.02, 0.07, 0.6, 0.8, 0.8, 0.1, exchange_s=0.0)
     path = write_calibration(tmp_path / "cal.json", consts, {"cores": 2})
@@ -247,7 +247,7 @@ def test_calibration_file_round_trip_and_errors(tmp_path: Path) -> None:
 
 
 def test_calibration_fit_recovers_the_constants_of_the_model() -> None:
-    from streamplace.spark.calibration import design_row, fit_constants, jvm_cores_from, probes
+    from streamplace.spark.measure.calibration import design_row, fit_constants, jvm_cores_from, probes
 
     truth = np.array([0.3, 0.02, 0.08, 0.6, 0.9])  # batch, stage, task, hop, source+sink share
     rows = [design_row(p, 2) for p in probes(2)]
@@ -363,7 +363,7 @@ def test_the_driver_probe_plan_has_the_routed_inputs_the_engine_counts() -> None
     from streamplace.perf.cells import compile_cells
     from streamplace.perf.engines.spark import build_stages, routed_inputs
     from streamplace.perf.rates import operator_rates
-    from streamplace.spark.calibration import driver_probe_plan
+    from streamplace.spark.measure.calibration import driver_probe_plan
 
     for nodes, ops in ((2, 4), (5, 4), (3, 2)):
         topo, plan, workers = driver_probe_plan(nodes, ops)

@@ -33,14 +33,8 @@ LAYERS: list[set[str]] = [
 #: imports between packages of one layer that exist today; none are left, and no others are allowed
 KNOWN_SIDEWAYS: set[tuple[str, str]] = set()
 MAX_LINES = 700
-#: module cycles that exist today, each through a lazy import inside a function (issue 40 splits spark/ by role
-#: and removes them); a new cycle fails, and so does one of these once it is gone, to keep the list true
-KNOWN_CYCLES = {frozenset({f"streamplace.{m}" for m in c}) for c in (
-    ("spark.standalone", "spark.jvm_archive"),
-    ("spark.standalone", "spark.jvm_archive", "spark.pipeline"),
-    ("spark.standalone", "spark.jvm_archive", "spark.session"),
-    ("spark.jvm_archive", "spark.session"),
-)}
+#: module cycles that exist today (none: issue 40 removed the last ones, in spark/); a new cycle fails
+KNOWN_CYCLES: set[frozenset[str]] = set()
 
 
 def _part(module: str) -> str:
@@ -120,3 +114,23 @@ def test_no_module_imports_itself_back() -> None:
     assert not new, new
     gone = [sorted(c) for c in KNOWN_CYCLES if c not in cycles]
     assert not gone, f"these cycles are gone: take them off KNOWN_CYCLES {gone}"
+
+
+#: spark/'s own parts, lowest first: the runtime knows nothing of the cluster manager, the measurements use both
+SPARK_PARTS = ["runtime", "cluster", "measure"]
+
+
+def test_spark_parts_point_down() -> None:
+    problems = []
+    root = PACKAGE / "spark"
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root)
+        if len(rel.parts) < 2:
+            continue
+        own = SPARK_PARTS.index(rel.parts[0])
+        for module, line in _imports(path):
+            parts = module.split(".")
+            if parts[:2] == ["streamplace", "spark"] and len(parts) > 2 and parts[2] in SPARK_PARTS:
+                if SPARK_PARTS.index(parts[2]) > own:
+                    problems.append(f"spark/{rel}:{line}: {rel.parts[0]} imports {module}")
+    assert not problems, "\n".join(problems)

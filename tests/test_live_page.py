@@ -110,8 +110,8 @@ def test_a_static_page_of_an_empty_run_renders() -> None:
 
 def test_the_live_feed_logs_each_enactment_once_and_redraws_the_picture(tmp_path) -> None:
     from streamplace.model.topology import Operator, Stream, Topology
-    from streamplace.spark.operators import N_STATS
-    from streamplace.spark.watch import LiveFeed
+    from streamplace.spark.runtime.operators import N_STATS
+    from streamplace.spark.runtime.watch import LiveFeed
 
     topo = Topology("c", (Operator("s", "source", rate=1.0), Operator("k", "sink")), (Stream("s", "k"),))
     page = RunPage("live", 60, {"local": 2.0}, tmp_path / "p.html", serve=False)
@@ -163,7 +163,7 @@ def test_a_watching_browser_gets_the_final_state_before_the_server_stops() -> No
 
 
 def test_a_feed_that_fails_is_said_once_and_stops() -> None:
-    from streamplace.spark.watch import guarded
+    from streamplace.spark.runtime.watch import guarded
 
     said: list[str] = []
     calls: list[int] = []

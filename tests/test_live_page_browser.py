@@ -21,7 +21,7 @@ pyspark = pytest.importorskip("pyspark")
 
 @pytest.fixture(scope="session")
 def spark():
-    from streamplace.spark.session import local_session
+    from streamplace.spark.runtime.session import local_session
 
     return local_session(2)
 
@@ -43,9 +43,9 @@ def test_a_run_page_shows_the_batches_beside_the_prediction_and_the_plan_while_i
     from streamplace.perf.evaluate import evaluate
     from streamplace.report.placement import svg_text
     from streamplace.schedulers.base import create
-    from streamplace.spark.pipeline import PipelineConfig
-    from streamplace.spark.run import comparison, machine, on_one_node, prediction, run_pipeline
-    from streamplace.spark.watch import capacity_cores, run_feed
+    from streamplace.spark.runtime.pipeline import PipelineConfig
+    from streamplace.spark.runtime.run import comparison, machine, on_one_node, prediction, run_pipeline
+    from streamplace.spark.runtime.watch import capacity_cores, run_feed
     from tests.conftest import chain, two_racks
 
     topo, cluster = chain(rate=200.0, cost=0.5), two_racks()

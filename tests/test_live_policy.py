@@ -6,12 +6,7 @@ import pytest
 
 from streamplace.bench import resolve_cluster
 from streamplace.elastic.btu import BtuController
-from streamplace.elastic.threshold import ThresholdController
-from streamplace.errors import ModelError, SpecError
-from streamplace.model.plan import Plan
-from streamplace.model.topology import Operator, Stream, Topology
-from streamplace.schedulers import create
-from streamplace.spark.policies import (
+from streamplace.elastic.live_policies import (
     ControllerPolicy,
     HoldPolicy,
     LatencyAwarePolicy,
@@ -24,6 +19,11 @@ from streamplace.spark.policies import (
     place_counts,
     shrink,
 )
+from streamplace.elastic.threshold import ThresholdController
+from streamplace.errors import ModelError, SpecError
+from streamplace.model.plan import Plan
+from streamplace.model.topology import Operator, Stream, Topology
+from streamplace.schedulers import create
 
 CLUSTER = resolve_cluster("hetero-3")
 SLOTS = {n.id: 4 for n in CLUSTER.nodes}

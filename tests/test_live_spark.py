@@ -17,19 +17,19 @@ pyspark = pytest.importorskip("pyspark")
 
 @pytest.fixture(scope="session")
 def spark():
-    from streamplace.spark.session import local_session
+    from streamplace.spark.runtime.session import local_session
 
     return local_session(2)
 
 
 def test_threshold_controller_rescales_a_running_pipeline_without_losing_a_tuple(spark, tmp_path: Path) -> None:
+    from streamplace.elastic.live_policies import ControllerPolicy
     from streamplace.elastic.threshold import ThresholdController
     from streamplace.page.live_run import RunPage
     from streamplace.perf.engines import EngineSettings
-    from streamplace.spark.live import LiveRun
-    from streamplace.spark.pipeline import PipelineConfig
-    from streamplace.spark.policies import ControllerPolicy
-    from streamplace.spark.watch import LiveFeed, describe_plan
+    from streamplace.spark.runtime.live import LiveRun
+    from streamplace.spark.runtime.pipeline import PipelineConfig
+    from streamplace.spark.runtime.watch import LiveFeed, describe_plan
 
     ops = (Operator("src", "source", rate=125.0), Operator("work", cost_ms=10.0, cpu=10),
            Operator("out", "sink"))

@@ -23,8 +23,9 @@ from pathlib import Path
 import pytest
 
 from streamplace.errors import ModelError
-from streamplace.spark.standalone import ClusterState, WorkerState, local_address, render_worker_config, up
-from streamplace.spark.standalone import worker_config as make_worker_config
+from streamplace.spark.cluster.standalone import render_worker_config, up
+from streamplace.spark.cluster.standalone import worker_config as make_worker_config
+from streamplace.spark.cluster.state import ClusterState, WorkerState, local_address
 from tests.test_standalone import CHAIN, PLAN, TWO, _cli, _cluster
 
 SUBNET = "10.231.77"  # the bridge is .254, the master .1, the workers .2 and .3
@@ -48,7 +49,8 @@ def test_worker_recipe_carries_the_secret_only_when_asked() -> None:
 
 
 def test_remote_workers_are_not_ours_to_stop(tmp_path: Path) -> None:
-    from streamplace.spark.standalone import ClusterLaunchError, down, kill_worker, status
+    from streamplace.spark.cluster.standalone import down, kill_worker, status
+    from streamplace.spark.cluster.state import ClusterLaunchError
 
     state = ClusterState("two", "10.0.0.5", 1, 2, str(tmp_path), str(tmp_path / "secret"), 2 ** 22 + 12345,
                          [WorkerState("fast", "sp_fast", 2, 2.0, 3, 4096, 0, 0, "", "", remote=True)])
@@ -157,7 +159,7 @@ def test_a_pinned_plan_runs_across_workers_on_separate_hosts(tmp_path: Path) -> 
                 st = json.loads(_cli("cluster", "status", "--state-dir", str(state_dir), "--json", env=env).stdout)
                 registered = {w["node"]: w for w in st["workers"] if w["registered"]}  # type: ignore[misc]
             assert set(registered) == {"fast", "slow"}, (tmp_path / "fast.log").read_text()[-2000:]
-            from streamplace.spark.standalone import alive_workers
+            from streamplace.spark.cluster.state import alive_workers
 
             hosts_seen = {r: w["host"] for r, w in alive_workers(state).items()}
             assert sorted(hosts_seen.values()) == [hosts["fast"][1], hosts["slow"][1]]  # two hosts, not loopback

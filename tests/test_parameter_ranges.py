@@ -76,9 +76,10 @@ def test_every_controller_and_simulator_parameter_has_a_range_and_simulate_refus
     """The elastic side of the same rule (sim/factory.py): every numeric parameter of the BTU and threshold
     controllers and of the simulator is in RANGES; the bad-input corpus's cases exit 2 naming the parameter."""
     from streamplace.elastic.btu import BtuController
+    from streamplace.elastic.factory import _INTERNAL
     from streamplace.elastic.threshold import ThresholdController
     from streamplace.sim.engine import SimConfig
-    from streamplace.sim.factory import _INTERNAL, RANGES
+    from streamplace.sim.factory import RANGES
 
     for cls in (BtuController, ThresholdController, SimConfig):
         hints = typing.get_type_hints(cls)

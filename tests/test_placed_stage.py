@@ -12,7 +12,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="session")
 def spark():
-    from streamplace.spark.session import local_session
+    from streamplace.spark.runtime.session import local_session
 
     return local_session(2)
 
@@ -21,8 +21,8 @@ def test_a_placed_stage_runs_one_task_per_replica_preferring_its_node(spark, tmp
     """A chain of three operators with a replica of each on two nodes (unfused): every operator's stage has two
     tasks, partition l preferring the host of replica l's node (what Spark's DAGScheduler reads through the
     narrow lineage down to the LocatedRDD), and every row reaches the output once."""
-    from streamplace.spark.calibration import driver_probe_plan
-    from streamplace.spark.pipeline import Pipeline, PipelineConfig
+    from streamplace.spark.measure.calibration import driver_probe_plan
+    from streamplace.spark.runtime.pipeline import Pipeline, PipelineConfig
 
     topo, plan, workers = driver_probe_plan(2, 3)
     pipeline = Pipeline(spark, topo, plan, PipelineConfig(sink="noop", out_dir=tmp_path, workers=workers,

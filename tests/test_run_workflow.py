@@ -10,12 +10,12 @@ import pytest
 
 def test_enact_run_prints_nothing_and_says_everything_through_its_callbacks(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    import streamplace.spark.run as spark_run
+    import streamplace.spark.runtime.run as spark_run
     from streamplace.bench import resolve_cluster, resolve_topology
     from streamplace.errors import ModelError
     from streamplace.perf.engines import EngineSettings
     from streamplace.schedulers import create
-    from streamplace.spark.run import RunResult
+    from streamplace.spark.runtime.run import RunResult
     from streamplace.workflows.run import enact_run
 
     def fake_run(spark, topology, cluster, plan, duration, warmup, cfg, progress=None, profile=None, engine=None,

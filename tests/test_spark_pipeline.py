@@ -16,7 +16,7 @@ pyspark = pytest.importorskip("pyspark")
 
 @pytest.fixture(scope="session")
 def spark():
-    from streamplace.spark.session import local_session
+    from streamplace.spark.runtime.session import local_session
 
     return local_session(2)
 
@@ -39,8 +39,8 @@ def run_for(pipeline, seconds: float) -> None:
 
 
 def test_fan_out_runs_upstream_once_and_selectivity_holds(spark, tmp_path: Path) -> None:
-    from streamplace.spark.operators import ROWS_IN, ROWS_OUT
-    from streamplace.spark.pipeline import Pipeline, PipelineConfig
+    from streamplace.spark.runtime.operators import ROWS_IN, ROWS_OUT
+    from streamplace.spark.runtime.pipeline import Pipeline, PipelineConfig
 
     topo, plan = chain(400, b=0.5)
     p = Pipeline(spark, topo, plan, PipelineConfig(sink="memory", out_dir=tmp_path, trigger_s=1))
@@ -66,8 +66,8 @@ def test_fan_out_runs_upstream_once_and_selectivity_holds(spark, tmp_path: Path)
 
 def test_offered_ten_times_the_bound_each_batch_admits_the_bound_and_the_backlog_is_measured(spark, tmp_path: Path
                                                                                             ) -> None:
-    from streamplace.spark.pipeline import PipelineConfig
-    from streamplace.spark.run import machine, on_one_node, run_pipeline
+    from streamplace.spark.runtime.pipeline import PipelineConfig
+    from streamplace.spark.runtime.run import machine, on_one_node, run_pipeline
 
     ops = (Operator("src", "source", rate=2000), Operator("a"), Operator("out", "sink"))
     topo = Topology("pass", ops, (Stream("src", "a"), Stream("a", "out")))
@@ -88,7 +88,7 @@ def test_offered_ten_times_the_bound_each_batch_admits_the_bound_and_the_backlog
 
 
 def test_restart_from_checkpoint_writes_every_tuple_once(spark, tmp_path: Path) -> None:
-    from streamplace.spark.pipeline import Pipeline, PipelineConfig
+    from streamplace.spark.runtime.pipeline import Pipeline, PipelineConfig
 
     ops = (Operator("src", "source", rate=300), Operator("a"), Operator("out", "sink"))
     topo = Topology("pass", ops, (Stream("src", "a"), Stream("a", "out")))
@@ -138,8 +138,8 @@ def test_debs_query1_from_generated_files_with_dead_letters(spark, tmp_path: Pat
     from dataclasses import replace
 
     from streamplace.bench.topologies import debs2015_q1
-    from streamplace.spark.operators import DEAD, ROWS_IN
-    from streamplace.spark.pipeline import Pipeline, PipelineConfig
+    from streamplace.spark.runtime.operators import DEAD, ROWS_IN
+    from streamplace.spark.runtime.pipeline import Pipeline, PipelineConfig
 
     topo = debs2015_q1(rate=400)
     src = topo.op("source")
@@ -207,7 +207,7 @@ def test_kill_minus_9_then_restart_writes_every_tuple_once(spark, tmp_path: Path
     import subprocess
     import sys
 
-    from streamplace.spark.pipeline import Pipeline, PipelineConfig
+    from streamplace.spark.runtime.pipeline import Pipeline, PipelineConfig
 
     ops = (Operator("src", "source", rate=500), Operator("work", cost_ms=0.5), Operator("out", "sink"))
     topo = Topology("killed", ops, (Stream("src", "work"), Stream("work", "out")))
@@ -217,8 +217,8 @@ import time
 from pathlib import Path
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Operator, Stream, Topology
-from streamplace.spark.pipeline import Pipeline, PipelineConfig
-from streamplace.spark.session import local_session
+from streamplace.spark.runtime.pipeline import Pipeline, PipelineConfig
+from streamplace.spark.runtime.session import local_session
 ops = (Operator("src", "source", rate=500), Operator("work", cost_ms=0.5), Operator("out", "sink"))
 topo = Topology("killed", ops, (Stream("src", "work"), Stream("work", "out")))
 plan = Plan("manual", "killed", "local", {{"src": {{"l": 1}}, "work": {{"l": 2}}, "out": {{"l": 2}}}})
@@ -259,7 +259,7 @@ def test_demo_runs_the_best_plan_on_spark_and_reports_it(spark, tmp_path: Path) 
 def test_driver_probe_times_the_build_of_placed_plans_without_running_them(spark) -> None:
     """calibrate's exchange_s and exchange_sq_s: the build of a placed batch (chains of 2–4 operators with a
     replica on each of two emulated workers) timed in this local session; nothing runs on the absent workers."""
-    from streamplace.spark.calibration import driver_probe, fit_exchange
+    from streamplace.spark.measure.calibration import driver_probe, fit_exchange
 
     (per, per_sq), points = driver_probe(spark, sizes=(2, 3, 4), nodes=2, repeats=1)
     assert [e for e, _ in points] == [2, 3, 4]

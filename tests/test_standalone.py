@@ -25,7 +25,7 @@ from streamplace.errors import ModelError, SpecError
 from streamplace.model.cluster import Cluster, Node
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Operator, Stream, Topology
-from streamplace.spark.layout import branches, check_enactable, resource_name, worker_layout
+from streamplace.spark.runtime.layout import branches, check_enactable, resource_name, worker_layout
 
 TWO = textwrap.dedent("""\
     name: two
@@ -91,7 +91,7 @@ def _cli(*args: str, env: dict[str, str], timeout: float = 400) -> subprocess.Co
 
 @pytest.mark.slow
 def test_standalone_cluster_pins_replicas_and_refuses_strangers(tmp_path: Path) -> None:
-    from streamplace.spark.standalone import ClusterState, master_json
+    from streamplace.spark.cluster.state import ClusterState, master_json
 
     (tmp_path / "two.yaml").write_text(TWO)
     (tmp_path / "chain.yaml").write_text(CHAIN)
@@ -141,7 +141,7 @@ def test_standalone_cluster_pins_replicas_and_refuses_strangers(tmp_path: Path) 
             zlog = (state_dir / "logs" / f"zygote-{w.resource}.log").read_text()
             assert "forked daemon" in zlog and "refused" not in zlog, zlog
         if state.cpu_scale:  # cgroups writable here: each worker in its node's group, the quotas set again after run
-            from streamplace.spark.cpu_quota import CgroupBackend
+            from streamplace.spark.cluster.cpu_quota import CgroupBackend
 
             assert result.get("cpu_quotas", "").startswith("lifted for the start")
             for w in state.workers:
@@ -238,7 +238,7 @@ def test_worker_config_gives_a_real_host_what_cluster_up_gives_its_worker() -> N
     """cluster worker-config: the node's resource, its discovery scripts, the same cores and memory `cluster up`
     starts that node's worker with, and absolute paths (Spark reads the properties literally)."""
     from streamplace.bench import resolve_cluster
-    from streamplace.spark.standalone import render_worker_config, worker_config
+    from streamplace.spark.cluster.standalone import render_worker_config, worker_config
 
     c = resolve_cluster("hetero-3")
     for w in worker_layout(c):
@@ -258,8 +258,8 @@ def test_emulated_links_make_a_placed_task_wait_for_its_remote_input() -> None:
     import dataclasses
 
     from streamplace.model.cluster import Links
-    from streamplace.spark.layout import link_latencies
-    from streamplace.spark.pipeline import Pipeline, PipelineConfig, _run_chain
+    from streamplace.spark.runtime.layout import link_latencies
+    from streamplace.spark.runtime.pipeline import Pipeline, PipelineConfig, _run_chain
 
     cluster = Cluster("two", _cluster().nodes, Links(same_rack_ms=25.0))
     links = link_latencies(cluster)
@@ -295,8 +295,8 @@ def test_where_a_runs_start_goes_first_batch_after_the_query_started() -> None:
     batches before it do not count); nothing when no batch had rows."""
     from datetime import UTC, datetime
 
-    from streamplace.spark.metrics import BatchProgress
-    from streamplace.spark.run import first_batch
+    from streamplace.spark.runtime.metrics import BatchProgress
+    from streamplace.spark.runtime.run import first_batch
 
     start = datetime(2026, 11, 24, 3, 0, 0, tzinfo=UTC).timestamp()
     batches = [BatchProgress(0, "2026-11-24T03:00:01.000Z", 0, 0.0, 0.0, {"triggerExecution": 900}),
@@ -313,7 +313,7 @@ def test_spark_spread_deals_each_operators_tasks_one_per_worker_in_turn() -> Non
     """Spark's own scheduler, as predicted: each operator's n tasks dealt one per worker in the cluster's order,
     skipping full workers; operators of equal counts on the same nodes (the runtime fuses them); more replicas
     than the slots is refused."""
-    from streamplace.spark.layout import WorkerLayout, spark_spread
+    from streamplace.spark.runtime.layout import WorkerLayout, spark_spread
 
     workers = [WorkerLayout("a", "sp_a", 2, 1.0), WorkerLayout("b", "sp_b", 1, 1.0), WorkerLayout("c", "sp_c", 2, 1.0)]
     plan = _plan({"src": {"a": 1}, "mid": {"a": 2, "b": 1, "c": 1}, "sink": {"c": 1}})
@@ -328,7 +328,7 @@ def test_spark_spread_deals_each_operators_tasks_one_per_worker_in_turn() -> Non
 def test_each_emulated_node_gets_a_loopback_host_of_its_own() -> None:
     """Task locality tells nodes apart by host: on loopback every node's worker binds to its own address after the
     master's; beside remote workers (a routable master) local workers keep the master's address."""
-    from streamplace.spark.standalone import node_hosts
+    from streamplace.spark.cluster.standalone import node_hosts
 
     assert node_hosts("127.0.0.1", 3) == ["127.0.0.2", "127.0.0.3", "127.0.0.4"]
     assert node_hosts("127.0.0.1", 300)[-1] == "127.0.1.45"
@@ -342,10 +342,10 @@ def test_a_placed_task_emulates_and_reports_the_node_it_runs_on(monkeypatch) -> 
     replica's planned node; its statistics go under the node that really ran it."""
     import pyarrow as pa
 
-    from streamplace.spark.layout import NODE_ENV
-    from streamplace.spark.logic import logic_of
-    from streamplace.spark.operators import OperatorTask
-    from streamplace.spark.pipeline import PlacedOperator
+    from streamplace.spark.runtime.layout import NODE_ENV
+    from streamplace.spark.runtime.logic import logic_of
+    from streamplace.spark.runtime.operators import OperatorTask
+    from streamplace.spark.runtime.pipeline import PlacedOperator
 
     op = _topology().op("mid")
     tasks = {n: OperatorTask("mid", logic_of(op, 1.0), 1.0, False, 3, None, node=n) for n in ("fast", "slow")}

@@ -9,13 +9,13 @@ from collections import deque
 import numpy as np
 import pytest
 
+from streamplace.elastic.live_policies import ControllerPolicy, Observation, make_policy, operator_backlog, placed
 from streamplace.elastic.patterns import Pattern
 from streamplace.elastic.threshold import ThresholdController
 from streamplace.model.cluster import Cluster, Node
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Operator, Stream, Topology
 from streamplace.sim.engine import SimConfig, Simulator
-from streamplace.spark.policies import ControllerPolicy, Observation, make_policy, operator_backlog, placed
 
 VM = Node("vm", cpu=400.0, memory_mb=7168.0, cost_per_hour=6.0)
 #: the live loop's nodes: as many as the simulator could lease, each like its VM; slots do not bind here

@@ -1,4 +1,4 @@
-"""The node zygote (spark/zygote.py): an executor's Python daemon forked from it, on the executor's own pipes.
+"""The node zygote (spark/cluster/zygote.py): an executor's Python daemon forked from it, on the executor's own pipes.
 
 The test stands in for the executor JVM as PySpark's PythonWorkerFactory does: it starts the daemon module with
 pipes, reads the port the daemon writes to stdout, and stops it by closing stdin or with SIGTERM."""
@@ -18,7 +18,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from streamplace.spark import zygote
+from streamplace.spark.cluster import zygote
 
 
 def _wait(cond, timeout_s: float = 60.0) -> None:
@@ -52,7 +52,7 @@ def _daemon(name: str | None, env: dict[str, str] | None = None) -> subprocess.P
     env.pop(zygote.SOCKET_ENV, None)
     if name:
         env[zygote.SOCKET_ENV] = name
-    return subprocess.Popen([sys.executable, "-m", "streamplace.spark.worker_daemon"], stdin=subprocess.PIPE,
+    return subprocess.Popen([sys.executable, "-m", "streamplace.spark.cluster.worker_daemon"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
 
 

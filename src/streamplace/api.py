@@ -42,7 +42,7 @@ from streamplace.spec.loader import load_topology as _load_topology
 
 if TYPE_CHECKING:
     from streamplace.report.compare import ComparisonRow
-    from streamplace.spark.run import RunResult
+    from streamplace.spark.runtime.run import RunResult
 
 Spec = str | Path | Mapping[str, Any]
 Engine = str | EngineSettings | None
@@ -80,7 +80,7 @@ def engine_settings(engine: Engine = "spark", calibration: str | Path | None = N
         return None
     if engine not in ENGINE_NAMES:
         raise SpecError([Problem(option, f"unknown engine {engine!r}", f"use one of {', '.join(ENGINE_NAMES)}")])
-    from streamplace.spark.calibration import constants_or_defaults
+    from streamplace.spark.measure.calibration import constants_or_defaults
 
     consts = constants_or_defaults(Path(calibration) if calibration else None) if engine == "spark" \
         else SparkConstants()
@@ -205,18 +205,18 @@ def run(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan | Spec, *
         engine: Engine = "spark", max_rate: float | None = None) -> RunResult:
     """Run the plan's pipeline on local Spark (``cores`` of this machine) and measure it; ``result.measured``
     beside ``result.predicted`` (the engine's model of this machine), every ``trigger_s`` seconds (None: as `run
-    --trigger auto` picks it, spark/admission.py). Each micro-batch admits at most
+    --trigger auto` picks it, spark/runtime/admission.py). Each micro-batch admits at most
     ``max_rate`` tuples/s of the sources (default: what the engine's model says the plan sustains here; the rest
     waits in the sources' backlog, ``measured["backlog_rows"]``). The output and checkpoint go to
     ``out_dir`` (default ``run-out/TOPOLOGY-DIGEST``), which resumes only the same pipeline."""
     import os
 
     from streamplace.perf.engines import EngineSettings
-    from streamplace.spark.admission import admission, admitted_plan, continuous
-    from streamplace.spark.outdir import run_dir
-    from streamplace.spark.pipeline import PipelineConfig
-    from streamplace.spark.run import run_pipeline, run_target
-    from streamplace.spark.session import local_session
+    from streamplace.spark.runtime.admission import admission, admitted_plan, continuous
+    from streamplace.spark.runtime.outdir import run_dir
+    from streamplace.spark.runtime.pipeline import PipelineConfig
+    from streamplace.spark.runtime.run import run_pipeline, run_target
+    from streamplace.spark.runtime.session import local_session
 
     t, c = _instance(topology, cluster)
     for name, value, low in (("duration_s", duration_s, 0.0), ("warmup_s", warmup_s, -1e-12)):

@@ -7,7 +7,7 @@ the cluster on this machine, each under a CPU quota of its share of the machine 
 and the best plan runs with every replica pinned to its planned node, at half the rate the model predicts the
 plan sustains on the cluster as emulated (``emulated_run_plan``): a load at which batches keep their trigger,
 so predicted and measured can be compared. ``on="local"`` is the older check: the plan's replica counts on
-local Spark (one node to the model), for machines where a cluster cannot start (spark/check.py).
+local Spark (one node to the model), for machines where a cluster cannot start (spark/measure/check.py).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ SETTLED_ROWS = 1
 
 @dataclass(frozen=True)
 class SparkRun:
-    """The chosen plan's run: the check (spark/check.py), its table rows and what they say."""
+    """The chosen plan's run: the check (spark/measure/check.py), its table rows and what they say."""
 
     check: Any  # spark.check.LocalCheck (imported lazily: planning needs no PySpark)
     rows: list[tuple[str, str, str, str]]
@@ -73,7 +73,7 @@ def best_row(rows: list[ComparisonRow]) -> ComparisonRow | None:
 def run_best(spark: Any, topology: Topology, plan: Plan, cores: int, seconds: float, out_dir: Path,
              engine: EngineSettings, progress: Callable[[float], None] | None = None) -> SparkRun:
     """Run ``plan``'s pipeline on local Spark (a fresh checkpoint in ``out_dir``) and compare with the model."""
-    from streamplace.spark.check import check_plan, comparison_rows
+    from streamplace.spark.measure.check import check_plan, comparison_rows
 
     shutil.rmtree(out_dir, ignore_errors=True)  # this run, not a resumed one
     check = check_plan(spark, topology, plan, cores, seconds, WARMUP_S, out_dir, progress=progress, engine=engine)
@@ -85,7 +85,7 @@ def run_best(spark: Any, topology: Topology, plan: Plan, cores: int, seconds: fl
 def verdict(check: Any) -> tuple[str, bool]:
     """Whether throughput and latency agree within ``AGREEMENT``, in words, and CPU's caveat (``check``: a
     spark.check.LocalCheck, or anything with the run's ``result``)."""
-    from streamplace.spark.run import comparison, ratio
+    from streamplace.spark.runtime.run import comparison, ratio
 
     got = [(name, ratio(p, m)) for name, p, m in comparison(check.result.predicted, check.result.measured)
            if name.startswith(("throughput", "latency"))]
@@ -126,8 +126,8 @@ def emulated_run_plan(topology: Topology, cluster: Cluster, plan: Plan, cpu_scal
     """The plan at the source rates the demo runs it with on the emulated cluster, and their share of the
     spec's: ``EMULATED_LOAD`` of what ``engine`` predicts the plan sustains on the cluster as emulated (every
     node's CPU × ``cpu_scale`` under quotas; the cluster itself without), never above the spec's rates."""
+    from streamplace.model.cluster import scaled_cluster
     from streamplace.perf.evaluate import evaluate
-    from streamplace.spark.cpu_quota import scaled_cluster
 
     where = scaled_cluster(cluster, cpu_scale) if cpu_scale else cluster
     rates = {s.id: float(plan.source_rates.get(s.id) or s.rate or 0.0) for s in topology.sources}
@@ -140,7 +140,7 @@ def cluster_section(topology: Topology, cluster: Cluster, plan: Plan, done: Any,
                     page: Path | None) -> tuple[Section, str, bool]:
     """The report's part on the plan enacted on the emulated cluster (``done``: the CLI's RunDone), the verdict
     in words and whether predicted and measured agree."""
-    from streamplace.spark.run import comparison, ratio
+    from streamplace.spark.runtime.run import comparison, ratio
 
     text, agrees = verdict(done)
     rows = [(name, _f(p), _f(m), _f(ratio(p, m))) for name, p, m in comparison(done.result.predicted,

@@ -245,7 +245,7 @@ def _missing_extra(exc: ImportError) -> str | None:
 
 def _log_hint() -> str:
     try:
-        from streamplace.spark.session import log_file
+        from streamplace.spark.runtime.session import log_file
     except ImportError:  # no PySpark here: no Spark log either
         return ""
 
@@ -307,7 +307,8 @@ def spark_session(master: str | None, state: Any, cores: int | None, log_to: Pat
     """The process's SparkSession (spark.session.session_for); Spark's log goes to ``log_to`` (default:
     ~/.streamplace/logs/…), whose path is printed — on the terminal, only what streamplace itself says (-v: Spark's
     INFO too)."""
-    from streamplace.spark.session import log_file, session_for
+    from streamplace.spark.cluster.connect import session_for
+    from streamplace.spark.runtime.session import log_file
 
     level = "info" if os.environ.get("STREAMPLACE_SPARK_LOG") == "console" else None
     spark = session_for(master, state, cores, log_to, level)

@@ -55,7 +55,7 @@ def cluster_up(
 
     Example: streamplace cluster up hetero-3
     """
-    from streamplace.spark.standalone import up
+    from streamplace.spark.cluster.standalone import up
 
     c = resolve_cluster(cluster)
     far = [n.id for n in c.nodes] if remote == "all" else [n for n in (remote or "").split(",") if n]
@@ -82,7 +82,7 @@ def cluster_up(
     elif state.cpu_quota_note:
         warn(state.cpu_quota_note)
     if state.jvm_archive_note:
-        from streamplace.spark.jvm_archive import driver_options, executor_options
+        from streamplace.spark.cluster.jvm_options import driver_options, executor_options
 
         if driver_options(state) and executor_options(state):
             info(state.jvm_archive_note, stderr=True)
@@ -92,7 +92,7 @@ def cluster_up(
 
 
 def _state_dir(cluster: str | None, state_dir: Path | None) -> Path:
-    from streamplace.spark.standalone import state_root
+    from streamplace.spark.cluster.state import state_root
 
     if state_dir is not None:
         return state_dir
@@ -129,7 +129,8 @@ def cluster_worker_config(
 
     Example: streamplace cluster worker-config hetero-3 core-i5-1 --master spark://10.0.0.5:7077
     """
-    from streamplace.spark.standalone import ClusterState, render_worker_config, worker_config
+    from streamplace.spark.cluster.standalone import render_worker_config, worker_config
+    from streamplace.spark.cluster.state import ClusterState
 
     where = _state_dir(cluster, state_dir)
     # the cluster `cluster up` started here (its URL, secret and workers as started), when there is one
@@ -163,7 +164,7 @@ def cluster_down(
 
     Example: streamplace cluster down hetero-3
     """
-    from streamplace.spark.standalone import down
+    from streamplace.spark.cluster.standalone import down
 
     stopped = down(_state_dir(cluster, state_dir))
     if as_json:
@@ -183,7 +184,7 @@ def cluster_status(
 
     Example: streamplace cluster status hetero-3
     """
-    from streamplace.spark.standalone import status
+    from streamplace.spark.cluster.standalone import status
 
     st = status(_state_dir(cluster, state_dir))
     if as_json:

@@ -126,7 +126,7 @@ def _demo_on_cluster(t: Topology, c: Cluster, plan: Plan, seconds: float, out_di
     import shutil
 
     from streamplace import demo as demo_lib
-    from streamplace.spark.standalone import down, up
+    from streamplace.spark.cluster.standalone import down, up
 
     state_dir = out_dir / "cluster"
     run_out = out_dir / "spark-run"
@@ -170,7 +170,7 @@ def _demo_on_cluster(t: Topology, c: Cluster, plan: Plan, seconds: float, out_di
     section, text, agrees = demo_lib.cluster_section(t, c, plan, done, factor, quotas, done.page)
     if not as_json:
         info(text)
-    from streamplace.spark.run import comparison
+    from streamplace.spark.runtime.run import comparison
 
     return section, {"on": "cluster", "agrees": agrees, "verdict": text,
                      "page": None if done.page is None else str(done.page),

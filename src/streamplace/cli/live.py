@@ -70,9 +70,9 @@ def live_cmd(
 
     Example: streamplace live nasiri-linear hetero-3 --policy threshold --interval 10 --duration 180
     """
-    from streamplace.spark.layout import worker_layout
-    from streamplace.spark.policies import fits_slots, make_policy, place_counts
-    from streamplace.spark.standalone import state_at
+    from streamplace.elastic.live_policies import fits_slots, make_policy, place_counts
+    from streamplace.spark.cluster.state import state_at
+    from streamplace.spark.runtime.layout import worker_layout
     from streamplace.workflows.live import enact_live
 
     t, c = spark_instance(topo, cluster)
@@ -95,7 +95,7 @@ def live_cmd(
         except ValueError:
             raise ModelError([Problem("--kill", f"{at!r} is not a number of seconds",
                                       "write e.g. --kill n1@60")]) from None
-        from streamplace.spark.standalone import kill_worker
+        from streamplace.spark.cluster.standalone import kill_worker
 
         faults.append((when, f"kill {node}", functools.partial(kill_worker, state, node)))
     first = None

@@ -50,8 +50,8 @@ def calibrate_cmd(
     """
     import os
 
-    from streamplace.spark.calibration import calibrate, default_path, measured_block, write_calibration
-    from streamplace.spark.standalone import state_at
+    from streamplace.spark.cluster.state import state_at
+    from streamplace.spark.measure.calibration import calibrate, default_path, measured_block, write_calibration
 
     state = state_at(master, state_dir)
     n = cores or os.cpu_count() or 2
@@ -99,7 +99,7 @@ def profile_cmd(
 
     import yaml
 
-    from streamplace.spark.profiler import profile_document, profile_topology
+    from streamplace.spark.measure.profiler import profile_document, profile_topology
 
     t = resolve_topology(topo)
     unknown = sorted(set(operator or ()) - {o.id for o in t.operators})

@@ -93,7 +93,7 @@ def run_cmd(
 
     Example: streamplace run linear-cpu rstorm-12 --plan plan.json --duration 60
     """
-    from streamplace.spark.standalone import state_at
+    from streamplace.spark.cluster.state import state_at
 
     t, c = spark_instance(topo, cluster)
     pl = plan_to_run(plan_file, scheduler, t, c)
@@ -192,7 +192,7 @@ def open_page(title: str, duration_s: float, target: Cluster, path: Path, port: 
     if not enabled:
         return None
     from streamplace.page.live_run import RunPage
-    from streamplace.spark.watch import capacity_cores
+    from streamplace.spark.runtime.watch import capacity_cores
 
     try:
         page = RunPage(title, duration_s, capacity_cores(target), path, port)
@@ -205,7 +205,7 @@ def open_page(title: str, duration_s: float, target: Cluster, path: Path, port: 
 
 
 def print_run(result: Any, t: Topology, pl: Plan, master: str | None, duration: float, here: str) -> None:
-    from streamplace.spark.run import comparison, ratio
+    from streamplace.spark.runtime.run import comparison, ratio
 
     p = result.predicted
     table = Table(title=f"{t.name} on Spark ({master or 'local'}), {pl.scheduler} plan, {duration:g} s measured")
@@ -264,7 +264,7 @@ def print_run(result: Any, t: Topology, pl: Plan, master: str | None, duration: 
 def spark_instance(topo: str, cluster: str) -> tuple[Topology, Cluster]:
     """The instance a Spark command runs; bad logic names or parameters fail here, naming the file, before Spark
     starts."""
-    from streamplace.spark.logic import logic_of
+    from streamplace.spark.runtime.logic import logic_of
 
     t, c, _ = load_instance(topo, cluster, None)
     for op in t.operators:

@@ -82,7 +82,7 @@ def sweep_cmd(
     Example: streamplace sweep -t linear-cpu,diamond-cpu -c hetero-3,hetero-12 --scales 0.5:4:8 --out sweep.parquet
     """
     from streamplace.bench.sweep import grid
-    from streamplace.spark.sweep import run_sweep
+    from streamplace.spark.measure.sweep import run_sweep
 
     topo_names, cluster_names = list_option(topologies, "--topologies"), list_option(clusters, "--clusters")
     sched_names = list_option(schedulers or ["round-robin,r-storm,ffd,ds2,hetero"], "--schedulers")
@@ -99,7 +99,7 @@ def sweep_cmd(
     clus = {name: resolve_cluster(name) for name in cluster_names}
     instances = grid(topo_names, cluster_names, sched_names, _numbers(scales, "--scales", False),
                      [int(v) for v in _numbers(seeds, "--seeds", True)])
-    from streamplace.spark.standalone import state_at
+    from streamplace.spark.cluster.state import state_at
 
     state = state_at(master, state_dir)
     spark = spark_session(master, state, None)

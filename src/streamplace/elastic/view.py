@@ -1,5 +1,5 @@
 """The one builder of the controllers' ``View``, for the simulator (sim/engine.py) and the live loop
-(spark/policies.py): both describe what they run in the same plain terms, and every rule of what a controller
+(elastic/live_policies.py): both describe what they run in the same plain terms, and every rule of what a controller
 sees is applied here once.
 
 The rules (issue 38: the two had drifted apart and decided differently given the same state):

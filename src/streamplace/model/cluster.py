@@ -10,6 +10,7 @@ cluster and cached; the model's hot paths use the structure instead
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -367,3 +368,9 @@ def check_compatible(topology: Topology, cluster: Cluster) -> list[Problem]:
                     )
                 )
     return problems
+
+
+def scaled_cluster(cluster: Cluster, scale: float) -> Cluster:
+    """The cluster as the quotas enforce it: every node's cpu points × ``scale`` (memory, speed-up, links kept)."""
+    nodes = tuple(dataclasses.replace(n, cpu=n.cpu * scale) for n in cluster.nodes)
+    return dataclasses.replace(cluster, nodes=nodes)

@@ -2,5 +2,5 @@
 
 ``series`` turns counter readings into the page's state (pure), ``render`` writes the HTML, ``server`` serves
 it on localhost during the run. Nothing here imports PySpark: the Spark side hands over plain readings
-(spark/watch.py).
+(spark/runtime/watch.py).
 """

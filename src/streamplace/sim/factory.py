@@ -19,12 +19,11 @@ from typing import Any
 from streamplace.coerce import coerce_value
 from streamplace.elastic.btu import BtuController
 from streamplace.elastic.controller import Controller
-from streamplace.elastic.threshold import ThresholdController
+from streamplace.elastic.factory import _INTERNAL, _controller_class, _default
 from streamplace.errors import Problem, SpecError
 from streamplace.ranges import Range
 from streamplace.sim.engine import SimConfig
 
-CONTROLLERS: dict[str, type] = {"btu": BtuController, "threshold": ThresholdController}
 #: the longest simulation ``simulate`` runs (a week of minutes; ``--minutes`` above it is refused, not run for days)
 MAX_MINUTES = 7 * 24 * 60
 #: the most time steps one simulation runs (a week at the default dt of 1 s is 604,800; each step is O(instances
@@ -62,15 +61,6 @@ def check_range(key: str, value: Any) -> None:
         if not (allowed.admits(v) if allowed is not None else math.isfinite(v)):
             where = f"in {allowed.text()}" if allowed is not None else "finite"
             raise SpecError([Problem(f"params.{key}", f"must be {where}, got {v!r}", f"give {key} a value {where}")])
-
-
-_INTERNAL = {"name", "migrations", "prolongations", "releases", "rollbacks", "prolonged", "last_up", "reason_s"}
-
-
-def controller_parameters(name: str) -> dict[str, Any]:
-    """The tunable constants of a controller and their defaults."""
-    cls = _controller_class(name)
-    return {f.name: _default(f) for f in dataclasses.fields(cls) if f.name not in _INTERNAL}
 
 
 def sim_parameters() -> dict[str, Any]:
@@ -117,17 +107,6 @@ def build(name: str, params: Mapping[str, str], minutes: int, seed: int) -> tupl
                                  f"more than the {MAX_STEPS:,} a simulation runs",
                                  f"raise dt to at least {minutes * 60 / MAX_STEPS:.3g} s or simulate fewer minutes")])
     return ctrl, cfg
-
-
-def _controller_class(name: str) -> type:
-    if name not in CONTROLLERS:
-        raise SpecError([Problem("controller", f"unknown controller {name!r}",
-                                 f"use one of {', '.join(CONTROLLERS)}")])
-    return CONTROLLERS[name]
-
-
-def _default(f: dataclasses.Field) -> Any:
-    return f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default  # type: ignore[misc]
 
 
 def _coerce(raw: str, hint: Any, key: str) -> Any:

@@ -30,16 +30,17 @@ def enact_live(t: Topology, c: Cluster, policy: Any, state: Any, master: str | N
                faults: list[Fault] | None = None, *, engine: EngineSettings, session: SessionOpener,
                open_page: PageOpener | None = None, on_warning: Say = _silent, on_info: Say = _silent,
                on_step: StepFn | None = None, title: str = "") -> Any:
-    """Run ``t`` under ``policy`` (spark/policies.py) for ``duration_s`` and return the loop's LiveResult
-    (spark/live.py). On the standalone cluster of ``state`` every replica is pinned and lost workers are watched
+    """Run ``t`` under ``policy`` (elastic/live_policies.py) for ``duration_s`` and return the loop's LiveResult
+    (spark/runtime/live.py). On the standalone cluster of ``state`` every replica is pinned and lost workers are watched
     for; the page predicts (``engine``) for where the plan runs — this machine as one node, or the cluster with
     each node's CPU scaled to its quota — and is a view: its errors are said once, never raised, and its server
     stops on every way out."""
-    from streamplace.spark.live import LiveRun
-    from streamplace.spark.pipeline import PipelineConfig
-    from streamplace.spark.run import local_machine
-    from streamplace.spark.standalone import alive_nodes, emulated_links
-    from streamplace.spark.watch import LiveFeed, describe_plan, guarded
+    from streamplace.spark.cluster.standalone import emulated_links
+    from streamplace.spark.cluster.state import alive_nodes
+    from streamplace.spark.runtime.live import LiveRun
+    from streamplace.spark.runtime.pipeline import PipelineConfig
+    from streamplace.spark.runtime.run import local_machine
+    from streamplace.spark.runtime.watch import LiveFeed, describe_plan, guarded
 
     workers = state.layout() if state is not None else None
     spark = session(out_dir / "spark.log")
@@ -50,7 +51,7 @@ def enact_live(t: Topology, c: Cluster, policy: Any, state: Any, master: str | N
     if state is None:
         target, one_node = local_machine(cores, master), True
     else:  # the workers run under their quotas: the page's prediction and CPU shares are for that cluster
-        from streamplace.spark.cpu_quota import scaled_cluster
+        from streamplace.model.cluster import scaled_cluster
 
         target, one_node = (scaled_cluster(c, state.cpu_scale) if state.cpu_scale else c), False
     live_page = None if open_page is None else open_page(

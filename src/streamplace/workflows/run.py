@@ -50,7 +50,7 @@ class RunDone:
 def run_dir_for(t: Topology, pl: Plan, sink: str, out_dir: Path | None, option: str = "out_dir") -> Path:
     """The directory the run of this pipeline writes to and resumes from (spark/outdir.run_dir): ``out_dir``, else
     ``run-out/TOPOLOGY-DIGEST``; a directory holding another pipeline's run is an error on ``option``."""
-    from streamplace.spark.outdir import run_dir
+    from streamplace.spark.runtime.outdir import run_dir
 
     return run_dir(t, pl, sink, out_dir, option=option)
 
@@ -74,13 +74,13 @@ def enact_run(t: Topology, c: Cluster, pl: Plan, plan_label: str, state: Any, ma
     directory (``out_dir``, else run-out/TOPOLOGY-DIGEST: run_dir_for, errors naming ``out_option``) is claimed
     only once every check has passed. The live page is a view: an error of its own is said once and the run goes
     on without it; its server is stopped on every way out."""
-    from streamplace.spark.admission import admission, admitted_plan, continuous
-    from streamplace.spark.run import prediction, run_target, run_warnings
+    from streamplace.spark.runtime.admission import admission, admitted_plan, continuous
+    from streamplace.spark.runtime.run import prediction, run_target, run_warnings
 
     workers = None
     if state is not None:
-        from streamplace.spark.layout import check_enactable
-        from streamplace.spark.standalone import require_registered
+        from streamplace.spark.cluster.state import require_registered
+        from streamplace.spark.runtime.layout import check_enactable
 
         workers = state.layout()
         check_enactable(t, pl, workers, plan_label)
@@ -128,7 +128,7 @@ def enact_run(t: Topology, c: Cluster, pl: Plan, plan_label: str, state: Any, ma
                                       settle_rows, settle_max_s, session=session, progress=progress,
                                       on_warning=on_warning)
         if live_page is not None:
-            from streamplace.spark.run import comparison
+            from streamplace.spark.runtime.run import comparison
 
             written = finish_page(live_page, "finished", [(name, mfmt(pv), mfmt(mv)) for name, pv, mv in
                                                            comparison(result.predicted, result.measured)], on_warning)
@@ -162,20 +162,20 @@ def measured_run(t: Topology, c: Cluster, pl: Plan, target_cluster: Cluster, tar
     """The run's Spark part: the session (``session``, as in enact_run), the pipeline measured for ``duration``
     after ``warmup`` (``progress`` told from its start, the live page fed as micro-batches end); whether CPU quotas
     were lifted for the start."""
-    from streamplace.spark.admission import admitted_plan
-    from streamplace.spark.pipeline import PipelineConfig
-    from streamplace.spark.run import run_pipeline
-    from streamplace.spark.watch import guarded, run_feed
+    from streamplace.spark.runtime.admission import admitted_plan
+    from streamplace.spark.runtime.pipeline import PipelineConfig
+    from streamplace.spark.runtime.run import run_pipeline
+    from streamplace.spark.runtime.watch import guarded, run_feed
 
     boost = None
     if state is not None:  # executors and the first batch start at full speed; the quotas are set after it
-        from streamplace.spark.standalone import lift_cpu_quotas
+        from streamplace.spark.cluster.state import lift_cpu_quotas
 
         boost = lift_cpu_quotas(state)
     session_started, session_began_at = time.monotonic(), time.time()
     try:
         if session is None:
-            from streamplace.spark.session import session_for
+            from streamplace.spark.cluster.connect import session_for
 
             spark = session_for(master, state, cores, out_dir / "spark.log")
         else:
@@ -186,7 +186,7 @@ def measured_run(t: Topology, c: Cluster, pl: Plan, target_cluster: Cluster, tar
         raise
     session_start_s = time.monotonic() - session_started
     # an emulated cluster's workers talk over loopback: its stages wait the spec's link latencies instead
-    from streamplace.spark.standalone import emulated_links
+    from streamplace.spark.cluster.standalone import emulated_links
 
     cfg = PipelineConfig(trigger_s=trigger_s, sink=sink, out_dir=out_dir, workers=workers,  # type: ignore[arg-type]
                          source_lead_s=eng.spark.lead_s, link_latency_ms=emulated_links(state, c),

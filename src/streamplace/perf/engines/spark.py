@@ -1,6 +1,6 @@
 """The ``spark`` engine: a plan as Spark Structured Streaming runs it, one micro-batch at a time.
 
-What the runtime builds (spark/pipeline.py) is what is modelled. Each operator
+What the runtime builds (spark/runtime/pipeline.py) is what is modelled. Each operator
 (or fused chain) is one **stage** of a micro-batch with one task per replica; on
 a standalone cluster each task runs on its replica's node (task locality), so
 the model keeps the stage's tasks per (chain, node) cell, the cells of a chain
@@ -41,7 +41,7 @@ upper bound where stages run side by side). From that:
 * **period and latency**: while B(s, trigger) fits the trigger, P = the
   trigger and the mean latency is quantum / 2 (Spark's rate source releases
   whole seconds) + lead_s + (trigger − quantum) / 2 + B: the source's seconds
-  end ``lead_s`` before a tick (the runtime sets that phase, spark/phase.py).
+  end ``lead_s`` before a tick (the runtime sets that phase, spark/runtime/phase.py).
   Otherwise batches run back to back, each reading the quanta that ended
   meanwhile, in a cycle of batch sizes that no single period describes: the
   triggers are replayed batch by batch (triggers.py), which gives the mean
@@ -116,7 +116,7 @@ class SparkConstants:
 
 
 #: seconds from the end of a rate source's second to the trigger that reads it: the runtime starts every fresh
-#: query's rate sources at this phase (spark/phase.py); chance alone would make it anything from 0 to 1 s
+#: query's rate sources at this phase (spark/runtime/phase.py); chance alone would make it anything from 0 to 1 s
 SOURCE_LEAD_S = 0.05
 
 
@@ -234,7 +234,7 @@ def _slots(cluster: Cluster) -> tuple[np.ndarray, np.ndarray]:
 
 def tasks_at_once(cluster: Cluster) -> np.ndarray:
     """Per node: the tasks its executor runs at once — its worker's replica slots, max(slots, ⌈cores⌉), as the
-    runtime gives them (spark/layout.py, worker_layout). Tasks beyond that wait for a wave of their own. A
+    runtime gives them (spark/runtime/layout.py, worker_layout). Tasks beyond that wait for a wave of their own. A
     node of fewer cores than slots (an emulated node's CPU quota, a fractional spec) runs them side by side
     on the cores it has."""
     k, _ = _slots(cluster)
@@ -258,7 +258,7 @@ def fetch_waits(arrays: Stages, cluster: Cluster) -> np.ndarray:
 
 
 def routed_inputs(arrays: Stages) -> int:
-    """The routed inputs the placed runtime builds per micro-batch (spark/pipeline.py, _routed): every chain's
+    """The routed inputs the placed runtime builds per micro-batch (spark/runtime/pipeline.py, _routed): every chain's
     stage reads the union of its parent chains' outputs (a source's stage the micro-batch's rows) through one
     exchange, and the driver projects each input, unions them, plans the exchange and cuts the plan there
     (LocatedRDD) before the batch's first stage can start (``exchange_s`` each). O(groups + parent links): it

@@ -16,7 +16,7 @@ import time
 from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -34,7 +34,7 @@ DEFAULT_CONF = {
     "spark.python.unix.domain.socket.enabled": "true",
     # each executor's Python worker daemon imports numpy, pandas, pyarrow and the operators once and forks its
     # workers with them loaded (worker_daemon.py): ~0.7 CPU s less per worker started
-    "spark.python.daemon.module": "streamplace.spark.worker_daemon",
+    "spark.python.daemon.module": "streamplace.spark.cluster.worker_daemon",
     # local files without Hadoop's checksum layer, and the streaming checkpoint's logs written by rename: the
     # offset and commit logs of a batch then cost ~25 ms instead of ~145 ms (walCommit 57 → 8, commitOffsets
     # 87 → 15 ms per batch, measured); rename is atomic on a local (or POSIX) file system
@@ -64,7 +64,7 @@ def logging_options(path: Path, console_level: str | None = None) -> str:
     """JVM options that send Spark's log4j2 log to ``path`` and nothing to the terminal (``console_level``, e.g.
     ``info``, shows that much there too). Given at JVM start, they also cover what Spark prints before
     ``setLogLevel`` could act and at shutdown."""
-    config = resources.files("streamplace.spark").joinpath("log4j2.properties")
+    config = resources.files("streamplace.spark.runtime").joinpath("log4j2.properties")
     opts = [f"-Dlog4j2.configurationFile={config}", f"-Dstreamplace.log.file={path}"]
     if console_level:
         opts.append(f"-Dstreamplace.log.console={console_level}")
@@ -123,7 +123,7 @@ def local_session(cores: int | None = None, conf: dict[str, str] | None = None,
 
 def _locality_jar_if_buildable() -> str | None:
     """The locality jar's path, built now if a JDK is here; None without one (local runs do not need it)."""
-    from streamplace.spark.locality import LocalityJarError, jar_path, javac, locality_jar
+    from streamplace.spark.runtime.locality import LocalityJarError, jar_path, javac, locality_jar
 
     if not jar_path().exists() and javac() is None:
         return None
@@ -133,16 +133,3 @@ def _locality_jar_if_buildable() -> str | None:
         return None
 
 
-def session_for(master: str | None, state: Any, cores: int | None, log_to: Path | None = None,
-                console_level: str | None = None) -> SparkSession:
-    """The session a command runs on: a standalone cluster that ``cluster up`` started (``state``: its
-    authentication and pinning configuration), else ``master`` or ``local[cores]``."""
-    if state is not None:
-        from streamplace.spark.jvm_archive import driver_options
-        from streamplace.spark.standalone import app_conf
-
-        conf = app_conf(state)
-        if archive := driver_options(state):  # the classes a driver loads, mapped from `cluster up`'s archive
-            conf["spark.driver.extraJavaOptions"] = archive
-        return local_session(master=master, conf=conf, log_to=log_to, console_level=console_level)
-    return local_session(cores, master=master, log_to=log_to, console_level=console_level)

@@ -2,7 +2,7 @@
 
 Without quotas every emulated node's worker, executors and Python workers share
 all of this machine's cores, so a node of 4 cores and one of 2 differ only by
-how much CPU a tuple burns there (``cost_ms / speedup``, spark/busy.py). With
+how much CPU a tuple burns there (``cost_ms / speedup``, spark/runtime/busy.py). With
 quotas each node's processes run in a cgroup of their own whose CPU bandwidth
 is the node's share of a budget of real cores:
 
@@ -26,7 +26,6 @@ file writes (:class:`CgroupBackend`).
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import os
 import re
@@ -78,12 +77,6 @@ def plan_quotas(cluster: Cluster, budget_cores: float) -> CpuQuotas:
     spec_cores = float(cluster.cpu.sum()) / 100.0
     scale = budget_cores / spec_cores
     return CpuQuotas(budget_cores, scale, {n.id: n.cpu / 100.0 * scale for n in cluster.nodes})
-
-
-def scaled_cluster(cluster: Cluster, scale: float) -> Cluster:
-    """The cluster as the quotas enforce it: every node's cpu points × ``scale`` (memory, speed-up, links kept)."""
-    nodes = tuple(dataclasses.replace(n, cpu=n.cpu * scale) for n in cluster.nodes)
-    return dataclasses.replace(cluster, nodes=nodes)
 
 
 def group_name(state_dir: Path) -> str:

@@ -23,8 +23,16 @@ from streamplace.model.plan import Plan
 from streamplace.model.topology import Topology
 from streamplace.perf.engines import EngineSettings
 from streamplace.perf.evaluate import evaluate
-from streamplace.spark.pipeline import PipelineConfig
-from streamplace.spark.run import RunResult, comparison, machine, on_one_node, ratio, run_pipeline, steady_trigger
+from streamplace.spark.runtime.pipeline import PipelineConfig
+from streamplace.spark.runtime.run import (
+    RunResult,
+    comparison,
+    machine,
+    on_one_node,
+    ratio,
+    run_pipeline,
+    steady_trigger,
+)
 
 
 @dataclass

@@ -53,12 +53,12 @@ from streamplace.model.fusion import fused_chains
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Stream, Topology
 from streamplace.perf.engines.spark import SOURCE_LEAD_S
-from streamplace.spark import bounded_source
-from streamplace.spark import sink as sink_files
-from streamplace.spark.feeder import FileFeeder
-from streamplace.spark.layout import NODE_ENV, WorkerLayout, branches, check_enactable
-from streamplace.spark.library.generic import busy
-from streamplace.spark.logic import (
+from streamplace.spark.runtime import bounded_source
+from streamplace.spark.runtime import sink as sink_files
+from streamplace.spark.runtime.feeder import FileFeeder
+from streamplace.spark.runtime.layout import NODE_ENV, WorkerLayout, branches, check_enactable
+from streamplace.spark.runtime.library.generic import busy
+from streamplace.spark.runtime.logic import (
     BASE_COLUMNS,
     ERROR_COLUMN,
     Columns,
@@ -67,10 +67,10 @@ from streamplace.spark.logic import (
     logic_of,
     merge_columns,
 )
-from streamplace.spark.metrics import StatsParam
-from streamplace.spark.operators import OperatorTask
-from streamplace.spark.phase import align_rate_sources, source_lead
-from streamplace.spark.sink import ParquetParts
+from streamplace.spark.runtime.metrics import StatsParam
+from streamplace.spark.runtime.operators import OperatorTask
+from streamplace.spark.runtime.phase import align_rate_sources, source_lead
+from streamplace.spark.runtime.sink import ParquetParts
 
 #: the local property Spark's MicroBatchExecution sets on every job of a micro-batch (its id)
 BATCH_ID_PROPERTY = "streaming.sql.batchId"
@@ -118,7 +118,7 @@ class PipelineConfig:
     #: a placed task waits the longest latency from a node that feeds them before they process — the shuffle
     #: fetch crossing that link, once per micro-batch, as the spark engine models it. None: no wait
     link_latency_ms: dict[str, dict[str, float]] | None = None
-    #: bounded sources (bounded_source.py; spark/admission.py computes the bound): source id → the most rows one
+    #: bounded sources (bounded_source.py; spark/runtime/admission.py computes the bound): source id → the most rows one
     #: micro-batch admits (None: no bound), the rest queued as the source's backlog; rows arrive one by one on the
     #: wall clock and carry their arrival time. None: Spark's ``rate`` source (whole seconds, unbounded batches)
     admission: dict[str, int | None] | None = None
@@ -600,7 +600,7 @@ def _warm_python_worker(batches: Iterator[Any]) -> Iterator[Any]:
     import pandas  # noqa: F401
     import pyarrow  # noqa: F401
 
-    import streamplace.spark.operators  # noqa: F401
+    import streamplace.spark.runtime.operators  # noqa: F401
 
     yield from batches
 
@@ -664,7 +664,7 @@ def executor_hosts(spark: SparkSession) -> set[str]:
 def set_locality(spark: SparkSession, placement: str) -> None:
     """The locality waits of ``placement`` (standalone.LOCALITY_CONF) on the running context: TaskSetManager reads
     them from its SparkConf whenever a stage's task set is made, so a run (and a re-plan) sets its own."""
-    from streamplace.spark.standalone import LOCALITY_CONF
+    from streamplace.spark.runtime.locality import LOCALITY_CONF
 
     conf = spark.sparkContext._jsc.sc().conf()
     for key, value in LOCALITY_CONF[placement].items():

@@ -41,9 +41,9 @@ def preload() -> bool:
 
     # what unpickling an operator's task imports (its function lives in pipeline.py, its writer in sink.py): a
     # worker's first task spent 0.12–0.16 CPU s on these before they were preloaded
-    import streamplace.spark.operators
-    import streamplace.spark.pipeline
-    import streamplace.spark.sink  # noqa: F401
+    import streamplace.spark.runtime.operators
+    import streamplace.spark.runtime.pipeline
+    import streamplace.spark.runtime.sink  # noqa: F401
 
     return _threads() == 1
 

@@ -22,8 +22,8 @@ from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
 from streamplace.perf.engines import EngineSettings
 from streamplace.perf.evaluate import evaluate
-from streamplace.spark.metrics import ProgressListener, Snapshot, cpu_share
-from streamplace.spark.operators import (
+from streamplace.spark.runtime.metrics import ProgressListener, Snapshot, cpu_share
+from streamplace.spark.runtime.operators import (
     CPU_S,
     LAT_COUNT,
     LAT_MAX_S,
@@ -33,7 +33,7 @@ from streamplace.spark.operators import (
     ROWS_OUT,
     parse_placed_key,
 )
-from streamplace.spark.pipeline import Pipeline, PipelineConfig
+from streamplace.spark.runtime.pipeline import Pipeline, PipelineConfig
 
 
 @dataclass
@@ -105,7 +105,7 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
     ``predict_for``: the plan the prediction is made for (default ``plan``; bounded sources: the plan at the rates
     they admit, admission.admitted_plan), with ``offered_rate`` the rates ``plan``'s sources offer. ``watch`` is
     called with the pipeline and the progress reports so far each time the wait looks at the clock (every 0.5 s):
-    the live page's feed (spark/watch.py), which must only read what the driver holds. ``settle_rows``: after
+    the live page's feed (spark/runtime/watch.py), which must only read what the driver holds. ``settle_rows``: after
     ``warmup_s``, the warm-up goes on while the bounded sources' backlog (the last progress report's) holds more
     rows than this, for at most ``settle_max_s`` more — so the window measures the plan, not the catch-up on
     what arrived while executors and the first batches started; ``measured["warmup_s"]`` is the warm-up run."""
@@ -181,7 +181,7 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
         spark.streams.removeListener(listener)
     trigger = cfg.trigger_s if cfg is not None else 1.0
     measured, operators = measure(before, after, topology, window_span(in_window, trigger))
-    measured["source_lead_s"] = pipeline.source_lead_s()  # the phase the rate sources ran with (spark/phase.py)
+    measured["source_lead_s"] = pipeline.source_lead_s()  # the phase the rate sources ran with (spark/runtime/phase.py)
     measured["warmup_s"] = warmed_at
     measured["window_batches"] = window
     if pipeline.placed:
@@ -201,7 +201,7 @@ def _whole_batches(pipeline: Pipeline) -> tuple[Snapshot, int]:
     batch's id (read together: Spark's thread replaces them between batches): a window between two of these
     holds exactly the batches that ended in it (the live counters may already hold part of the next batch when
     batches run back to back)."""
-    from streamplace.spark.metrics import cpu_times
+    from streamplace.spark.runtime.metrics import cpu_times
 
     batch_id, at, stats = pipeline.batch_done
     return Snapshot(at, {k: list(v) for k, v in stats.items()}, cpu_times()), batch_id
@@ -280,12 +280,12 @@ def run_target(t: Topology, c: Cluster, pl: Plan, state: Any, master: str | None
 
     if state is not None:
         if placement == "spark":
-            from streamplace.spark.layout import spark_spread
+            from streamplace.spark.runtime.layout import spark_spread
 
             pl = spark_spread(pl, state.layout())
         scale = getattr(state, "cpu_scale", None)
         if scale:  # every node's processes run under a CPU quota of its cpu × scale: predict for that cluster
-            from streamplace.spark.cpu_quota import scaled_cluster
+            from streamplace.model.cluster import scaled_cluster
 
             return scaled_cluster(c, scale), pl, (f"the standalone cluster {c.name} at {master}, each node's CPU "
                                                   f"scaled ×{scale:.3g} to its quota")

@@ -17,8 +17,8 @@ from streamplace.model.topology import Topology
 from streamplace.page.live_run import RunPage
 from streamplace.page.series import Reading
 from streamplace.perf.engines import EngineSettings
-from streamplace.spark.metrics import BatchProgress, cpu_times
-from streamplace.spark.operators import CPU_S, LAT_COUNT, LAT_SUM_S, ROWS_IN, parse_placed_key
+from streamplace.spark.runtime.metrics import BatchProgress, cpu_times
+from streamplace.spark.runtime.operators import CPU_S, LAT_COUNT, LAT_SUM_S, ROWS_IN, parse_placed_key
 
 
 def reading(topology: Topology, pipeline: Any, origin: float, query: int,
@@ -103,7 +103,7 @@ def describe_plan(topology: Topology, cluster: Cluster, runs_on: Cluster, one_no
     node's CPU scaled to its quota), its picture on the cluster it was made for, and the cores of the nodes it runs
     on (what the page's measured CPU is a share of)."""
     from streamplace.report.placement import plan_svg
-    from streamplace.spark.run import on_one_node, prediction
+    from streamplace.spark.runtime.run import on_one_node, prediction
 
     where, as_run = runs_on, (on_one_node(topology, plan) if one_node else plan)
     predicted = prediction(topology, where, as_run, None, engine)

@@ -9,7 +9,7 @@ imposed), whether it keeps state across micro-batches, and whether it sends
 malformed records to a dead-letter output.
 
 A spec names the logic in ``logic: {name: ..., params...}``: a built-in name
-(``streamplace.spark.library`` lists them) or ``package.module:function`` — a
+(``streamplace.spark.runtime.library`` lists them) or ``package.module:function`` — a
 function mapping a ``pyarrow.RecordBatch`` to one with the same columns, or,
 with ``factory: true``, a function ``(operator, params) -> Logic``.
 """
@@ -108,7 +108,7 @@ def register(name: str, help_text: str) -> Callable[[Factory], Factory]:
 
 def logic_of(op: Operator, speedup: float = 1.0, where: str = "topology") -> Logic:
     """The logic of an operator from its ``logic`` spec; ``speedup`` scales emulated CPU work (node speed)."""
-    import streamplace.spark.library  # noqa: F401  (registers the built-ins)
+    import streamplace.spark.runtime.library  # noqa: F401  (registers the built-ins)
 
     params = dict(op.logic)
     name = str(params.pop("name", "rate" if op.is_source else ("busy" if op.cost_ms > 0 else "pass")))

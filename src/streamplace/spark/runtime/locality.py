@@ -34,7 +34,7 @@ class LocalityJarError(StreamplaceError, RuntimeError):
 
 
 def _source() -> bytes:
-    return resources.files("streamplace.spark").joinpath("jvm", SOURCE).read_bytes()
+    return resources.files("streamplace.spark.runtime").joinpath("jvm", SOURCE).read_bytes()
 
 
 def _pyspark_jars() -> Path:
@@ -91,9 +91,24 @@ def locality_jar() -> Path:
 
 
 def main() -> None:
-    """`python -m streamplace.spark.locality`: build the jar (make setup) and print where it is."""
+    """`python -m streamplace.spark.runtime.locality`: build the jar (make setup) and print where it is."""
     print(locality_jar())
 
 
 if __name__ == "__main__":
     main()
+
+
+#: how long a placed task waits for its planned node's executor to take it (TaskSetManager's locality wait, at the
+#: node and process levels): long enough that it never runs elsewhere while that executor lives and the batches
+#: run (a micro-batch's tasks wait for the busy executor of their node: seconds), short of a hang when a node is
+#: gone and no re-plan came (live.py re-plans on a lost node within seconds)
+PLACED_LOCALITY_WAIT = "300s"
+
+
+#: the locality settings that make a stage's tasks wait for the nodes their partitions prefer (placement "plan"),
+#: and Spark's own defaults (placement "spark": what every Spark user gets); Pipeline.start sets one of them on the
+#: running context (TaskSetManager reads them from it whenever a stage's task set is made)
+LOCALITY_CONF = {"plan": {"spark.locality.wait.node": PLACED_LOCALITY_WAIT,
+                          "spark.locality.wait.process": PLACED_LOCALITY_WAIT},
+                 "spark": {"spark.locality.wait.node": "3s", "spark.locality.wait.process": "3s"}}

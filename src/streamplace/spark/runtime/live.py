@@ -23,15 +23,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from streamplace.elastic.live_policies import Observation, Policy, place_counts, placed, shrink
 from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Topology
-from streamplace.spark.layout import WorkerLayout
-from streamplace.spark.metrics import Snapshot
-from streamplace.spark.operators import ROWS_IN
-from streamplace.spark.pipeline import Pipeline, PipelineConfig
-from streamplace.spark.policies import Observation, Policy, place_counts, placed, shrink
-from streamplace.spark.run import measure
+from streamplace.spark.runtime.layout import WorkerLayout
+from streamplace.spark.runtime.metrics import Snapshot
+from streamplace.spark.runtime.operators import ROWS_IN
+from streamplace.spark.runtime.pipeline import Pipeline, PipelineConfig
+from streamplace.spark.runtime.run import measure
 
 
 @dataclass

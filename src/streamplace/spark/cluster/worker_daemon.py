@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import os
 
-from streamplace.spark.threadless import ready_to_fork
+from streamplace.spark.cluster.threadless import ready_to_fork
 
 
 def main() -> None:
     import sys
 
-    from streamplace.spark.zygote import SOCKET_ENV, fork_daemon
+    from streamplace.spark.cluster.zygote import SOCKET_ENV, fork_daemon
 
     zygote = os.environ.get(SOCKET_ENV)
     if zygote and fork_daemon(zygote, sys.argv):  # its node's zygote forked the daemon, imports done (zygote.py)

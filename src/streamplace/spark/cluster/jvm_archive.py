@@ -31,8 +31,8 @@ from typing import Any
 
 import psutil
 
-ARCHIVE_DIR = "jvm-archives"
-DRIVER_ARCHIVE, EXECUTOR_ARCHIVE = "driver.jsa", "executor.jsa"
+from streamplace.spark.cluster.jvm_options import DRIVER_ARCHIVE, EXECUTOR_ARCHIVE, archive_dir
+
 #: where each executor of the priming application dumps, relative to its own work directory
 EXECUTOR_DUMP = "streamplace-executor.jsa"
 PRIME_TIMEOUT_S = 240.0
@@ -49,27 +49,6 @@ class PrimeResult:
     def describe(self) -> str:
         made = ", ".join(Path(a).name for a in self.archives) or "none"
         return f"JVM class archives: {made} ({self.seconds:.0f} s){'; ' + self.note if self.note else ''}"
-
-
-def archive_dir(state_dir: str | Path) -> Path:
-    return Path(state_dir) / ARCHIVE_DIR
-
-
-def use_option(archive: Path) -> str:
-    """The JVM option that maps ``archive`` (empty when there is none)."""
-    return f"-XX:SharedArchiveFile={archive}" if archive.is_file() else ""
-
-
-def driver_options(state: Any) -> str:
-    """JVM options for a driver that runs on the cluster of ``state`` (a ClusterState)."""
-    return use_option(archive_dir(state.state_dir) / DRIVER_ARCHIVE)
-
-
-def executor_options(state: Any) -> str:
-    """JVM options for the executors of the cluster of ``state``: none when a worker runs on another host."""
-    if any(w.remote for w in state.workers):
-        return ""
-    return use_option(archive_dir(state.state_dir) / EXECUTOR_ARCHIVE)
 
 
 def check_archive(java: str, classpath: str, archive: Path, options: list[str]) -> str | None:
@@ -98,7 +77,7 @@ def prime(state: Any, timeout_s: float = PRIME_TIMEOUT_S) -> PrimeResult:
     """Write the driver's and the executors' archives of the cluster of ``state`` (a ClusterState whose workers
     have registered), replacing older ones only with archives that check. Never raises for a failed priming: the
     cluster works without archives, only its JVMs start slower, and the note says why."""
-    from streamplace.spark.standalone import EXECUTOR_JVM_OPTIONS, lift_cpu_quotas
+    from streamplace.spark.cluster.state import EXECUTOR_JVM_OPTIONS, lift_cpu_quotas
 
     started = time.monotonic()
     if any(w.remote for w in state.workers):
@@ -115,7 +94,7 @@ def prime(state: Any, timeout_s: float = PRIME_TIMEOUT_S) -> PrimeResult:
         with tempfile.TemporaryDirectory(prefix="prime-", dir=target) as tmp:
             driver_dump = Path(tmp) / DRIVER_ARCHIVE
             try:
-                done = subprocess.run([sys.executable, "-m", "streamplace.spark.jvm_archive", state.state_dir,
+                done = subprocess.run([sys.executable, "-m", "streamplace.spark.cluster.jvm_archive", state.state_dir,
                                        str(driver_dump), tmp], capture_output=True, text=True, timeout=timeout_s)
             except subprocess.TimeoutExpired:
                 return PrimeResult((), time.monotonic() - started, f"priming ran over {timeout_s:g} s")
@@ -234,9 +213,10 @@ def _workload(state_dir: str, driver_dump: str, out_dir: str, budget_s: float = 
     dumps after them, when this process exits and its JVM with it."""
     from streamplace.model.plan import Plan
     from streamplace.model.topology import Operator, Stream, Topology
-    from streamplace.spark.pipeline import Pipeline, PipelineConfig
-    from streamplace.spark.session import local_session
-    from streamplace.spark.standalone import EXECUTOR_JVM_OPTIONS, ClusterState, app_conf
+    from streamplace.spark.cluster.connect import app_conf
+    from streamplace.spark.cluster.state import EXECUTOR_JVM_OPTIONS, ClusterState
+    from streamplace.spark.runtime.pipeline import Pipeline, PipelineConfig
+    from streamplace.spark.runtime.session import local_session
 
     state = ClusterState.load(Path(state_dir))
     conf = app_conf(state)

@@ -39,10 +39,10 @@ from scipy.stats import linregress
 from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile, ProfileEntry
 from streamplace.model.topology import Operator, Stream, Topology
-from streamplace.spark.logic import logic_of
-from streamplace.spark.metrics import ProgressListener
-from streamplace.spark.operators import CPU_S, N_STATS, ROWS_IN, ROWS_OUT
-from streamplace.spark.pipeline import Pipeline, PipelineConfig
+from streamplace.spark.runtime.logic import logic_of
+from streamplace.spark.runtime.metrics import ProgressListener
+from streamplace.spark.runtime.operators import CPU_S, N_STATS, ROWS_IN, ROWS_OUT
+from streamplace.spark.runtime.pipeline import Pipeline, PipelineConfig
 
 NO_WORK = 1e9  # speed-up given to helper operators so they burn no emulated CPU
 

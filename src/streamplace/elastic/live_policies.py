@@ -1,8 +1,8 @@
 """Elastic policies for a running pipeline: from one interval's measurements to the next plan (pure).
 
-Pure: no Spark here; it lives in spark/ because it uses both the elastic
-controllers and the schedulers. The runtime (spark/live.py) measures every reasoning interval and hands an
-``Observation`` to a ``Policy``, which answers with a new plan or None (keep).
+Pure: no Spark here (it uses the elastic controllers and the schedulers, both below it). The runtime
+(spark/runtime/live.py) measures every reasoning interval and hands an ``Observation`` to a ``Policy``, which
+answers with a new plan or None (keep).
 Five policies:
 
 * ``HoldPolicy`` keeps the plan it was given; only lost nodes change it.
@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from streamplace.elastic.controller import Controller, View
+from streamplace.elastic.factory import CONTROLLERS, controller_parameters
 from streamplace.elastic.view import HostState, OperatorState, build_view, scaled_operators
 from streamplace.errors import ModelError, Problem, SpecError
 from streamplace.model.cluster import Cluster
@@ -415,8 +416,6 @@ def make_policy(name: str, topology: Topology, cluster: Cluster, params: dict[st
     ``history`` and start from ``initial_plan``; ``s-odrp`` takes ODRP's parameters plus ``drift`` and makes its
     own first plan. ``interval_s``: the live loop's reasoning interval (the BTU controller's ``reason_s``, which
     bounds its release window from below, as the simulator sets it from its own)."""
-    from streamplace.sim.factory import CONTROLLERS, controller_parameters
-
     if name in ("hold", "latency-aware", *CONTROLLERS) and initial_plan is None:
         raise ValueError(f"the {name} policy starts from a plan")
     if name == "hold":

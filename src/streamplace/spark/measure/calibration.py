@@ -197,7 +197,7 @@ def jvm_cores_from(measured_s: float, consts: SparkConstants, cores: int, rows: 
 def calibrate(spark: Any, cores: int, batches: int = 3, large_rows: int = 300_000,
               progress: Callable[[str], None] | None = None) -> Calibration:
     """Time every probe on back-to-back micro-batches and fit the constants (about 2 minutes on 2 cores: 128 s here)."""
-    from streamplace.spark.profiler import time_batches
+    from streamplace.spark.measure.profiler import time_batches
 
     started = time.perf_counter()
     measured: list[tuple[Probe, float]] = []
@@ -224,7 +224,7 @@ def driver_probe_plan(nodes: int, ops: int = 4) -> tuple[Topology, Plan, list[An
     """A chain of ``ops`` pass-through operators with one replica of each on every one of ``nodes`` emulated
     workers: ``ops`` routed inputs per micro-batch (each operator's stage reads its upstream's output, the first
     the batch's rows), whatever ``nodes``."""
-    from streamplace.spark.layout import WorkerLayout, resource_name
+    from streamplace.spark.runtime.layout import WorkerLayout, resource_name
 
     topo, _ = probe_topology(Probe(ops, 1, 1, 1))
     ids = [f"n{j}" for j in range(nodes)]
@@ -244,7 +244,7 @@ def driver_probe(spark: Any, sizes: tuple[int, ...] = (2, 4, 8, 12, 16), nodes: 
     import statistics
     import tempfile
 
-    from streamplace.spark.pipeline import Pipeline, PipelineConfig
+    from streamplace.spark.runtime.pipeline import Pipeline, PipelineConfig
 
     points: list[tuple[int, float]] = []
     batch = spark.range(1).selectExpr("current_timestamp() AS ts", "id AS value", "id AS key")
