@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 import streamplace as sp
@@ -15,8 +17,17 @@ def test_plan_evaluate_compare_from_names_paths_and_mappings() -> None:
     assert plan.status == "ok" and plan.params["weights"]["network"] == 2.0
     ev = sp.evaluate("linear", "rstorm-12", plan)
     assert ev.predicted()["throughput"] == pytest.approx(plan.predicted["throughput"])
-    spark = sp.plan("linear", "rstorm-12", "r-storm", engine="spark")
-    assert spark.predicted["engine"] == "spark" and plan.predicted.get("engine", "ideal") == "ideal"
+    # the API predicts for the command line's engine unless told otherwise (they differed before issue 40)
+    ideal = sp.plan("linear", "rstorm-12", "r-storm", engine="ideal")
+    assert plan.predicted["engine"] == "spark" and ideal.predicted.get("engine", "ideal") == "ideal"
+    from typer.testing import CliRunner
+
+    from streamplace.cli import app
+
+    cli = CliRunner().invoke(app, ["plan", "linear", "rstorm-12", "-s", "r-storm", "-p", "weights.network=2",
+                                   "--json"])
+    assert cli.exit_code == 0, cli.output
+    assert json.loads(cli.stdout)["predicted"] == json.loads(plan.to_json())["predicted"]
     rows = sp.compare("linear", "rstorm-12", ["ffd", "hetero", "exhaustive"], time_limit_s=5)
     assert [r.scheduler for r in rows] == ["ffd", "hetero", "exhaustive"]
     assert [r.status for r in rows] == ["ok", "ok", "refused"] and "max_candidates" in (rows[2].error or "")

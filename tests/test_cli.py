@@ -268,8 +268,8 @@ def test_the_plan_records_its_profile_and_evaluate_warns_without_it(tmp_path: Pa
 
 
 def test_cluster_commands_need_no_name_when_one_cluster_is_up(tmp_path: Path, monkeypatch) -> None:
-    from streamplace.cli.cluster import _state_dir
     from streamplace.errors import ModelError
+    from streamplace.workflows.cluster import state_dir_of as _state_dir
 
     monkeypatch.setenv("STREAMPLACE_HOME", str(tmp_path))
     try:

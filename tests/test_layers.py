@@ -14,6 +14,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "streamplace"
 #: lowest first; a module may import from its own layer's package or any lower layer
 LAYERS: list[set[str]] = [
     {"errors", "coerce", "ranges", "files", "__init__"},
+    {"params"},
     {"model"},
     {"perf"},
     {"spec"},
@@ -26,7 +27,7 @@ LAYERS: list[set[str]] = [
     {"page"},
     {"spark"},
     {"workflows"},
-    {"demo", "api"},
+    {"api"},
     {"cli"},
     {"__main__"},
 ]
@@ -130,7 +131,52 @@ def test_spark_parts_point_down() -> None:
         own = SPARK_PARTS.index(rel.parts[0])
         for module, line in _imports(path):
             parts = module.split(".")
-            if parts[:2] == ["streamplace", "spark"] and len(parts) > 2 and parts[2] in SPARK_PARTS:
-                if SPARK_PARTS.index(parts[2]) > own:
-                    problems.append(f"spark/{rel}:{line}: {rel.parts[0]} imports {module}")
+            if parts[:2] == ["streamplace", "spark"] and len(parts) > 2 and parts[2] in SPARK_PARTS \
+                    and SPARK_PARTS.index(parts[2]) > own:
+                problems.append(f"spark/{rel}:{line}: {rel.parts[0]} imports {module}")
+    assert not problems, "\n".join(problems)
+
+
+#: what the command line may import: the use cases, rendering (report, the live page), the model's types and
+#: the lowest layer; everything else it reaches through streamplace.workflows (type-only imports aside)
+CLI_MAY_IMPORT = {"cli", "workflows", "report", "page", "model", "errors", "files", "params", "coerce", "ranges",
+                  "__init__"}
+
+
+def _runtime_imports(path: Path) -> list[tuple[str, int]]:
+    """The streamplace imports of a file that run (those under ``if TYPE_CHECKING:`` left out)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            typing_only |= {id(n) for child in node.body for n in ast.walk(child)}
+    out = []
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        else:
+            continue
+        out += [(n, node.lineno) for n in names if n == "streamplace" or n.startswith("streamplace.")]
+    return out
+
+
+def test_the_command_line_calls_the_workflows() -> None:
+    """cli/ parses text, calls one workflow and renders: it reaches no scheduler, engine, spec loader, simulator
+    or Spark module itself."""
+    problems = [f"cli/{path.name}:{line}: imports {module}"
+                for path in sorted((PACKAGE / "cli").glob("*.py"))
+                for module, line in _runtime_imports(path) if _part(module) not in CLI_MAY_IMPORT]
+    assert not problems, "\n".join(problems)
+
+
+def test_only_the_workflows_call_spark() -> None:
+    """Outside spark/ itself, only streamplace.workflows runs pipelines or manages clusters."""
+    problems = [f"{path.relative_to(PACKAGE)}:{line}: imports {module}"
+                for path in sorted(PACKAGE.rglob("*.py"))
+                if path.relative_to(PACKAGE).parts[0] not in ("spark", "workflows")
+                for module, line in _runtime_imports(path) if _part(module) == "spark"]
     assert not problems, "\n".join(problems)

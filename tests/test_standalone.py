@@ -223,7 +223,7 @@ def test_a_killed_worker_is_replaced_and_no_output_is_lost(tmp_path: Path) -> No
 
 
 def test_cluster_commands_find_a_spec_files_cluster_by_its_name(tmp_path: Path, monkeypatch) -> None:
-    from streamplace.cli.cluster import _state_dir
+    from streamplace.workflows.cluster import state_dir_of as _state_dir
 
     monkeypatch.setenv("STREAMPLACE_HOME", str(tmp_path))
     (tmp_path / "clusters" / "three").mkdir(parents=True)

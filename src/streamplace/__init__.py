@@ -1,10 +1,9 @@
 """streamplace: replica counts and placement for stream-processing topologies.
 
-The Python API (api.py) is importable from here: ``load_topology``, ``load_cluster``,
-``load_profile``, ``plan``, ``evaluate``, ``compare``, ``run``, ``engine_settings``. They are
-loaded on first use, so ``import streamplace`` stays cheap. The package is layered:
-``model`` → ``spec`` → ``perf`` → ``schedulers`` / ``elastic`` → ``sim`` → ``spark`` /
-``report`` → ``api`` → ``cli``; each layer uses only those before it.
+The Python API (api.py, which gathers the use cases of ``streamplace.workflows``) is importable from here:
+``load_topology``, ``load_cluster``, ``load_profile``, ``load_instance``, ``plan``, ``predict``, ``evaluate``,
+``compare``, ``schedulers``, ``run``, ``engine_settings``. They are loaded on first use, so ``import streamplace``
+stays cheap. The layers are in docs/architecture.md; tests/test_layers.py enforces them.
 """
 
 from __future__ import annotations
@@ -13,7 +12,8 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-__all__ = ["compare", "engine_settings", "evaluate", "load_cluster", "load_profile", "load_topology", "plan", "run"]
+__all__ = ["compare", "engine_settings", "evaluate", "load_cluster", "load_instance", "load_profile", "load_topology",
+           "plan", "predict", "run", "schedulers"]
 
 
 def __getattr__(name: str) -> Any:

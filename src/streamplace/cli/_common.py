@@ -14,21 +14,25 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from streamplace import api
-from streamplace.bench import resolve_cluster, resolve_profile, resolve_topology
 from streamplace.errors import ModelError, Problem, SpecError, StreamplaceError
-from streamplace.model.cluster import Cluster, check_compatible
+from streamplace.model.cluster import Cluster
 from streamplace.model.plan import json_text
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
-from streamplace.perf.engines import EngineSettings
+from streamplace.params import parse_assignments
+from streamplace.workflows.instance import engine_settings as workflow_engine
+from streamplace.workflows.instance import load_instance as workflow_instance
+from streamplace.workflows.session import open_session, spark_log
+
+if TYPE_CHECKING:
+    from streamplace.perf.engines import EngineSettings
 
 app = typer.Typer(
     name="streamplace",
@@ -156,7 +160,10 @@ def progress_bar(description: str, counter: str, disable: bool) -> Progress:
 #: the library names a parameter by its field (``params.dt``, ``pattern``); the command line by its option
 FLAGS = {"params": "--param", "minutes": "--minutes", "controller": "--controller", "pattern": "--pattern",
          "policy": "--policy", "engine": "--engine", "cpu_budget": "--cpu-budget", "host": "--host",
-         "remote": "--remote", "master": "--master", "plot": "--plot", "out_dir": "--out"}
+         "remote": "--remote", "master": "--master", "plot": "--plot", "out_dir": "--out",
+         "schedulers": "--scheduler", "counts_from": "--counts-from", "trigger_s": "--trigger",
+         "cluster": "CLUSTER", "include_secret": "--include-secret", "operators": "--operator",
+         "sink": "--sink", "placement": "--placement", "max_rate": "--max-rate", "kill": "--kill", "rate": "--rate"}
 
 
 def in_cli_terms(exc: StreamplaceError) -> StreamplaceError:
@@ -245,49 +252,28 @@ def _missing_extra(exc: ImportError) -> str | None:
 
 def _log_hint() -> str:
     try:
-        from streamplace.spark.runtime.session import log_file
+        path = spark_log()
     except ImportError:  # no PySpark here: no Spark log either
         return ""
-
-    path = log_file()
     return f"; Spark's log: {path}" if path is not None else ""
 
 
 def parse_params(items: list[str] | None) -> dict[str, str]:
-    params: dict[str, str] = {}
-    for item in items or []:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise ModelError([Problem("--param", f"expected key=value, got {item!r}", "write e.g. --param cpu=hard")])
-        params[key.strip()] = value.strip()
-    return params
+    """``--param`` items as a mapping (streamplace.params: one grammar for every command)."""
+    return parse_assignments(items)
 
 
 def engine_settings(name: str, calibration: Path | None, params: dict[str, str] | None = None,
                     trigger_s: float | None = None, cluster: Cluster | None = None) -> EngineSettings:
     """The engine a command predicts for: its name, Spark's constants (calibration file or defaults), the cluster
     spec's ``engine:`` block, then the ``spark.*`` / ``storm.*`` parameters of the command line."""
-    settings = api.engine_settings(name, calibration, params, cluster, trigger_s, option="--engine")
-    assert settings is not None  # a name was given
-    return settings
+    return workflow_engine(name, calibration, params, cluster, trigger_s)
 
 
 def load_instance(topo: str, cluster: str, profile: Path | None) -> tuple[Topology, Cluster, Profile | None]:
-    t = resolve_topology(topo)
-    c = resolve_cluster(cluster)
-    problems = check_compatible(t, c)
-    if problems:
-        raise ModelError(problems, topo)
-    p = resolve_profile(profile) if profile is not None else None
-    if p is not None:
-        extra = p.check_against(set(t.index))
-        if extra:
-            raise ModelError(extra, str(profile))
-        for note in p.unused_node_types({n.type for n in c.nodes if n.type}):
-            warn(note)
-    for w in t.cycle_warnings():
-        warn(w)
-    return t, c, p
+    """The instance a command plans (workflows.instance.load_instance), its warnings printed."""
+    inst = workflow_instance(topo, cluster, profile, on_warning=warn)
+    return inst.topology, inst.cluster, inst.profile
 
 
 def emit_json(data: Any) -> None:
@@ -307,12 +293,9 @@ def spark_session(master: str | None, state: Any, cores: int | None, log_to: Pat
     """The process's SparkSession (spark.session.session_for); Spark's log goes to ``log_to`` (default:
     ~/.streamplace/logs/…), whose path is printed — on the terminal, only what streamplace itself says (-v: Spark's
     INFO too)."""
-    from streamplace.spark.cluster.connect import session_for
-    from streamplace.spark.runtime.session import log_file
-
     level = "info" if os.environ.get("STREAMPLACE_SPARK_LOG") == "console" else None
-    spark = session_for(master, state, cores, log_to, level)
-    info(f"[dim]Spark's log: {log_file()}[/]", stderr=True)
+    spark = open_session(master, state, cores, log_to, level)
+    info(f"[dim]Spark's log: {spark_log()}[/]", stderr=True)
     return spark
 
 

@@ -3,13 +3,11 @@ this machine (or with workers on other hosts)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.table import Table
 
-from streamplace.bench import resolve_cluster
 from streamplace.cli._common import (
     ClusterArg,
     JsonOpt,
@@ -23,7 +21,8 @@ from streamplace.cli._common import (
     progress_bar,
     warn,
 )
-from streamplace.errors import ModelError, Problem
+from streamplace.workflows import cluster as clusters
+from streamplace.workflows.instance import load_cluster
 
 
 @cluster_app.command("up")
@@ -55,14 +54,12 @@ def cluster_up(
 
     Example: streamplace cluster up hetero-3
     """
-    from streamplace.spark.cluster.standalone import up
-
-    c = resolve_cluster(cluster)
-    far = [n.id for n in c.nodes] if remote == "all" else [n for n in (remote or "").split(",") if n]
+    c = load_cluster(cluster)
     with progress_bar("starting {task.description}", "", disable=as_json or not err.is_terminal) as bar:
-        bar.add_task(f"{len(c.nodes) - len(far)} workers for {c.name}", total=None)
-        state = up(c, state_dir, host, replica_slots, cpu_quota=cpu_quota, cpu_budget=cpu_budget, remote=far,
-                   jvm_archives=jvm_archives)
+        bar.add_task(f"workers for {c.name}", total=None)
+        started = clusters.start(c, state_dir, host, replica_slots, cpu_quota=cpu_quota, cpu_budget=cpu_budget,
+                                 remote=remote, jvm_archives=jvm_archives)
+    state, far = started.state, started.remote
     if as_json:
         emit_json({"master_url": state.master_url, "state_dir": state.state_dir,
                    "workers": [w.node for w in state.workers], "remote": far, "cpu_scale": state.cpu_scale,
@@ -82,30 +79,11 @@ def cluster_up(
     elif state.cpu_quota_note:
         warn(state.cpu_quota_note)
     if state.jvm_archive_note:
-        from streamplace.spark.cluster.jvm_options import driver_options, executor_options
-
-        if driver_options(state) and executor_options(state):
+        if started.archives_in_use:
             info(state.jvm_archive_note, stderr=True)
         else:  # the cluster works; its runs start slower
             warn(f"{state.jvm_archive_note}: runs on this cluster start their JVMs without them")
     print(state.master_url)
-
-
-def _state_dir(cluster: str | None, state_dir: Path | None) -> Path:
-    from streamplace.spark.cluster.state import state_root
-
-    if state_dir is not None:
-        return state_dir
-    if cluster is None:  # the one cluster `cluster up` left state for, when there is exactly one
-        known = sorted(p.parent.name for p in state_root().glob("*/state.json")) if state_root().is_dir() else []
-        if len(known) == 1:
-            return state_root() / known[0]
-        raise ModelError([Problem("CLUSTER", "which cluster? " + (f"there are {len(known)}: {', '.join(known)}"
-                                                                  if known else "none was started"),
-                                  "name it, or pass --state-dir")])
-    if (state_root() / cluster / "state.json").is_file():  # the spec's name, as `cluster up` printed it
-        return state_root() / cluster
-    return state_root() / resolve_cluster(cluster).name
 
 
 @cluster_app.command("worker-config")
@@ -129,23 +107,11 @@ def cluster_worker_config(
 
     Example: streamplace cluster worker-config hetero-3 core-i5-1 --master spark://10.0.0.5:7077
     """
-    from streamplace.spark.cluster.standalone import render_worker_config, worker_config
-    from streamplace.spark.cluster.state import ClusterState
-
-    where = _state_dir(cluster, state_dir)
-    # the cluster `cluster up` started here (its URL, secret and workers as started), when there is one
-    state = ClusterState.load(where) if (where / "state.json").is_file() else None
-    if state is None and (master is None or include_secret):
-        raise ModelError([Problem("--master" if master is None else "--include-secret",
-                                  f"no cluster was started here for {cluster} ({where})",
-                                  "start it with `streamplace cluster up`, or give --master and copy the secret")])
-    spec = state if state is not None and replica_slots is None else resolve_cluster(cluster)
-    doc = worker_config(spec, node, master or state.master_url, replica_slots,  # type: ignore[union-attr]
-                        str(where / "secret"), directory, state.secret if include_secret and state else None)
+    doc = clusters.worker_config(cluster, node, master, replica_slots, directory, include_secret, state_dir)
     if as_json:
         emit_json(doc)
         return
-    print(render_worker_config(doc), end="")
+    print(clusters.render_worker_config(doc), end="")
 
 
 #: a cluster `cluster up` started, by name (as it printed it), spec or built-in name; none: the one there is
@@ -164,9 +130,7 @@ def cluster_down(
 
     Example: streamplace cluster down hetero-3
     """
-    from streamplace.spark.cluster.standalone import down
-
-    stopped = down(_state_dir(cluster, state_dir))
+    stopped = clusters.stop(clusters.state_dir_of(cluster, state_dir))
     if as_json:
         emit_json({"stopped": stopped})
         return
@@ -184,9 +148,7 @@ def cluster_status(
 
     Example: streamplace cluster status hetero-3
     """
-    from streamplace.spark.cluster.standalone import status
-
-    st = status(_state_dir(cluster, state_dir))
+    st = clusters.status(clusters.state_dir_of(cluster, state_dir))
     if as_json:
         emit_json(st)
         return

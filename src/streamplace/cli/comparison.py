@@ -4,23 +4,22 @@ table and its legend, the HTML report with every plan's placement picture."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from streamplace import api
-from streamplace.cli._common import out, parse_params, progress_bar
-from streamplace.errors import ModelError, Problem
+from streamplace.cli._common import out, progress_bar
 from streamplace.files import replace_whole
 from streamplace.model.cluster import Cluster
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
-from streamplace.perf.engines import EngineSettings
-from streamplace.perf.evaluate import evaluate
 from streamplace.report.compare import COLUMNS, WIDE_COLUMNS, ComparisonRow, best_values, cell, fmt
-from streamplace.schedulers.base import REGISTRY, scheduler_names
+from streamplace.workflows import planning
+
+if TYPE_CHECKING:
+    from streamplace.perf.engines import EngineSettings
 
 
 def placement_pictures(t: Topology, c: Cluster, p: Profile | None, eng: EngineSettings,
@@ -32,7 +31,7 @@ def placement_pictures(t: Topology, c: Cluster, p: Profile | None, eng: EngineSe
     out = []
     for r in rows:
         if r.plan is not None and r.has_values:
-            ev = evaluate(t, c, r.plan, p, engine=eng)
+            ev = planning.evaluate(t, c, r.plan, profile=p, engine=eng)
             out.append(Picture(r.scheduler, svg_text(t, c, r.plan, ev)))
     return out
 
@@ -53,26 +52,16 @@ def compare_report(t: Topology, c: Cluster, p: Profile | None, eng: EngineSettin
                                                      legend=comparison_legend(rows), pictures=pictures))
 
 
-def run_comparison(t: Topology, c: Cluster, p: Profile | None, only: list[str] | None, param: list[str] | None,
+def run_comparison(t: Topology, c: Cluster, p: Profile | None, only: list[str] | None, params: dict[str, str],
                    quiet: bool = False, time_limit: float | None = None,
                    engine: EngineSettings | None = None, counts_from: str | None = None) -> list[ComparisonRow]:
-    names = only or scheduler_names()
-    unknown = [n for n in names if n not in REGISTRY]
-    if unknown:
-        raise ModelError([Problem("--scheduler", f"unknown scheduler {unknown[0]!r}",
-                                  f"use one of {', '.join(REGISTRY)}")])
-    per: dict[str, dict[str, str]] = {}
-    for key, value in parse_params(param).items():
-        name, dot, rest = key.partition(".")
-        if not dot or name not in REGISTRY:
-            raise ModelError([Problem("--param", f"{key!r} does not start with a scheduler name",
-                                      "write SCHEDULER.key=value, e.g. r-storm.cpu=hard")])
-        per.setdefault(name, {})[rest] = value
+    """workflows.planning.compare with a progress bar (none when ``quiet``)."""
+    names = only or [s.name for s in planning.schedulers()]
     with progress_bar("{task.description}", "{task.completed}/{task.total}", disable=quiet) as progress:
         task = progress.add_task("planning", total=len(names))
-        return api.compare(t, c, names, params=per, profile=p, engine=engine, time_limit_s=time_limit,
-                           on_done=lambda n: progress.update(task, advance=1, description=f"planned {n}"),
-                           counts_from=counts_from)
+        return planning.compare(t, c, names, params=params, profile=p, engine=engine, time_limit_s=time_limit,
+                                on_done=lambda n: progress.update(task, advance=1, description=f"planned {n}"),
+                                counts_from=counts_from)
 
 
 def print_comparison(rows: list[ComparisonRow], title: str, wide: bool = False) -> None:

@@ -4,7 +4,7 @@ the cluster emulated here (the run workflow, workflows/run.py) or on local Spark
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
@@ -28,16 +28,16 @@ from streamplace.cli._common import (
 )
 from streamplace.cli.comparison import comparison_legend, placement_pictures, print_comparison
 from streamplace.cli.planning import draw_picture
-from streamplace.cli.run import engine_settings_for_run, print_run, run_callbacks, run_progress
+from streamplace.cli.run import print_run, run_callbacks, run_progress
 from streamplace.errors import ModelError, Problem
 from streamplace.files import write_whole
 from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan, jsonable
 from streamplace.model.topology import Topology
-from streamplace.perf.engines import EngineSettings
-from streamplace.perf.evaluate import evaluate
-from streamplace.schedulers.base import REGISTRY
-from streamplace.workflows.run import enact_run
+from streamplace.workflows import planning
+
+if TYPE_CHECKING:
+    from streamplace.perf.engines import EngineSettings
 
 
 @app.command()
@@ -66,16 +66,16 @@ def demo(
     throughput with every replica on its planned node (its live page's URL printed), prints measured beside
     predicted, stops the cluster, and writes an HTML report. Example: streamplace demo --out demo-report
     """
-    from streamplace import demo as demo_lib
     from streamplace.report.html import write_report
     from streamplace.report.plots import plot_comparison
+    from streamplace.workflows import demo as demo_lib
 
     if on not in ("cluster", "local"):
         raise ModelError([Problem("--on", f"unknown target {on!r}", "use cluster or local")])
     t, c, p = load_instance(topo, cluster, None)
     eng = engine_settings(engine, calibration, cluster=c)
     with progress_bar("{task.description}", "{task.completed}/{task.total}", disable=as_json) as progress:
-        task = progress.add_task("planning", total=len(REGISTRY))
+        task = progress.add_task("planning", total=len(planning.schedulers()))
         rows = demo_lib.compare_all(t, c, p, eng, time_limit,
                                     on_done=lambda n: progress.update(task, advance=1, description=f"planned {n}"))
     title = f"{t.name} on {c.name} ({eng.name} engine)"
@@ -86,8 +86,8 @@ def demo(
     best = demo_lib.best_row(rows)
     if best is not None and best.plan is not None:
         write_whole(out_dir / "best-plan.json", best.plan.to_json() + "\n")
-        draw_picture(t, c, best.plan, evaluate(t, c, best.plan, p, engine=eng), out_dir / "best-plan.svg",
-                     quiet=as_json)
+        best_ev = planning.evaluate(t, c, best.plan, profile=p, engine=eng)
+        draw_picture(t, c, best.plan, best_ev, out_dir / "best-plan.svg", quiet=as_json)
     sections, spark_json = [], None
 
     def report_now() -> Path:
@@ -121,79 +121,32 @@ def demo(
 
 def _demo_on_cluster(t: Topology, c: Cluster, plan: Plan, seconds: float, out_dir: Path, calibration: Path | None,
                      page_port: int, as_json: bool) -> tuple[Any, dict[str, Any]]:
-    """The demo's run of ``plan`` on ``c`` emulated here: `cluster up` (state under ``out_dir``), the run pinned
-    as planned with its live page, `cluster down` whatever happens. Prints the run's table."""
-    import shutil
+    """The demo's run of ``plan`` on ``c`` emulated here (workflows.demo.run_on_cluster) with its spinner,
+    progress bar and live page; prints the run's table and the verdict."""
+    from streamplace.workflows import demo as demo_lib
 
-    from streamplace import demo as demo_lib
-    from streamplace.spark.cluster.standalone import down, up
+    def starting(label: str) -> Any:
+        bar = progress_bar("{task.description}", "", disable=as_json or not err.is_terminal)
+        bar.add_task(label, total=None)
+        return bar
 
-    state_dir = out_dir / "cluster"
-    run_out = out_dir / "spark-run"
-    shutil.rmtree(run_out, ignore_errors=True)  # this run, not a resumed one
-    try:  # from the start of `up`: an interrupt at any point still stops what was started
-        with progress_bar("{task.description}", "", disable=as_json or not err.is_terminal) as bar:
-            bar.add_task(f"starting {c.name} on this machine: a Spark master and {len(c.nodes)} workers",
-                         total=None)
-            state = up(c, state_dir, jvm_archives=False)
-        if state.cpu_scale:
-            quotas = (f"each under a CPU quota of its share of {state.cpu_budget_cores:g} real cores (×"
-                      f"{state.cpu_scale:.3g} of its spec's cores: " + ", ".join(
-                          f"{w.node} {w.cpu_quota_cores:.2f}" for w in state.workers) + ")")
-            info(f"cluster {c.name} up at {state.master_url}: {quotas}", stderr=True)
-        else:
-            quotas = "the nodes sharing this machine's cores without quotas"
-            warn(f"{state.cpu_quota_note or 'no CPU quotas'}: the nodes share this machine's cores without quotas, "
-                 f"so the prediction, made for {c.name}'s own cores, will read higher than the run")
-        eng = engine_settings("spark", calibration, cluster=c)
-        run_plan, factor = demo_lib.emulated_run_plan(t, c, plan, state.cpu_scale, eng)
-        info(f"running the {plan.scheduler} plan with every replica on its node, sources at {100 * factor:.3g} % of "
-             f"the spec's rates ({demo_lib.EMULATED_LOAD:.0%} of what the model predicts the plan sustains here)",
-             stderr=True)
-        with run_progress(f"{t.name} ({run_plan.scheduler} plan)", disable=as_json) as progress:
-            done = enact_run(t, c, run_plan, f"{plan.scheduler} plan", state, state.master_url, None, "plan", None,
-                             engine_settings_for_run("spark", calibration, {}, c), None, run_out, "noop",
-                             demo_lib.WARMUP_S, seconds, settle_rows=demo_lib.SETTLED_ROWS,
-                             settle_max_s=demo_lib.SETTLE_MAX_S, progress=progress,
-                             **run_callbacks(state.master_url, state, None, True, page_port))
-    finally:
-        _stop_driver()  # the run's application leaves the master first: no executor is started meanwhile
-        if (state_dir / "state.json").exists():
-            try:
-                stopped = down(state_dir)
-                if not as_json:
-                    info(f"cluster {c.name} stopped ({len(stopped)} processes and groups)", stderr=True)
-            except Exception as exc:  # said, without hiding the run's own error
-                warn(f"stopping {c.name} failed ({exc}): `streamplace cluster down --state-dir {state_dir}`")
+    with run_progress(f"{t.name} ({plan.scheduler} plan)", disable=as_json) as progress:
+        callbacks = run_callbacks(None, None, None, True, page_port)
+        ran = demo_lib.run_on_cluster(
+            t, c, plan, seconds, out_dir, calibration, progress=progress, starting=starting,
+            session=lambda state, log_to: spark_session(state.master_url, state, None, log_to),
+            open_page=callbacks["open_page"], on_warning=warn,
+            on_info=lambda text: None if as_json else info(text, stderr=True))
     if not as_json:
-        print_run(done.result, t, run_plan, state.master_url, seconds, done.here)
-    section, text, agrees = demo_lib.cluster_section(t, c, plan, done, factor, quotas, done.page)
-    if not as_json:
-        info(text)
-    from streamplace.spark.runtime.run import comparison
-
-    return section, {"on": "cluster", "agrees": agrees, "verdict": text,
-                     "page": None if done.page is None else str(done.page),
-                     "source_rate_share": factor, "cpu_scale": state.cpu_scale,
-                     "rows": [{"quantity": n, "predicted": pv, "measured": mv}
-                              for n, pv, mv in comparison(done.result.predicted, done.result.measured)]}
-
-
-def _stop_driver() -> None:
-    """Stop this process's Spark session, if one runs (its executors go with it)."""
-    try:
-        from pyspark.sql import SparkSession
-    except ImportError:
-        return
-    session = SparkSession.getActiveSession()
-    if session is not None:
-        session.stop()
+        print_run(ran.done.result, t, ran.run_plan, ran.master_url, seconds, ran.done.here)
+        info(ran.verdict)
+    return ran.section, ran.document
 
 
 def _demo_spark_run(t: Topology, plan: Plan, cores: int, seconds: float, out_dir: Path, engine: EngineSettings,
                     as_json: bool) -> Any:
     """The demo's Spark run (demo.run_best) with a progress bar and Spark's log in ``out_dir``; prints its table."""
-    from streamplace import demo as demo_lib
+    from streamplace.workflows import demo as demo_lib
 
     with progress_bar("{task.description}", "{task.completed:.0f}/{task.total:.0f} s",
                       disable=as_json or not err.is_terminal) as bar:

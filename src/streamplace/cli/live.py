@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 from typing import Annotated
 
@@ -27,10 +26,12 @@ from streamplace.cli._common import (
     parse_params,
     progress_bar,
 )
-from streamplace.cli.run import plan_to_run, run_callbacks, spark_instance
+from streamplace.cli.run import run_callbacks, spark_instance
 from streamplace.errors import ModelError, Problem
 from streamplace.model.plan import jsonable
 from streamplace.report.compare import fmt, mfmt
+from streamplace.workflows.cluster import cluster_at
+from streamplace.workflows.live import enact_live, prepare_live
 
 
 @app.command("live")
@@ -70,40 +71,20 @@ def live_cmd(
 
     Example: streamplace live nasiri-linear hetero-3 --policy threshold --interval 10 --duration 180
     """
-    from streamplace.elastic.live_policies import fits_slots, make_policy, place_counts
-    from streamplace.spark.cluster.state import state_at
-    from streamplace.spark.runtime.layout import worker_layout
-    from streamplace.workflows.live import enact_live
-
     t, c = spark_instance(topo, cluster)
-    if sink not in ("parquet", "noop"):
-        raise ModelError([Problem("--sink", f"unknown sink {sink!r}", "use parquet or noop")])
-    state = state_at(master, state_dir)
-    workers = state.layout() if state is not None else None
-    slots = {w.node: w.replica_slots for w in (workers or worker_layout(c))}
-    faults = []
+    state = cluster_at(master, state_dir)
+    kills = []
     for item in kill or []:
         node, sep, at = item.rpartition("@")
-        if state is None:
-            raise ModelError([Problem("--kill", "only a standalone cluster's workers can be killed",
-                                      "start one with `streamplace cluster up` and pass --master")])
-        if not sep or node not in slots:
-            raise ModelError([Problem("--kill", f"{item!r} names no node of {c.name}",
-                                      f"write NODE@SECONDS with NODE one of {', '.join(slots)}")])
         try:
-            when = float(at)
+            kills.append((node if sep else item, float(at) if sep else float("nan")))
         except ValueError:
             raise ModelError([Problem("--kill", f"{at!r} is not a number of seconds",
-                                      "write e.g. --kill n1@60")]) from None
-        from streamplace.spark.cluster.standalone import kill_worker
-
-        faults.append((when, f"kill {node}", functools.partial(kill_worker, state, node)))
-    first = None
-    if policy != "s-odrp":
-        first = plan_to_run(plan_file, scheduler, t, c)
-        if not fits_slots(first, slots):
-            first = place_counts(t, c, first.counts(), slots)
-    pol = make_policy(policy, t, c, parse_params(param), slots, first, interval_s=interval)
+                                      "write NODE@SECONDS, e.g. --kill n1@60")]) from None
+        if not sep:
+            raise ModelError([Problem("--kill", f"{item!r} is not NODE@SECONDS", "write e.g. --kill n1@60")])
+    pol, faults = prepare_live(t, c, policy, plan_file, scheduler, parse_params(param), state, kills, sink,
+                               interval)
     with progress_bar("live {task.description}", "{task.completed:.0f}/{task.total:.0f} s",
                       disable=as_json or not err.is_terminal) as bar:
         task = bar.add_task(f"{t.name} ({policy})", total=duration)

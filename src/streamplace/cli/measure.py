@@ -3,14 +3,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.table import Table
 
-from streamplace.bench import resolve_topology
 from streamplace.cli._common import (
     CoresOpt,
     JsonOpt,
@@ -24,9 +22,10 @@ from streamplace.cli._common import (
     progress_bar,
     spark_session,
 )
-from streamplace.errors import ModelError, Problem
-from streamplace.files import write_whole
 from streamplace.report.compare import fmt
+from streamplace.workflows import measure
+from streamplace.workflows.cluster import cluster_at
+from streamplace.workflows.instance import load_topology
 
 
 @app.command("calibrate")
@@ -50,19 +49,16 @@ def calibrate_cmd(
     """
     import os
 
-    from streamplace.spark.cluster.state import state_at
-    from streamplace.spark.measure.calibration import calibrate, default_path, measured_block, write_calibration
-
-    state = state_at(master, state_dir)
+    state = cluster_at(master, state_dir)
     n = cores or os.cpu_count() or 2
     spark = spark_session(master, state, cores)
     with progress_bar("calibrating: {task.description}", "", disable=as_json or not err.is_terminal) as bar:
         task = bar.add_task("starting", total=None)
-        cal = calibrate(spark, n, batches, progress=lambda what: bar.update(task, description=what))
-    path = write_calibration(out_file or default_path(), cal.constants,
-                             measured_block(cal, spark.sparkContext.master, n))
+        done = measure.calibrate(spark, n, batches, out_file,
+                                 progress=lambda what: bar.update(task, description=what))
+    cal, path = done.calibration, done.path
     if as_json:
-        emit_json(json.loads(path.read_text(encoding="utf-8")) | {"path": str(path)})
+        emit_json(measure.calibration_document(done))
         return
     table = Table(title=f"Spark engine constants on {spark.sparkContext.master} (R² {cal.r2:.3f}, "
                         f"{cal.seconds:.0f} s)")
@@ -97,18 +93,10 @@ def profile_cmd(
     """
     import os
 
-    import yaml
-
-    from streamplace.spark.measure.profiler import profile_document, profile_topology
-
-    t = resolve_topology(topo)
-    unknown = sorted(set(operator or ()) - {o.id for o in t.operators})
-    if unknown:
-        raise ModelError([Problem("--operator", f"no operator {', '.join(unknown)} in {t.name}",
-                                  f"use one of {', '.join(o.id for o in t.operators)}")])
+    t = load_topology(topo)
     n = cores or os.cpu_count() or 2
+    todo = measure.operators_to_profile(t, operator)
     spark = spark_session(None, None, n)
-    todo = [o.id for o in t.operators if not operator or o.id in operator]
     with progress_bar("profiling {task.description}", "{task.completed:.0f}/{task.total:.0f} operators",
                       disable=as_json or not err.is_terminal) as bar:
         task = bar.add_task(t.name, total=len(todo))
@@ -120,11 +108,9 @@ def profile_cmd(
             seen.append(op_id)
             bar.update(task, description=f"{t.name}: {op_id}")
 
-        profile, fits = profile_topology(spark, t, n, trigger, node_type, batches, operator, progress=step)
+        done = measure.profile(spark, t, n, out_file, trigger, node_type, operator, batches, progress=step)
         bar.update(task, completed=len(todo))
-    doc = profile_document(profile, fits, n, trigger)
-    text = json.dumps(doc, indent=2) if out_file.suffix == ".json" else yaml.safe_dump(doc, sort_keys=False)
-    write_whole(out_file, text)
+    doc, fits = done.document, done.fits
     if as_json:
         emit_json(doc)
         return

@@ -3,14 +3,14 @@ tables, placement pictures, and the record of a plan's profile."""
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
 
-from streamplace.bench import list_builtins, resolve_profile
 from streamplace.cli._common import (
     CalibrationOpt,
     ClusterArg,
@@ -36,40 +36,14 @@ from streamplace.cli.comparison import compare_report, print_comparison, run_com
 from streamplace.errors import ModelError, Problem
 from streamplace.files import replace_whole, write_whole
 from streamplace.model.cluster import Cluster
-from streamplace.model.plan import Plan, json_text, jsonable, validate_plan_against
+from streamplace.model.plan import Plan, jsonable
 from streamplace.model.topology import Topology
-from streamplace.perf.engines import split_engine_params
-from streamplace.perf.evaluate import Evaluation, evaluate
 from streamplace.report.compare import fmt
-from streamplace.schedulers.base import REGISTRY, create, describe_parameters, parameter_ranges, scheduler_names
-from streamplace.spec.loader import dump_topology, load_plan, read_document, topology_to_doc
+from streamplace.workflows import planning
+from streamplace.workflows.instance import engine_and_rest
 
-
-def profile_record(path: Path) -> dict[str, str]:
-    """What a plan records of the profile it was made with: its path and the SHA-256 of its bytes (of its JSON
-    text for a built-in profile)."""
-    import hashlib
-
-    if not path.exists():  # a built-in profile by name
-        built = resolve_profile(path)
-        text = repr((built.entries, sorted(built.selectivity.items())))
-        return {"path": str(path), "sha256": hashlib.sha256(text.encode()).hexdigest()}
-    return {"path": str(path), "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
-
-
-def profile_mismatch(pl: Plan, profile: Path | None) -> str | None:
-    """Why evaluating ``pl`` with ``profile`` would not reproduce the plan's own prediction, or None."""
-    made = pl.profile
-    if made is None:
-        return None if profile is None else (f"the plan was made without a profile; evaluating with {profile} "
-                                             "predicts other costs than the plan's own figures")
-    if profile is None:
-        return (f"the plan was made with the profile {made.get('path')}; without --profile the topology's own "
-                f"costs are used and the figures differ from the plan's (fix: --profile {made.get('path')})")
-    if profile_record(profile)["sha256"] != made.get("sha256"):
-        return (f"{profile} is not the profile the plan was made with ({made.get('path')}, whose contents "
-                "differ): the figures differ from the plan's")
-    return None
+if TYPE_CHECKING:
+    from streamplace.perf.evaluate import Evaluation
 
 
 def print_plan(plan: Plan) -> None:
@@ -84,8 +58,8 @@ def print_plan(plan: Plan) -> None:
         return
     if plan.status != "infeasible":
         rates = ", ".join(f"{k} {v:,.6g} t/s" for k, v in plan.source_rates.items())
-        out.print(f"  source rates: {rates}" + ("  (the highest the plan sustains)" if REGISTRY[plan.scheduler]
-                                                .chooses_parallelism else ""), highlight=False)
+        out.print(f"  source rates: {rates}" + ("  (the highest the plan sustains)" if planning.chooses_parallelism(
+            plan.scheduler) else ""), highlight=False)
     table = Table(title="replicas" if plan.status != "infeasible" else "replicas (breaking the constraints above)",
                   show_lines=False)
     table.add_column("operator")
@@ -154,11 +128,9 @@ def plan(
     """
     check_picture(picture)
     t, c, p = load_instance(topo, cluster, profile)
-    engine_p, sched_p = split_engine_params(parse_params(param))
-    eng = engine_settings(engine, calibration, engine_p, cluster=c)
-    result = create(scheduler, sched_p).plan(t, c, p, engine=eng)
-    if profile is not None:
-        result = result.evolve(profile=profile_record(profile))
+    params = parse_params(param)
+    eng = engine_settings(engine, calibration, cluster=c)
+    result = planning.plan(t, c, scheduler, params=params, profile=profile, engine=eng)
     text = result.to_json() if out_file is not None or as_json else ""
     if out_file is not None:
         write_whole(out_file, text + "\n")
@@ -172,7 +144,7 @@ def plan(
         if result.status == "infeasible":
             warn(f"no picture written to {picture}: the plan is infeasible")
         else:
-            draw_picture(t, c, result, evaluate(t, c, result, p, engine=eng), picture, quiet=as_json)
+            draw_picture(t, c, result, planning.evaluate(t, c, result, profile=p, engine=eng), picture, quiet=as_json)
     if result.status == "infeasible":
         raise typer.Exit(1)
 
@@ -195,25 +167,11 @@ def evaluate_cmd(
     Example: streamplace evaluate linear-cpu rstorm-12 plan.json --picture plan.svg
     """
     check_picture(picture)
-    t, c, p = load_instance(topo, cluster, profile)
-    pl = load_plan(plan_file)
-    if pl.status == "infeasible":
-        raise ModelError([Problem("status", "the plan is infeasible: " + "; ".join(pl.explanation[:3]),
-                                  "plan again with another scheduler or a larger cluster")], str(plan_file))
-    problems = validate_plan_against(pl, t, c)
-    if problems:
-        raise ModelError(problems, str(plan_file))
-    engine_p, rest = split_engine_params(parse_params(param))
-    if rest:
-        raise ModelError([Problem("--param", f"evaluate takes engine parameters only, got {next(iter(rest))!r}",
-                                  "write spark.KEY=VALUE or storm.KEY=VALUE")])
-    eng = engine_settings(engine, calibration, engine_p, cluster=c)
-    mismatch = profile_mismatch(pl, profile)
-    if mismatch:
-        warn(mismatch)
-    ev: Evaluation = evaluate(t, c, pl, p, engine=eng)
-    pred = ev.predicted() | ({"engine_params": eng.describe()} if eng.name != "ideal" else {})
-    notes = ev.memory_notes() + ev.zero_reasons()
+    t, c, _ = load_instance(topo, cluster, profile)
+    eng = engine_settings(engine, calibration, cluster=c)
+    done = planning.predict(t, c, plan_file, profile=profile, engine=eng, params=parse_params(param),
+                            on_warning=warn)
+    pl, ev, notes, pred = done.plan, done.evaluation, done.notes, done.predicted()
     if as_json:
         emit_json({"topology": t.name, "cluster": c.name, "plan": str(plan_file), "predicted": jsonable(pred),
                    **({"warnings": notes} if notes else {})})
@@ -278,11 +236,10 @@ def compare_cmd(
         raise ModelError([Problem("--html", f"directory {html.parent} does not exist", "create it first")],
                          str(html))
     t, c, p = load_instance(topo, cluster, profile)
-    engine_p, _ = split_engine_params(parse_params(param))
-    eng = engine_settings(engine, calibration, engine_p, cluster=c)
+    eng, params = engine_and_rest(engine, parse_params(param), calibration, cluster=c)
     chosen = list_option(scheduler, "--scheduler") if scheduler else None
-    rows = run_comparison(t, c, p, chosen, [x for x in param or [] if x.partition("=")[0] not in engine_p],
-                          quiet=as_json, time_limit=time_limit, engine=eng, counts_from=counts_from)
+    rows = run_comparison(t, c, p, chosen, params, quiet=as_json, time_limit=time_limit, engine=eng,
+                          counts_from=counts_from)
     if plot is not None:
         from streamplace.report.plots import plot_comparison
 
@@ -306,21 +263,16 @@ def schedulers_cmd(as_json: JsonOpt = False) -> None:
 
     Example: streamplace schedulers
     """
+    found = planning.schedulers()
     if as_json:
-        emit_json([{"name": name, "summary": REGISTRY[name].summary,
-                    "chooses_parallelism": REGISTRY[name].chooses_parallelism,
-                    "parameters": dict(describe_parameters(REGISTRY[name])),
-                    "parameter_ranges": parameter_ranges(REGISTRY[name])}
-                   for name in scheduler_names()])
+        emit_json([dataclasses.asdict(s) for s in found])
         return
     table = Table(title="schedulers")
     table.add_column("name")
     table.add_column("what it does")
     table.add_column("parameters (default)")
-    for name in scheduler_names():
-        cls = REGISTRY[name]
-        params = ", ".join(f"{k}={v}" for k, v in describe_parameters(cls))
-        table.add_row(name, cls.summary, params)
+    for s in found:
+        table.add_row(s.name, s.summary, ", ".join(f"{k}={v}" for k, v in s.parameters.items()))
     out.print(table)
 
 
@@ -330,7 +282,7 @@ def bench_list(as_json: JsonOpt = False) -> None:
 
     Example: streamplace bench list
     """
-    rows = list_builtins()
+    rows = planning.builtins()
     if as_json:
         emit_json([{"kind": k, "name": n, "description": d} for k, n, d in rows])
         return
@@ -358,18 +310,10 @@ def import_flux(
 
     Example: streamplace import-flux examples/flux-wordcount.yaml --out wordcount.yaml
     """
-    from streamplace.spec.loader import load_flux
-
-    if not (rate > 0 and rate < float("inf")):
-        raise ModelError([Problem("--rate", f"must be a finite rate > 0, got {rate}", "give tuples/s, e.g. 1000")])
-    doc = read_document(flux_file)
-    topo = load_flux(doc, str(flux_file), default_rate=rate, custom_as_shuffle=custom_as_shuffle)
-    if custom_as_shuffle and any(str(((s or {}).get("grouping") or {}).get("type", "")).upper() == "CUSTOM"
-                                 for s in (doc.get("streams") or []) if isinstance(s, dict)
-                                 and isinstance(s.get("grouping") or {}, dict)):
-        warn("CUSTOM groupings planned as shuffle (--custom-as-shuffle): the plan assumes an even split, which "
-             "the user's Java class may not do")
-    text = json_text(topology_to_doc(topo)) + "\n" if as_json else dump_topology(topo)
+    done = planning.import_flux(flux_file, rate, custom_as_shuffle, as_json)
+    for note in done.notes:
+        warn(note + " (--custom-as-shuffle)")
+    text, topo = done.text, done.topology
     if out_file is None:
         sys.stdout.write(text)
     else:

@@ -28,11 +28,9 @@ from streamplace.cli._common import (
     TopoArg,
     app,
     emit_json,
-    engine_settings,
     err,
     friendly,
     info,
-    load_instance,
     out,
     parse_params,
     parse_trigger,
@@ -40,15 +38,21 @@ from streamplace.cli._common import (
     spark_session,
     warn,
 )
-from streamplace.errors import ModelError, Problem
 from streamplace.model.cluster import Cluster
-from streamplace.model.plan import Plan, jsonable, validate_plan_against
+from streamplace.model.plan import Plan, jsonable
 from streamplace.model.topology import Topology
-from streamplace.perf.engines import EngineSettings, split_engine_params
 from streamplace.report.compare import fmt, mfmt
-from streamplace.schedulers.base import create
-from streamplace.spec.loader import load_plan
-from streamplace.workflows.run import enact_run
+from streamplace.workflows.cluster import cluster_at
+from streamplace.workflows.run import (
+    check_run_options,
+    enact_run,
+    measured_beside_predicted,
+    page_capacity,
+    plan_to_run,
+    run_engine,
+    runnable_instance,
+    write_run_series,
+)
 
 
 @app.command("run")
@@ -93,38 +97,20 @@ def run_cmd(
 
     Example: streamplace run linear-cpu rstorm-12 --plan plan.json --duration 60
     """
-    from streamplace.spark.cluster.state import state_at
-
     t, c = spark_instance(topo, cluster)
     pl = plan_to_run(plan_file, scheduler, t, c)
-    if sink not in ("parquet", "noop", "memory"):
-        raise ModelError([Problem("--sink", f"unknown sink {sink!r}", "use parquet, noop or memory")])
-    state = state_at(master, state_dir)
-    if placement not in ("plan", "spark"):
-        raise ModelError([Problem("--placement", f"unknown placement {placement!r}", "use plan or spark")])
-    if placement == "spark" and state is None:
-        raise ModelError([Problem("--placement", "spark placement compares schedulers on a cluster of several "
-                                  "nodes", "give --master the URL of a cluster `streamplace cluster up` started")])
-    engine_p, rest = split_engine_params(parse_params(param))
-    if rest:
-        raise ModelError([Problem("--param", f"run takes engine parameters only, got {next(iter(rest))!r}",
-                                  "write spark.KEY=VALUE or storm.KEY=VALUE")])
+    state = cluster_at(master, state_dir)
+    check_run_options(sink, placement, state)
+    run_eng = run_engine(engine, calibration, parse_params(param), c)
     trigger_s = parse_trigger(trigger)
     with run_progress(f"{t.name} ({pl.scheduler} plan)", disable=as_json) as progress:
         done = enact_run(t, c, pl, str(plan_file or "plan"), state, master, cores, placement, trigger_s,
-                         engine_settings_for_run(engine, calibration, engine_p, c), max_rate, out_dir, sink, warmup,
+                         run_eng, max_rate, out_dir, sink, warmup,
                          duration, progress=progress, max_rate_name="--max-rate", out_option="--out",
                          **run_callbacks(master, state, cores, page, page_port))
     result, adm, predicted, lifted = done.result, done.admission, done.predicted, done.lifted
     if series is not None and result.series:
-        from streamplace.sim.series import write_series  # pandas: 0.35 s of every run's start otherwise
-
-        write_series({"batch_id": [b["batch_id"] for b in result.series],
-                      "timestamp": [b["timestamp"] for b in result.series],
-                      "input_rows": [b["input_rows"] for b in result.series],
-                      "input_rows_per_s": [b["input_rows_per_s"] for b in result.series],
-                      "processed_rows_per_s": [b["processed_rows_per_s"] for b in result.series],
-                      "duration_ms": [b["duration_ms"].get("triggerExecution", 0) for b in result.series]}, series)
+        write_run_series(result, series)
     admitted = {"trigger_s": adm.trigger_s, "rows_per_trigger": adm.rows_per_trigger, "max_rate": adm.max_rate,
                 "offered_rate": predicted["offered_rate"], "from": adm.source, "overloaded": adm.overloaded}
     if as_json:
@@ -148,12 +134,6 @@ def run_cmd(
                   f"the {warmup:g} s warm-up): the figures above are not the pipeline's; measure longer (--duration), "
                   "after a longer --warmup, or admit less (--max-rate)", highlight=False)
         raise typer.Exit(1)
-
-
-def engine_settings_for_run(engine: str, calibration: Path | None, params: dict[str, str],
-                            c: Cluster) -> Callable[[float | None], EngineSettings]:
-    """The engine settings of a run, once its trigger is known (auto: chosen from the model)."""
-    return lambda trigger_s: engine_settings(engine, calibration, params, trigger_s=trigger_s, cluster=c)
 
 
 def run_callbacks(master: str | None, state: Any, cores: int | None, page: bool, page_port: int) -> dict[str, Any]:
@@ -192,10 +172,9 @@ def open_page(title: str, duration_s: float, target: Cluster, path: Path, port: 
     if not enabled:
         return None
     from streamplace.page.live_run import RunPage
-    from streamplace.spark.runtime.watch import capacity_cores
 
     try:
-        page = RunPage(title, duration_s, capacity_cores(target), path, port)
+        page = RunPage(title, duration_s, page_capacity(target), path, port)
     except OSError as exc:
         warn(f"the live page could not be served on 127.0.0.1:{port} ({exc.strerror or exc}); the run goes on "
              "without it (--page-port 0 picks a free port, --no-page turns it off)")
@@ -205,14 +184,11 @@ def open_page(title: str, duration_s: float, target: Cluster, path: Path, port: 
 
 
 def print_run(result: Any, t: Topology, pl: Plan, master: str | None, duration: float, here: str) -> None:
-    from streamplace.spark.runtime.run import comparison, ratio
-
     p = result.predicted
     table = Table(title=f"{t.name} on Spark ({master or 'local'}), {pl.scheduler} plan, {duration:g} s measured")
     for col in ("quantity", f"predicted ({p.get('engine')} engine)", "measured", "measured / predicted"):
         table.add_column(col, justify="left" if col == "quantity" else "right")
-    for name, pv, mv in comparison(p, result.measured):
-        r = ratio(pv, mv)
+    for name, pv, mv, r in measured_beside_predicted(p, result.measured):
         shown = mfmt(pv) if name.startswith("CPU busy") else fmt(pv)  # not modelled for a cluster of nodes
         table.add_row(name, shown, mfmt(mv), "" if r is None else f"{r:.2f}")
     table.add_row("sustainable throughput (tuples/s)", fmt(p.get("throughput")), "", "")
@@ -262,26 +238,5 @@ def print_run(result: Any, t: Topology, pl: Plan, master: str | None, duration: 
 
 
 def spark_instance(topo: str, cluster: str) -> tuple[Topology, Cluster]:
-    """The instance a Spark command runs; bad logic names or parameters fail here, naming the file, before Spark
-    starts."""
-    from streamplace.spark.runtime.logic import logic_of
-
-    t, c, _ = load_instance(topo, cluster, None)
-    for op in t.operators:
-        logic_of(op, where=topo)
-    return t, c
-
-
-def plan_to_run(plan_file: Path | None, scheduler: str, t: Topology, c: Cluster) -> Plan:
-    """The plan file checked against the instance, else a plan made now with ``scheduler``; never infeasible."""
-    if plan_file is not None:
-        pl = load_plan(plan_file)
-        problems = validate_plan_against(pl, t, c)
-        if problems:
-            raise ModelError(problems, str(plan_file))
-    else:
-        pl = create(scheduler).plan(t, c)
-    if not pl.ok:
-        raise ModelError([Problem("plan", "the plan is infeasible: " + "; ".join(pl.explanation),
-                                  "plan with another scheduler or a larger cluster")])
-    return pl
+    """The instance a Spark command runs (workflows.run.runnable_instance), its warnings printed."""
+    return runnable_instance(topo, cluster, on_warning=warn, where=topo)

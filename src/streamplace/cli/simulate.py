@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from streamplace.bench import resolve_cluster, resolve_topology
 from streamplace.cli._common import (
     JsonOpt,
     TopoArg,
@@ -21,6 +20,7 @@ from streamplace.cli._common import (
     progress_bar,
 )
 from streamplace.model.plan import jsonable
+from streamplace.workflows import simulate as simulation
 
 
 @app.command("simulate")
@@ -46,34 +46,16 @@ def simulate_cmd(
 
     Example: streamplace simulate manufacturing --controller btu --pattern stepwise -p btu_minutes=60 --plot fig.png
     """
-    from streamplace.elastic import make_pattern
-    from streamplace.report.elastic import plot_figure
-    from streamplace.report.plots import check_plot_path
-    from streamplace.sim.factory import build
-
-    if plot is not None:
-        check_plot_path(plot)
-    from streamplace.sim import simulate
-    from streamplace.sim.series import write_series
-
-    t = resolve_topology(topo)
-    vm = resolve_cluster(cluster)
-    ctrl, cfg = build(controller, parse_params(param), minutes, seed)
-    load = make_pattern(pattern, minutes, seed)
     with progress_bar("simulating {task.description}", "{task.completed}/{task.total} min",
                       disable=as_json or not err.is_terminal) as bar:
-        task = bar.add_task(f"{controller} on {load.name}", total=minutes)
-        result = simulate(t, vm, load, ctrl, cfg, progress=lambda m: bar.update(task, completed=m))
-    s = result.summary
-    if series is not None:
-        write_series(result.series, series)
-    if plot is not None:
-        label = f"{controller} (BTU{cfg.btu_minutes:g}) on {load.name}"
-        plot_figure([(label, result.series)], plot, f"{t.name}: {label}, seed {seed}")
+        task = bar.add_task(f"{controller} on {pattern}", total=minutes)
+        done = simulation.simulate(topo, cluster, controller, pattern, minutes, seed, parse_params(param), series,
+                                   plot, progress=lambda m: bar.update(task, completed=m))
+    s, cfg, t = done.result.summary, done.config, done.topology
     if as_json:
         emit_json(jsonable(s))
         return
-    table = Table(title=f"{t.name}: {controller} (BTU {cfg.btu_minutes:g} min) on {load.name}, {minutes} min, "
+    table = Table(title=f"{t.name}: {controller} (BTU {cfg.btu_minutes:g} min) on {done.load_name}, {minutes} min, "
                         f"seed {seed}")
     table.add_column("metric")
     table.add_column("value", justify="right")

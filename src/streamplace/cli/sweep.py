@@ -8,7 +8,6 @@ from typing import Annotated
 
 import typer
 
-from streamplace.bench import resolve_cluster, resolve_topology
 from streamplace.cli._common import (
     CalibrationOpt,
     EngineOpt,
@@ -17,7 +16,6 @@ from streamplace.cli._common import (
     StateOpt,
     app,
     emit_json,
-    engine_settings,
     err,
     friendly,
     list_option,
@@ -27,8 +25,8 @@ from streamplace.cli._common import (
     spark_session,
 )
 from streamplace.errors import ModelError, Problem
-from streamplace.perf.engines import split_engine_params
-from streamplace.schedulers.base import REGISTRY, scheduler_names
+from streamplace.workflows import cluster as clusters_wf
+from streamplace.workflows import measure
 
 
 def _numbers(text: str, option: str, integer: bool) -> list[float]:
@@ -81,34 +79,18 @@ def sweep_cmd(
 
     Example: streamplace sweep -t linear-cpu,diamond-cpu -c hetero-3,hetero-12 --scales 0.5:4:8 --out sweep.parquet
     """
-    from streamplace.bench.sweep import grid
-    from streamplace.spark.measure.sweep import run_sweep
-
     topo_names, cluster_names = list_option(topologies, "--topologies"), list_option(clusters, "--clusters")
     sched_names = list_option(schedulers or ["round-robin,r-storm,ffd,ds2,hetero"], "--schedulers")
-    unknown = [s for s in sched_names if s not in REGISTRY]
-    if unknown:
-        raise ModelError([Problem("--schedulers", f"unknown scheduler {unknown[0]!r}",
-                                  f"use some of {', '.join(scheduler_names())}")])
-    engine_p, rest = split_engine_params(parse_params(param))
-    if rest:
-        raise ModelError([Problem("--param", f"sweep takes engine parameters only, got {next(iter(rest))!r}",
-                                  "write spark.KEY=VALUE or storm.KEY=VALUE")])
-    eng = engine_settings(engine, calibration, engine_p)
-    topos = {name: resolve_topology(name) for name in topo_names}
-    clus = {name: resolve_cluster(name) for name in cluster_names}
-    instances = grid(topo_names, cluster_names, sched_names, _numbers(scales, "--scales", False),
-                     [int(v) for v in _numbers(seeds, "--seeds", True)])
-    from streamplace.spark.cluster.state import state_at
-
-    state = state_at(master, state_dir)
+    scale_values = _numbers(scales, "--scales", False)
+    seed_values = [int(v) for v in _numbers(seeds, "--seeds", True)]
+    state = clusters_wf.cluster_at(master, state_dir)
     spark = spark_session(master, state, None)
     with progress_bar("sweep {task.description}", "{task.completed}/{task.total} tasks",
                       disable=as_json or not err.is_terminal) as bar:
-        task = bar.add_task(f"{len(instances):,} instances", total=None)
-        run = run_sweep(spark, instances, topos, clus, out_dir, partitions,
-                        progress=lambda done, total: bar.update(task, completed=done, total=total), engine=eng,
-                        engine_params=engine_p)
+        task = bar.add_task("instances", total=None)
+        run = measure.sweep(spark, topo_names, cluster_names, sched_names, scale_values, seed_values, out_dir,
+                            partitions, engine, calibration, parse_params(param),
+                            progress=lambda done, total: bar.update(task, completed=done, total=total))
     if as_json:
         emit_json({"path": run.path, "instances": run.instances, "tasks": run.tasks, "seconds": run.seconds,
                    "per_second": run.per_second, "statuses": run.statuses})

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from streamplace.errors import Problem, SpecError
 from streamplace.model.cluster import Cluster
 from streamplace.model.topology import Topology
 from streamplace.perf.engines import EngineSettings
@@ -83,3 +84,38 @@ def enact_live(t: Topology, c: Cluster, policy: Any, state: Any, master: str | N
         if live_page is not None:
             live_page.close()
     return result
+
+
+LIVE_SINKS = ("parquet", "noop")
+
+
+def prepare_live(t: Topology, c: Cluster, policy: str, plan: Any, scheduler: str, params: dict[str, str],
+                 state: Any, kills: list[tuple[str, float]] | None = None, sink: str = "parquet",
+                 interval_s: float | None = None) -> tuple[Any, list[Fault]]:
+    """The live policy by name, started from ``plan`` (a Plan, a plan file, or None: planned now with
+    ``scheduler``; re-placed to fit the nodes' replica slots), and the faults to inject: ``kills``, (node,
+    seconds) pairs, each killing that node's worker (only on a cluster `cluster up` started)."""
+    from streamplace.elastic.live_policies import fits_slots, make_policy, place_counts
+    from streamplace.spark.runtime.layout import worker_layout
+    from streamplace.workflows.cluster import kill_worker
+    from streamplace.workflows.run import plan_to_run
+
+    if sink not in LIVE_SINKS:
+        raise SpecError([Problem("sink", f"unknown sink {sink!r}", f"use {' or '.join(LIVE_SINKS)}")])
+    workers = state.layout() if state is not None else None
+    slots = {w.node: w.replica_slots for w in (workers or worker_layout(c))}
+    faults: list[Fault] = []
+    for node, when in kills or []:
+        if state is None:
+            raise SpecError([Problem("kill", "only a standalone cluster's workers can be killed",
+                                     "run on a cluster `streamplace cluster up` started (its master URL)")])
+        if node not in slots:
+            raise SpecError([Problem("kill", f"{node!r} is no node of {c.name}",
+                                     f"name one of {', '.join(slots)}")])
+        faults.append((when, f"kill {node}", functools.partial(kill_worker, state, node)))
+    first = None
+    if policy != "s-odrp":
+        first = plan_to_run(plan, scheduler, t, c)
+        if not fits_slots(first, slots):
+            first = place_counts(t, c, first.counts(), slots)
+    return make_policy(policy, t, c, params, slots, first, interval_s=interval_s), faults

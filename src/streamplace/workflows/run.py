@@ -14,11 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from streamplace.errors import Problem, SpecError
 from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Topology
 from streamplace.perf.engines import EngineSettings
 from streamplace.report.compare import mfmt
+from streamplace.workflows.instance import Engine, Spec, engine_and_rest, engine_settings, load_instance, plan_for
 
 #: a line for the caller to show (a warning, or a note such as where the live page was written)
 Say = Callable[[str], None]
@@ -221,3 +223,126 @@ def launch_figures(measured: dict[str, Any], session_began_at: float, launched_a
     if "first_batch_end_at" in measured:
         out["launch_to_first_batch_s"] = max(0.0, measured["first_batch_end_at"] - launched_at)
     return out
+
+
+def run(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan | Spec, *, duration_s: float = 60.0,
+        warmup_s: float = 15.0, trigger_s: float | None = None, cores: int | None = None,
+        out_dir: str | Path | None = None,
+        engine: Engine = "spark", max_rate: float | None = None) -> Any:
+    """Run the plan's pipeline on local Spark (``cores`` of this machine) and measure it; ``result.measured``
+    beside ``result.predicted`` (the engine's model of this machine), every ``trigger_s`` seconds (None: as `run
+    --trigger auto` picks it, spark/runtime/admission.py). Each micro-batch admits at most
+    ``max_rate`` tuples/s of the sources (default: what the engine's model says the plan sustains here; the rest
+    waits in the sources' backlog, ``measured["backlog_rows"]``). The output and checkpoint go to
+    ``out_dir`` (default ``run-out/TOPOLOGY-DIGEST``), which resumes only the same pipeline. Returns the
+    spark.runtime.run.RunResult."""
+    import os
+
+    from streamplace.spark.runtime.admission import admission, admitted_plan, continuous
+    from streamplace.spark.runtime.outdir import run_dir
+    from streamplace.spark.runtime.pipeline import PipelineConfig
+    from streamplace.spark.runtime.run import run_pipeline, run_target
+    from streamplace.spark.runtime.session import local_session
+
+    inst = load_instance(topology, cluster)
+    t, c = inst.topology, inst.cluster
+    for name, value, low in (("duration_s", duration_s, 0.0), ("warmup_s", warmup_s, -1e-12)):
+        if not isinstance(value, int | float) or isinstance(value, bool) or not value > low or value > 86_400:
+            raise SpecError([Problem(name, f"must be a number of seconds in {'(0' if low == 0 else '[0'}, 86400], "
+                                           f"got {value!r}", f"give {name} a duration, e.g. 30")])
+    for name, value in (("trigger_s", trigger_s), ("max_rate", max_rate), ("cores", cores)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float) or not value > 0
+                                  or value != value or value == float("inf")):
+            raise SpecError([Problem(name, f"must be a finite number > 0 (or None), got {value!r}",
+                                     f"give {name} a positive value, or leave it out")])
+    plan = plan_for(plan, t, c)
+    if not plan.ok:
+        raise SpecError([Problem("plan", "the plan is infeasible: " + "; ".join(plan.explanation),
+                                 "plan with another scheduler or a larger cluster")])
+    eng = engine_settings(engine, cluster=c)
+    n = cores or os.cpu_count() or 2
+    target_cluster, target_plan, _ = run_target(t, c, plan, None, None, n)  # this machine, as `run` predicts it
+    adm = admission(t, target_cluster, target_plan, eng, trigger_s, max_rate)
+    directory = run_dir(t, plan, "parquet", Path(out_dir) if out_dir is not None else None, option="out_dir")
+    cfg = PipelineConfig(trigger_s=adm.trigger_s, out_dir=directory, admission=adm.rows_per_trigger)
+    return run_pipeline(local_session(n), t, target_cluster, target_plan, duration_s, warmup_s, cfg,
+                        engine=continuous(eng, adm.trigger_s), predict_for=admitted_plan(t, target_plan, adm))
+
+
+def runnable_instance(topology: Topology | Spec, cluster: Cluster | Spec, on_warning: Say = _silent,
+                      where: str | None = None) -> tuple[Topology, Cluster]:
+    """The instance a Spark use case runs: bad logic names or parameters fail here, naming the file (``where``),
+    before Spark starts."""
+    from streamplace.spark.runtime.logic import logic_of
+
+    inst = load_instance(topology, cluster, None, on_warning)
+    for op in inst.topology.operators:
+        logic_of(op, where=where if where is not None else str(topology))
+    return inst.topology, inst.cluster
+
+
+def plan_to_run(plan: Plan | Spec | None, scheduler: str, t: Topology, c: Cluster) -> Plan:
+    """The given plan (or plan file) checked against the instance, else a plan made now with ``scheduler``;
+    never an infeasible one."""
+    from streamplace.schedulers.base import create
+
+    pl = plan_for(plan, t, c, str(plan) if isinstance(plan, str | Path) else "plan") if plan is not None \
+        else create(scheduler).plan(t, c)
+    if not pl.ok:
+        raise SpecError([Problem("plan", "the plan is infeasible: " + "; ".join(pl.explanation),
+                                 "plan with another scheduler or a larger cluster")])
+    return pl
+
+
+SINKS = ("parquet", "noop", "memory")
+PLACEMENTS = ("plan", "spark")
+
+
+def check_run_options(sink: str, placement: str, state: Any) -> None:
+    """Refuse an unknown sink or placement, and Spark's own placement off a cluster (it compares schedulers on
+    a cluster of several nodes)."""
+    if sink not in SINKS:
+        raise SpecError([Problem("sink", f"unknown sink {sink!r}", f"use {', '.join(SINKS)}")])
+    if placement not in PLACEMENTS:
+        raise SpecError([Problem("placement", f"unknown placement {placement!r}", "use plan or spark")])
+    if placement == "spark" and state is None:
+        raise SpecError([Problem("placement", "spark placement compares schedulers on a cluster of several nodes",
+                                 "run on a cluster `streamplace cluster up` started (its master URL)")])
+
+
+def run_engine(engine: Engine, calibration: Path | None, params: dict[str, str] | None,
+               c: Cluster) -> Callable[[float | None], EngineSettings]:
+    """The engine settings of a run once its trigger is known (None: auto, chosen from the model); ``params``:
+    engine parameters only (``ENGINE.key``), checked now."""
+    _, rest = engine_and_rest(engine, params, calibration, cluster=c)
+    if rest:
+        raise SpecError([Problem("params", f"a run takes engine parameters only, got {next(iter(rest))!r}",
+                                 "write ENGINE.key=value, e.g. spark.trigger_s=2")])
+    return lambda trigger_s: engine_and_rest(engine, params, calibration, cluster=c, trigger_s=trigger_s)[0]
+
+
+def measured_beside_predicted(predicted: dict[str, Any], measured: dict[str, Any]) \
+        -> list[tuple[str, Any, Any, float | None]]:
+    """(quantity, predicted, measured, measured / predicted) for every quantity a run measures."""
+    from streamplace.spark.runtime.run import comparison, ratio
+
+    return [(name, pv, mv, ratio(pv, mv)) for name, pv, mv in comparison(predicted, measured)]
+
+
+def page_capacity(target: Cluster) -> dict[str, float]:
+    """Each node's cores as the live page counts CPU against them (quota-scaled on an emulated cluster)."""
+    from streamplace.spark.runtime.watch import capacity_cores
+
+    return capacity_cores(target)
+
+
+def write_run_series(result: Any, path: Path) -> None:
+    """A run's per-batch series (batch, time, rows in, rates, duration) as .csv, or .parquet."""
+    from streamplace.sim.series import write_series  # pandas: 0.35 s of every run's start otherwise
+
+    batches = result.series
+    write_series({"batch_id": [b["batch_id"] for b in batches], "timestamp": [b["timestamp"] for b in batches],
+                  "input_rows": [b["input_rows"] for b in batches],
+                  "input_rows_per_s": [b["input_rows_per_s"] for b in batches],
+                  "processed_rows_per_s": [b["processed_rows_per_s"] for b in batches],
+                  "duration_ms": [b["duration_ms"].get("triggerExecution", 0) for b in batches]}, path)

@@ -1,7 +1,7 @@
 """The demo: every scheduler on a built-in heterogeneous instance, then the best plan enacted on that cluster,
 emulated on this machine, beside the spark engine's prediction of it, in one HTML report.
 
-This module decides and measures; the command line (``streamplace demo``) starts and stops the cluster and
+This module decides, measures, and starts and stops the cluster; the command line (``streamplace demo``)
 prints. The product's job is the default (``on="cluster"``): `cluster up` starts one Spark worker per node of
 the cluster on this machine, each under a CPU quota of its share of the machine (where cgroups are writable),
 and the best plan runs with every replica pinned to its planned node, at half the rate the model predicts the
@@ -12,8 +12,10 @@ local Spark (one node to the model), for machines where a cluster cannot start (
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -174,3 +176,80 @@ def _f(x: Any) -> str:
 def instance_notes(topology: Topology, cluster: Cluster) -> list[str]:
     return [f"{cluster.name}: {len(cluster)} nodes of types {', '.join(cluster.types)}",
             f"{topology.name}: {len(topology.operators)} operators, {topology.total_replicas()} replicas requested"]
+
+
+@dataclass(frozen=True)
+class ClusterRun:
+    """The demo's run on its emulated cluster: the run (workflows.run.RunDone), the plan it ran (sources scaled to
+    ``factor`` of the spec's), the cluster's quotas in words, the report's section, the verdict and its JSON."""
+
+    done: Any
+    run_plan: Plan
+    factor: float
+    master_url: str
+    section: Any
+    verdict: str
+    document: dict[str, Any]
+
+
+def run_on_cluster(t: Topology, c: Cluster, plan: Plan, seconds: float, out_dir: Path, calibration: Path | None,
+                   *, session: Any, open_page: Any, progress: Callable[[float, float], None] | None = None,
+                   on_info: Callable[[str], None] = lambda _: None, on_warning: Callable[[str], None] = lambda _: None,
+                   starting: Callable[[str], AbstractContextManager[Any]] | None = None) -> ClusterRun:
+    """``plan`` run on ``c`` emulated here: `cluster up` (state under ``out_dir``), the run pinned as planned with
+    its live page (``session(state)`` and ``open_page`` as workflows.run.enact_run takes them), and the cluster
+    stopped whatever happens, from the moment `up` starts. ``starting(label)`` wraps the cluster's start (a
+    spinner); what the demo says goes to ``on_info`` / ``on_warning``."""
+    from streamplace.workflows.cluster import start, stop
+    from streamplace.workflows.run import enact_run, measured_beside_predicted, run_engine
+
+    state_dir = out_dir / "cluster"
+    run_out = out_dir / "spark-run"
+    shutil.rmtree(run_out, ignore_errors=True)  # this run, not a resumed one
+    try:  # from the start of `up`: an interrupt at any point still stops what was started
+        label = f"starting {c.name} on this machine: a Spark master and {len(c.nodes)} workers"
+        with starting(label) if starting is not None else contextlib.nullcontext():
+            state = start(c, state_dir, jvm_archives=False).state
+        if state.cpu_scale:
+            quotas = (f"each under a CPU quota of its share of {state.cpu_budget_cores:g} real cores (×"
+                      f"{state.cpu_scale:.3g} of its spec's cores: " + ", ".join(
+                          f"{w.node} {w.cpu_quota_cores:.2f}" for w in state.workers) + ")")
+            on_info(f"cluster {c.name} up at {state.master_url}: {quotas}")
+        else:
+            quotas = "the nodes sharing this machine's cores without quotas"
+            on_warning(f"{state.cpu_quota_note or 'no CPU quotas'}: the nodes share this machine's cores without "
+                       f"quotas, so the prediction, made for {c.name}'s own cores, will read higher than the run")
+        engine = run_engine("spark", calibration, {}, c)
+        run_plan, factor = emulated_run_plan(t, c, plan, state.cpu_scale, engine(None))
+        on_info(f"running the {plan.scheduler} plan with every replica on its node, sources at {100 * factor:.3g} % "
+                f"of the spec's rates ({EMULATED_LOAD:.0%} of what the model predicts the plan sustains here)")
+        done = enact_run(t, c, run_plan, f"{plan.scheduler} plan", state, state.master_url, None, "plan", None,
+                         engine, None, run_out, "noop", WARMUP_S, seconds, settle_rows=SETTLED_ROWS,
+                         settle_max_s=SETTLE_MAX_S, progress=progress, session=lambda log_to: session(state, log_to),
+                         open_page=open_page, on_warning=on_warning, on_info=on_info)
+    finally:
+        stop_driver()  # the run's application leaves the master first: no executor is started meanwhile
+        if (state_dir / "state.json").exists():
+            try:
+                stopped = stop(state_dir)
+                on_info(f"cluster {c.name} stopped ({len(stopped)} processes and groups)")
+            except Exception as exc:  # said, without hiding the run's own error
+                on_warning(f"stopping {c.name} failed ({exc}): `streamplace cluster down --state-dir {state_dir}`")
+    section, text, agrees = cluster_section(t, c, plan, done, factor, quotas, done.page)
+    document = {"on": "cluster", "agrees": agrees, "verdict": text,
+                "page": None if done.page is None else str(done.page),
+                "source_rate_share": factor, "cpu_scale": state.cpu_scale,
+                "rows": [{"quantity": n, "predicted": pv, "measured": mv}
+                         for n, pv, mv, _ in measured_beside_predicted(done.result.predicted, done.result.measured)]}
+    return ClusterRun(done, run_plan, factor, state.master_url, section, text, document)
+
+
+def stop_driver() -> None:
+    """Stop this process's Spark session, if one runs (its executors go with it)."""
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        return
+    session = SparkSession.getActiveSession()
+    if session is not None:
+        session.stop()

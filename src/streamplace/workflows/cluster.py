@@ -1,0 +1,125 @@
+"""Cluster use cases: start a Spark standalone cluster that emulates a cluster spec here (or spans hosts), find
+it again, say what a remote host needs to serve as one of its nodes, show it and stop it.
+
+`streamplace cluster up|worker-config|status|down`, and the commands that run on a cluster (`run`, `live`,
+`sweep`, `calibrate`, the demo) call these; nothing here prints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from streamplace.errors import ModelError, Problem
+from streamplace.model.cluster import Cluster
+from streamplace.workflows.instance import Spec, load_cluster
+
+
+@dataclass(frozen=True)
+class Started:
+    """What `cluster up` started: the cluster's state, the nodes left to start on other hosts, and whether the
+    JVM class archives it wrote are in use (False: its runs start their JVMs without them)."""
+
+    cluster: Cluster
+    state: Any  # spark.cluster.state.ClusterState
+    remote: list[str]
+    archives_in_use: bool
+
+
+def start(cluster: Cluster | Spec, state_dir: Path | None = None, host: str = "127.0.0.1",
+          replica_slots: int | None = None, cpu_quota: bool = True, cpu_budget: float | None = None,
+          remote: str | list[str] | None = None, jvm_archives: bool = True) -> Started:
+    """Start one master and one worker per node here (``remote``: the nodes whose workers run on other hosts,
+    a list, a comma list or ``"all"``), with per-node CPU quotas where cgroups allow, and the JVMs' class
+    archives."""
+    from streamplace.spark.cluster.jvm_options import driver_options, executor_options
+    from streamplace.spark.cluster.standalone import up
+
+    c = cluster if isinstance(cluster, Cluster) else load_cluster(cluster)
+    if remote == "all":
+        far = [n.id for n in c.nodes]
+    elif isinstance(remote, str) or remote is None:
+        far = [n for n in (remote or "").split(",") if n]
+    else:
+        far = list(remote)
+    state = up(c, state_dir, host, replica_slots, cpu_quota=cpu_quota, cpu_budget=cpu_budget, remote=far,
+               jvm_archives=jvm_archives)
+    return Started(c, state, far, bool(driver_options(state) and executor_options(state)))
+
+
+def state_dir_of(cluster: str | None, state_dir: Path | None) -> Path:
+    """The state directory of a cluster `cluster up` started here: ``state_dir`` if given, else by the cluster's
+    name (as `up` printed it), spec or built-in name, else the one cluster there is."""
+    from streamplace.spark.cluster.state import state_root
+
+    if state_dir is not None:
+        return state_dir
+    if cluster is None:  # the one cluster `cluster up` left state for, when there is exactly one
+        known = sorted(p.parent.name for p in state_root().glob("*/state.json")) if state_root().is_dir() else []
+        if len(known) == 1:
+            return state_root() / known[0]
+        raise ModelError([Problem("cluster", "which cluster? " + (f"there are {len(known)}: {', '.join(known)}"
+                                                                  if known else "none was started"),
+                                  "name it, or give its state directory")])
+    if (state_root() / cluster / "state.json").is_file():  # the spec's name, as `cluster up` printed it
+        return state_root() / cluster
+    return state_root() / load_cluster(cluster).name
+
+
+def cluster_at(master: str | None, state_dir: Path | None = None) -> Any:
+    """The state of the cluster `cluster up` started here that answers at ``master`` (a spark:// URL); None for a
+    local master; a clear error when none started here answers there."""
+    from streamplace.spark.cluster.state import state_at
+
+    return state_at(master, state_dir)
+
+
+def worker_config(cluster: str, node: str, master: str | None = None, replica_slots: int | None = None,
+                  directory: str = "/opt/streamplace-worker", include_secret: bool = False,
+                  state_dir: Path | None = None) -> dict[str, Any]:
+    """What a real host needs to serve as ``node`` of ``cluster``: its discovery script, properties and start
+    command (render it with :func:`render_worker_config`)."""
+    from streamplace.spark.cluster.standalone import worker_config as make
+    from streamplace.spark.cluster.state import ClusterState
+
+    where = state_dir_of(cluster, state_dir)
+    # the cluster `cluster up` started here (its URL, secret and workers as started), when there is one
+    state = ClusterState.load(where) if (where / "state.json").is_file() else None
+    if state is None and (master is None or include_secret):
+        raise ModelError([Problem("master" if master is None else "include_secret",
+                                  f"no cluster was started here for {cluster} ({where})",
+                                  "start it with `streamplace cluster up`, or give the master's URL and copy the "
+                                  "secret")])
+    spec = state if state is not None and replica_slots is None else load_cluster(cluster)
+    url = master if master is not None else state.master_url  # type: ignore[union-attr]
+    return make(spec, node, url, replica_slots, str(where / "secret"), directory,
+                state.secret if include_secret and state else None)
+
+
+def render_worker_config(doc: dict[str, Any]) -> str:
+    """A worker configuration as the shell recipe a person follows on that host."""
+    from streamplace.spark.cluster.standalone import render_worker_config as render
+
+    return render(doc)
+
+
+def stop(state_dir: Path) -> list[str]:
+    """Stop exactly the master and workers `cluster up` started (from their pid files); what was stopped."""
+    from streamplace.spark.cluster.standalone import down
+
+    return down(state_dir)
+
+
+def status(state_dir: Path) -> dict[str, Any]:
+    """The master, each worker's process and registration, and the running applications."""
+    from streamplace.spark.cluster.standalone import status as read
+
+    return read(state_dir)
+
+
+def kill_worker(state: Any, node: str) -> None:
+    """Kill one node's worker and executor (the fault `live --kill-node` injects)."""
+    from streamplace.spark.cluster.standalone import kill_worker as kill
+
+    kill(state, node)

@@ -1,0 +1,194 @@
+"""An instance to plan: the topology, the cluster and the profile, from names, paths, mappings or objects, checked
+against one another; the engine its predictions are for; the record a plan keeps of its profile.
+
+One loader for every caller (the command line and the Python API loaded instances in two ways before): specs are
+a built-in name (``streamplace bench list``), a YAML/JSON path, ``"-"`` (standard input) or a mapping. What a
+caller may show (a profile's unused node types, a topology's cycles) goes to ``on_warning``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from streamplace.bench import resolve_cluster, resolve_profile, resolve_topology
+from streamplace.errors import Problem, SpecError
+from streamplace.model.cluster import Cluster, check_compatible
+from streamplace.model.plan import Plan, validate_plan_against
+from streamplace.model.profile import Profile
+from streamplace.model.topology import Topology
+from streamplace.params import by_scope
+from streamplace.perf.engines import ENGINE_NAMES, EngineSettings
+from streamplace.perf.engines.spark import SparkConstants, SparkSettings
+from streamplace.spec.loader import load_cluster as _load_cluster
+from streamplace.spec.loader import load_plan as _load_plan
+from streamplace.spec.loader import load_profile as _load_profile
+from streamplace.spec.loader import load_topology as _load_topology
+
+Spec = str | Path | Mapping[str, Any]
+#: an engine by name ("spark", "storm", "ideal"), as settings, or None (the ideal model with its defaults)
+Engine = str | EngineSettings | None
+#: a line for the caller to show
+Say = Callable[[str], None]
+#: the engine every use case predicts for unless told otherwise, in the API as on the command line: streamplace
+#: enacts its plans on Spark
+DEFAULT_ENGINE = "spark"
+
+
+def silent(text: str) -> None:
+    """The default of ``on_warning`` / ``on_info``: say nothing."""
+
+
+@dataclass(frozen=True)
+class Instance:
+    """A topology, a cluster it is compatible with, and the profile of its costs (None: the topology's own)."""
+
+    topology: Topology
+    cluster: Cluster
+    profile: Profile | None = None
+
+
+def load_topology(spec: Spec) -> Topology:
+    """A topology from a built-in name (``streamplace bench list``), a YAML/JSON path, ``"-"`` or a mapping."""
+    if isinstance(spec, Mapping | Path):
+        return _load_topology(spec)
+    return resolve_topology(spec)
+
+
+def load_cluster(spec: Spec) -> Cluster:
+    """A cluster from a built-in name, a YAML/JSON path, ``"-"`` or a mapping."""
+    if isinstance(spec, Mapping | Path):
+        return _load_cluster(spec)
+    return resolve_cluster(spec)
+
+
+def load_profile(spec: str | Path | Mapping[str, Any]) -> Profile:
+    """Measured costs per (operator, node type), as ``streamplace profile`` writes them, or a built-in profile."""
+    if isinstance(spec, Mapping):
+        return _load_profile(spec)
+    return resolve_profile(spec)
+
+
+def _spec_kind(value: Any, argument: str, model: type) -> None:
+    """SpecError naming ``argument`` unless ``value`` is a ``model``, a built-in name, a path or a mapping."""
+    if not isinstance(value, model | str | Path | Mapping):
+        raise SpecError([Problem(argument, f"expects a {model.__name__}, a built-in name, a YAML/JSON path or a "
+                                           f"mapping, got {type(value).__name__}",
+                                 f"pass e.g. sp.load_{argument}(...) or a name from `streamplace bench list`")])
+
+
+def load_instance(topology: Topology | Spec, cluster: Cluster | Spec, profile: Profile | Spec | None = None,
+                  on_warning: Say = silent) -> Instance:
+    """The instance, checked: the cluster can hold the topology (pinning, node names), the profile names only the
+    topology's operators. ``on_warning`` hears of the profile's node types the cluster lacks and of the
+    topology's cycles."""
+    _spec_kind(topology, "topology", Topology)
+    _spec_kind(cluster, "cluster", Cluster)
+    t = topology if isinstance(topology, Topology) else load_topology(topology)
+    c = cluster if isinstance(cluster, Cluster) else load_cluster(cluster)
+    problems = check_compatible(t, c)
+    if problems:
+        raise SpecError(problems, str(topology) if isinstance(topology, str | Path) else t.name)
+    p = profile_of(profile)
+    if p is not None:
+        extra = p.check_against(set(t.index))
+        if extra:
+            raise SpecError(extra, str(profile) if isinstance(profile, str | Path) else "profile")
+        for note in p.unused_node_types({n.type for n in c.nodes if n.type}):
+            on_warning(note)
+    for w in t.cycle_warnings():
+        on_warning(w)
+    return Instance(t, c, p)
+
+
+def profile_of(profile: Profile | Spec | None) -> Profile | None:
+    """A Profile, or one loaded from a built-in name, a path or a mapping; None stays None."""
+    if profile is None or isinstance(profile, Profile):
+        return profile
+    if isinstance(profile, str | Path | Mapping):
+        return load_profile(profile)
+    raise SpecError([Problem("profile", f"expects a Profile, a path or a mapping, got {type(profile).__name__}",
+                             "pass sp.load_profile(path) or the path itself")])
+
+
+def plan_for(plan: Plan | Spec, t: Topology, c: Cluster, where: str = "plan") -> Plan:
+    """A Plan (or one loaded from a path or mapping) checked against the instance: every operator and node it
+    names exists, every operator has a replica, pinning holds."""
+    if isinstance(plan, str | Path | Mapping):
+        plan = _load_plan(plan)
+    if not isinstance(plan, Plan):
+        raise SpecError([Problem("plan", f"expects a Plan, a path or a mapping, got {type(plan).__name__}",
+                                 "pass a plan from sp.plan(...) or the path of `streamplace plan --json` output")])
+    problems = validate_plan_against(plan, t, c)
+    if problems:
+        raise SpecError(problems, where)
+    return plan
+
+
+def profile_record(path: Path) -> dict[str, str]:
+    """What a plan records of the profile it was made with: its path and the SHA-256 of its bytes (of its JSON
+    text for a built-in profile)."""
+    if not path.exists():  # a built-in profile by name
+        built = resolve_profile(path)
+        text = repr((built.entries, sorted(built.selectivity.items())))
+        return {"path": str(path), "sha256": hashlib.sha256(text.encode()).hexdigest()}
+    return {"path": str(path), "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
+
+
+def profile_mismatch(pl: Plan, profile: Path | None) -> str | None:
+    """Why evaluating ``pl`` with ``profile`` would not reproduce the plan's own prediction, or None."""
+    made = pl.profile
+    if made is None:
+        return None if profile is None else (f"the plan was made without a profile; evaluating with {profile} "
+                                             "predicts other costs than the plan's own figures")
+    if profile is None:
+        return (f"the plan was made with the profile {made.get('path')}; without a profile the topology's own "
+                f"costs are used and the figures differ from the plan's (fix: give the profile "
+                f"{made.get('path')})")
+    if profile_record(profile)["sha256"] != made.get("sha256"):
+        return (f"{profile} is not the profile the plan was made with ({made.get('path')}, whose contents "
+                "differ): the figures differ from the plan's")
+    return None
+
+
+def engine_settings(engine: Engine = DEFAULT_ENGINE, calibration: str | Path | None = None,
+                    params: Mapping[str, Any] | None = None, cluster: Cluster | None = None,
+                    trigger_s: float | None = None, where: str = "engine") -> EngineSettings:
+    """The engine predictions are for: ``"spark"`` with the constants of ``calibration`` (default:
+    ~/.streamplace/calibration.json, else built-in ones), ``"storm"``, ``"ideal"`` (None: the ideal model with
+    its defaults). Then the cluster spec's ``engine:`` block, ``trigger_s``, then ``params``
+    (``{"spark.trigger_s": 2}``). An unknown name is an error on ``where``."""
+    if isinstance(engine, EngineSettings):
+        return engine.with_params(dict(params)) if params else engine
+    if engine is None:
+        engine = "ideal"
+    if engine not in ENGINE_NAMES:
+        raise SpecError([Problem(where, f"unknown engine {engine!r}", f"use one of {', '.join(ENGINE_NAMES)}")])
+    if engine == "spark":
+        from streamplace.spark.measure.calibration import constants_or_defaults
+
+        consts = constants_or_defaults(Path(calibration) if calibration else None)
+    else:
+        consts = SparkConstants()
+    settings = EngineSettings(engine, SparkSettings(constants=consts))  # type: ignore[arg-type]
+    if cluster is not None and cluster.engine_params:
+        settings = settings.with_params(cluster.engine_params, f"{cluster.name}: engine")
+    if trigger_s is not None:
+        settings = settings.with_params({"spark.trigger_s": trigger_s}, "trigger_s")
+    return settings.with_params(dict(params or {}))
+
+
+def engine_and_rest(engine: Engine, params: Mapping[str, Any] | None, calibration: str | Path | None = None,
+                    cluster: Cluster | None = None, trigger_s: float | None = None,
+                    where: str = "params") -> tuple[EngineSettings, dict[str, Any]]:
+    """(the engine with the ``ENGINE.key`` entries of ``params`` applied, the other entries): how every use case
+    reads its parameters (streamplace.params' grammar)."""
+    scoped, rest = by_scope(params or {}, ENGINE_NAMES)
+    settings = engine_settings(engine, calibration, cluster=cluster, trigger_s=trigger_s)
+    if scoped:
+        flat = {f"{scope}.{key}": value for scope, values in scoped.items() for key, value in values.items()}
+        settings = settings.with_params(flat, where)
+    return settings, rest

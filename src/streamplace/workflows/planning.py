@@ -1,0 +1,208 @@
+"""Planning use cases: plan with one scheduler, predict a given plan, compare schedulers, and the catalogue of
+schedulers and built-ins. `streamplace plan|evaluate|compare|schedulers|bench list` and the Python API call these.
+
+Parameters are native values or ``key=value`` text (one grammar, streamplace.params): a scheduler's own, the
+engine's ``ENGINE.key`` and, in a comparison, ``SCHEDULER.key``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from streamplace.bench import list_builtins
+from streamplace.errors import Problem, SpecError
+from streamplace.model.cluster import Cluster
+from streamplace.model.plan import Plan
+from streamplace.model.profile import Profile
+from streamplace.model.topology import Topology
+from streamplace.params import by_scope
+from streamplace.perf.engines import EngineSettings
+from streamplace.perf.evaluate import Evaluation
+from streamplace.perf.evaluate import evaluate as _evaluate
+from streamplace.report.compare import ComparisonRow
+from streamplace.report.compare import compare as _compare
+from streamplace.schedulers.base import REGISTRY, create, describe_parameters, parameter_ranges, scheduler_names
+from streamplace.workflows.instance import (
+    DEFAULT_ENGINE,
+    Engine,
+    Instance,
+    Say,
+    Spec,
+    engine_and_rest,
+    load_instance,
+    plan_for,
+    profile_mismatch,
+    profile_record,
+    silent,
+)
+
+
+def plan(topology: Topology | Spec, cluster: Cluster | Spec, scheduler: str = "r-storm", *,
+         params: Mapping[str, Any] | None = None, profile: Profile | Spec | None = None,
+         engine: Engine = DEFAULT_ENGINE, time_limit_s: float | None = None, on_warning: Say = silent) -> Plan:
+    """Plan with one scheduler (``streamplace schedulers`` lists them and their parameters); ``params`` are
+    native values or text (``{"weights": {"memory": 2.0}}``, ``{"weights.memory": "2"}``); ``ENGINE.key``
+    parameters set the engine. The plan's status is ``ok``, ``timeout`` (best found) or ``infeasible`` with its
+    explanation; it is never an exception. A profile given as a path is recorded in the plan (path and SHA-256)."""
+    inst = load_instance(topology, cluster, profile, on_warning)
+    eng, given = engine_and_rest(engine, params, cluster=inst.cluster)
+    if time_limit_s is not None:
+        given["time_limit_s"] = time_limit_s
+    result = create(scheduler, given).plan(inst.topology, inst.cluster, inst.profile, engine=eng)
+    if isinstance(profile, str | Path):
+        result = result.evolve(profile=profile_record(Path(profile)))
+    return result
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """A plan's predicted figures under an engine: the evaluation, the plan checked against the instance, and the
+    notes a reader should see with them (memory over a node's, zero throughput's reasons, a profile other than
+    the plan's)."""
+
+    instance: Instance
+    plan: Plan
+    engine: EngineSettings
+    evaluation: Evaluation
+    notes: list[str]
+
+    def predicted(self) -> dict[str, Any]:
+        """The figures as the plan JSON's ``predicted`` holds them, with the engine's parameters."""
+        extra = {"engine_params": self.engine.describe()} if self.engine.name != "ideal" else {}
+        return self.evaluation.predicted() | extra
+
+
+def predict(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan | Spec, *,
+            profile: Profile | Spec | None = None, engine: Engine = DEFAULT_ENGINE,
+            params: Mapping[str, Any] | None = None, on_warning: Say = silent) -> Prediction:
+    """Every predicted metric of a given plan. ``plan`` and ``profile`` may be paths (``streamplace plan --json``
+    output, ``streamplace profile`` output); an infeasible plan, or one naming an operator or node the instance
+    does not have, is refused (SpecError with the field). ``params``: engine parameters only (``ENGINE.key``).
+    ``on_warning`` hears where the profile is not the one the plan was made with (its figures then differ)."""
+    inst = load_instance(topology, cluster, profile, on_warning)
+    where = str(plan) if isinstance(plan, str | Path) else "plan"
+    pl = plan_for(plan, inst.topology, inst.cluster, where)
+    if pl.status == "infeasible":
+        raise SpecError([Problem("status", "the plan is infeasible: " + "; ".join(pl.explanation[:3]),
+                                 "plan again with another scheduler or a larger cluster")], where)
+    eng, rest = engine_and_rest(engine, params, cluster=inst.cluster)
+    if rest:
+        raise SpecError([Problem("params", f"a prediction takes engine parameters only, got {next(iter(rest))!r}",
+                                 "write ENGINE.key=value, e.g. spark.trigger_s=2 or storm.max_spout_pending=500")])
+    if isinstance(profile, str | Path | None) and (why := profile_mismatch(pl, Path(profile) if profile else None)):
+        on_warning(why)
+    ev = _evaluate(inst.topology, inst.cluster, pl, inst.profile, engine=eng)
+    return Prediction(inst, pl, eng, ev, ev.memory_notes() + ev.zero_reasons())
+
+
+def evaluate(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan | Spec, *,
+             profile: Profile | Spec | None = None, engine: Engine = DEFAULT_ENGINE) -> Evaluation:
+    """Every predicted metric of a plan (``.predicted()`` gives them as a dict); see :func:`predict`."""
+    return predict(topology, cluster, plan, profile=profile, engine=engine).evaluation
+
+
+def compare(topology: Topology | Spec, cluster: Cluster | Spec, schedulers: Sequence[str] | None = None, *,
+            params: Mapping[str, Any] | None = None, profile: Profile | Spec | None = None,
+            engine: Engine = DEFAULT_ENGINE, time_limit_s: float | None = 30.0,
+            on_done: Callable[[str], None] | None = None, counts_from: str | None = None,
+            on_warning: Say = silent) -> list[ComparisonRow]:
+    """One row per scheduler (all registered ones by default), in that order: ``row.plan`` (None where the
+    scheduler refused the instance, with ``row.error`` saying why), ``row.value(key)`` for a figure and
+    ``row.as_dict()``. Every figure but ``throughput`` (each plan's own maximum) is at the topology's offered
+    rate, the same for every plan; ``report.compare.best_values(rows, keys)`` names each column's best.
+    ``params`` maps a scheduler to its parameters (``{"r-storm": {"cpu": "hard"}}``) or holds flat
+    ``SCHEDULER.key`` / ``ENGINE.key`` entries; ``on_done(name)`` is called as each one finishes.
+    ``counts_from``: a scheduler that chooses replica counts whose counts the placement-only schedulers place
+    (the paper's way of comparing Storm's default with hetero) instead of the topology's."""
+    inst = load_instance(topology, cluster, profile, on_warning)
+    names = list(schedulers or scheduler_names())
+    flat = {k: v for k, v in (params or {}).items() if not isinstance(v, Mapping)}
+    nested = {k: dict(v) for k, v in (params or {}).items() if isinstance(v, Mapping)}
+    eng, flat_rest = engine_and_rest(engine, flat, cluster=inst.cluster)
+    per, loose = by_scope(flat_rest, REGISTRY)
+    if loose:
+        raise SpecError([Problem("params", f"{next(iter(loose))!r} does not start with a scheduler or engine name",
+                                 "write SCHEDULER.key=value, e.g. r-storm.cpu=hard")])
+    for name, values in nested.items():
+        per.setdefault(name, {}).update(values)
+    unknown = [n for n in [*names, *per, *([counts_from] if counts_from else [])] if n not in REGISTRY]
+    if unknown:
+        raise SpecError([Problem("schedulers", f"unknown scheduler {unknown[0]!r}",
+                                 f"use one of {', '.join(REGISTRY)}")])
+    given = {name: dict(per.get(name, {})) for name in names}
+    if time_limit_s is not None:
+        for p in given.values():
+            p.setdefault("time_limit_s", time_limit_s)
+    if counts_from is not None and not REGISTRY[counts_from].chooses_parallelism:
+        raise SpecError([Problem("counts_from", f"{counts_from!r} keeps the requested replica counts",
+                                 "name a scheduler that chooses them: " + ", ".join(
+                                     n for n, cls in REGISTRY.items() if cls.chooses_parallelism))])
+    if counts_from is not None and time_limit_s is not None:
+        given.setdefault(counts_from, dict(per.get(counts_from, {}))).setdefault("time_limit_s", time_limit_s)
+    return _compare(inst.topology, inst.cluster, inst.profile, names, given, on_done=on_done, engine=eng,
+                    counts_from=counts_from)
+
+
+@dataclass(frozen=True)
+class SchedulerInfo:
+    """A registered scheduler: what it does, whether it chooses replica counts, its parameters and their ranges."""
+
+    name: str
+    summary: str
+    chooses_parallelism: bool
+    parameters: dict[str, Any]
+    parameter_ranges: dict[str, Any]
+
+
+def schedulers() -> list[SchedulerInfo]:
+    """Every registered scheduler, in the registry's order."""
+    return [SchedulerInfo(name, REGISTRY[name].summary, REGISTRY[name].chooses_parallelism,
+                          dict(describe_parameters(REGISTRY[name])), parameter_ranges(REGISTRY[name]))
+            for name in scheduler_names()]
+
+
+def builtins() -> list[tuple[str, str, str]]:
+    """(kind, name, description) of every built-in topology, cluster and profile."""
+    return list_builtins()
+
+
+def chooses_parallelism(scheduler: str) -> bool:
+    """Whether ``scheduler`` chooses the replica counts (and the source rates it plans for)."""
+    return scheduler in REGISTRY and REGISTRY[scheduler].chooses_parallelism
+
+
+@dataclass(frozen=True)
+class Converted:
+    """A Storm Flux topology as a streamplace topology: the model, its spec text, and what the conversion
+    assumed."""
+
+    topology: Topology
+    text: str
+    notes: list[str]
+
+
+def import_flux(flux_file: Path, rate: float = 1000.0, custom_as_shuffle: bool = False,
+                as_json: bool = False) -> Converted:
+    """Convert a Storm Flux YAML topology into a streamplace topology spec (YAML, or JSON with ``as_json``), each
+    spout offering ``rate`` tuples/s (Flux has none). CUSTOM groupings are refused unless ``custom_as_shuffle``
+    (then planned as shuffle, which a note says)."""
+    import math
+
+    from streamplace.model.plan import json_text
+    from streamplace.spec.loader import dump_topology, load_flux, read_document, topology_to_doc
+
+    if isinstance(rate, bool) or not isinstance(rate, int | float) or not (rate > 0 and math.isfinite(rate)):
+        raise SpecError([Problem("rate", f"must be a finite rate > 0, got {rate}", "give tuples/s, e.g. 1000")])
+    doc = read_document(flux_file)
+    topo = load_flux(doc, str(flux_file), default_rate=rate, custom_as_shuffle=custom_as_shuffle)
+    notes = []
+    if custom_as_shuffle and any(str(((s or {}).get("grouping") or {}).get("type", "")).upper() == "CUSTOM"
+                                 for s in (doc.get("streams") or []) if isinstance(s, dict)
+                                 and isinstance(s.get("grouping") or {}, dict)):
+        notes.append("CUSTOM groupings planned as shuffle: the plan assumes an even split, which the user's Java "
+                     "class may not do")
+    text = json_text(topology_to_doc(topo)) + "\n" if as_json else dump_topology(topo)
+    return Converted(topo, text, notes)
