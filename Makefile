@@ -36,12 +36,14 @@ docs: setup
 docs-tables: setup
 	$(BIN)/python scripts/reproduction_docs.py
 
+# ruff, then the type check of src/streamplace ([tool.mypy] in pyproject.toml)
 lint: setup
 	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/python -m mypy
 
 bench: setup
 	$(BIN)/python benchmarks/scale.py
 	$(BIN)/python benchmarks/evaluate_speed.py
 
 clean:
-	rm -rf $(VENV) demo-report site .pytest_cache
+	rm -rf $(VENV) demo-report site .pytest_cache .mypy_cache

@@ -26,12 +26,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import partial
 
 from streamplace.bench import nasiri_authors
 from streamplace.model.cluster import Cluster, Links, Node
 
 HETERO_TYPES = {
-    # type: (cpu points, memory MB, speed-up, cost per hour)
+    # machine type: (cpu points, memory MB, speed-up, cost per hour)
     "pentium": (200.0, 4096.0, 1.0, 0.02),
     "core-i3": (400.0, 4096.0, 1.5, 0.04),
     "core-i5": (400.0, 8192.0, 2.2, 0.08),
@@ -105,7 +106,7 @@ BUILTIN_CLUSTERS: dict[str, tuple[Callable[[], Cluster], str]] = {
 
 for _scenario, (_bench, _layout, _called) in nasiri_authors.SCENARIOS.items():
     BUILTIN_CLUSTERS[f"nasiri-authors-{_scenario}"] = (
-        lambda s=_scenario: nasiri_authors.cluster(s),
+        partial(nasiri_authors.cluster, _scenario),
         f"Nasiri et al.'s simulator, '{_called}': {len(_layout)} one-core machines of types {_layout} "
         f"(--profile nasiri-authors-{_bench})")
 

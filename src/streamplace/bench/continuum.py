@@ -21,7 +21,7 @@ from itertools import pairwise
 import numpy as np
 
 from streamplace.model.cluster import Cluster, Links, Node
-from streamplace.model.topology import Operator, Stream, Topology
+from streamplace.model.topology import Kind, Operator, Stream, Topology
 
 
 def continuum11() -> Cluster:
@@ -48,7 +48,7 @@ def _ops(names: list[str], rng: np.random.Generator | None, replicas: dict[str, 
          selectivity: dict[str, float] | None = None, rate: float = 10.0) -> list[Operator]:
     out = []
     for k, name in enumerate(names):
-        kind = "source" if k == 0 else ("sink" if k == len(names) - 1 else "operator")
+        kind: Kind = "source" if k == 0 else ("sink" if k == len(names) - 1 else "operator")
         out.append(Operator(
             name, kind, rate=rate if kind == "source" else None,
             cost_ms=1.0 if rng is None else float(rng.uniform(0.5, 3.0)), overhead=1.0,

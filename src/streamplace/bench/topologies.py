@@ -21,10 +21,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from itertools import pairwise
+from typing import Any
 
 from streamplace.bench import nasiri_authors
-from streamplace.model.topology import Operator, Stream, Topology
+from streamplace.model.topology import Kind, Operator, Stream, Topology
 from streamplace.perf.rates import operator_rates
 
 NET_SPOUT_RATE = 1000.0  # tuples/s per spout task, network-bound variant
@@ -50,7 +52,7 @@ def build(name: str, components: Sequence[Component], edges: Sequence[tuple[str,
     spout_rate = NET_SPOUT_RATE if variant == "net" else CPU_SPOUT_RATE
     ops = []
     for c in components:
-        kind = "source" if c.id not in targets else ("sink" if c.id not in sources_ else "operator")
+        kind: Kind = "source" if c.id not in targets else ("sink" if c.id not in sources_ else "operator")
         ops.append(Operator(
             id=c.id, kind=kind, rate=spout_rate * c.parallelism if kind == "source" else None,
             cost_ms=(NET_COST_SPOUT if kind == "source" else NET_COST_BOLT) if variant == "net" else 0.0,
@@ -149,9 +151,8 @@ for _name, _fn, _desc in (
     ("processing", processing, "Yahoo Processing: two branches after transform, 145 tasks"),
 ):
     for _variant, _label in (("net", "network-bound"), ("cpu", "computation-bound")):
-        BUILTIN_TOPOLOGIES[f"{_name}-{_variant}"] = (
-            (lambda f=_fn, v=_variant: f(v)), f"{_desc} ({_label})")
-    BUILTIN_TOPOLOGIES[_name] = ((lambda f=_fn: f("net")), f"alias of {_name}-net")
+        BUILTIN_TOPOLOGIES[f"{_name}-{_variant}"] = (partial(_fn, _variant), f"{_desc} ({_label})")
+    BUILTIN_TOPOLOGIES[_name] = (partial(_fn, "net"), f"alias of {_name}-net")
 BUILTIN_TOPOLOGIES["storm-large"] = (storm_large, "Storm's large-cluster test shape: 5 spouts × 30, 40 bolts × 114")
 
 
@@ -169,7 +170,7 @@ def _nasiri(name: str, components: list[tuple[str, str]], edges: list[tuple[str,
     sources_ = {a for a, _ in edges}
     ops = []
     for cid, kind in components:
-        role = "source" if cid not in targets else ("sink" if cid not in sources_ else "operator")
+        role: Kind = "source" if cid not in targets else ("sink" if cid not in sources_ else "operator")
         cost = 0.5 if kind == "source" else NASIRI_COST_MS[kind]
         ops.append(Operator(cid, role, rate=rate if role == "source" else None, cost_ms=cost, overhead=NASIRI_MET,
                             cpu=20, memory_mb=256, logic={"name": "busy"}))
@@ -210,14 +211,14 @@ def unique_visitor() -> Topology:
     return Topology("uniquevisitor", ops, (Stream("spout", "view"), Stream("view", "unique", "key", "url")))
 
 
-for _name, _fn, _desc in (
+for _name, _build, _desc in (
     ("nasiri-linear", nasiri_linear, "Nasiri et al. 2023 Linear: spout → low → mid → high (1 : 2 : 4 ms per tuple)"),
     ("nasiri-diamond", nasiri_diamond, "Nasiri et al. 2023 Diamond: spout → low, mid, high → join"),
     ("nasiri-star", nasiri_star, "Nasiri et al. 2023 Star: 2 spouts → high → low, mid"),
     ("rollingcount", rolling_count, "Storm-Benchmark RollingCount: spout → split → count (two bolts)"),
     ("uniquevisitor", unique_visitor, "Storm-Benchmark UniqueVisitor: spout → view → unique (two bolts)"),
 ):
-    BUILTIN_TOPOLOGIES[_name] = (_fn, _desc)
+    BUILTIN_TOPOLOGIES[_name] = (_build, _desc)
 
 BUILTIN_TOPOLOGIES["rollingcount-authors"] = (
     lambda: nasiri_authors.topology("rc"),
@@ -251,9 +252,9 @@ def debs2015_q1(rate: float = 100.0, pinned_to: str = "w1") -> Topology:
     countByWindow emits 32 rank updates per input, partialRank forwards 2 %, the metronome ticks once
     per 100 events.
     """
-    def op(op_id: str, kind: str = "operator", **kw: object) -> Operator:
+    def op(op_id: str, kind: Kind = "operator", **kw: Any) -> Operator:
         return Operator(op_id, kind, cost_ms=1000.0 / DEBS_MU[op_id], memory_mb=256,
-                        logic={"name": DEBS_LOGIC[op_id]}, **kw)  # type: ignore[arg-type]
+                        logic={"name": DEBS_LOGIC[op_id]}, **kw)
 
     ops = (
         op("source", "source", rate=rate, pinned=(pinned_to,), max_replicas=1),
@@ -284,7 +285,7 @@ def _register_continuum() -> None:
     BUILTIN_TOPOLOGIES["t-m2"] = (c.t_m2, "Ecker et al. 2025 T-M2: one operation with 10 instances")
     BUILTIN_TOPOLOGIES["t-m3"] = (c.t_m3, "Ecker et al. 2025 T-M3: source → one operation → sink")
     for k in range(1, 10):
-        BUILTIN_TOPOLOGIES[f"t-r{k}"] = ((lambda k=k: c.t_r(k)),
+        BUILTIN_TOPOLOGIES[f"t-r{k}"] = (partial(c.t_r, k),
                                          f"Ecker et al. 2025 generator, seed {k}"
                                          + (" (with a cycle)" if k >= 8 else ""))
 

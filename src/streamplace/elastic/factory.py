@@ -33,4 +33,4 @@ def _controller_class(name: str) -> type:
 
 
 def _default(f: dataclasses.Field) -> Any:
-    return f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default  # type: ignore[misc]
+    return f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default

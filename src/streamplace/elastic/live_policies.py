@@ -226,8 +226,8 @@ class ControllerPolicy:
         view = self._view(obs, state, replicas, cluster)
         self.controller.reason(view, backend)
         self.leased = backend.leased
-        for op, n in backend.scalings.items():  # every instance added or removed, as the simulator counts
-            self.scalings[op] = self.scalings.get(op, 0) + n
+        for op, changed in backend.scalings.items():  # every instance added or removed, as the simulator counts
+            self.scalings[op] = self.scalings.get(op, 0) + changed
         if replicas == placed(plan.replicas):
             return None
         before, after = plan.counts(), {op: sum(per.values()) for op, per in replicas.items()}

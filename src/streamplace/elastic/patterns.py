@@ -78,11 +78,19 @@ def pyramid(minutes: int, seed: int = 0) -> np.ndarray:
     return np.round(np.concatenate([half, half[::-1][minutes % 2:]]))[:minutes]
 
 
+def _random_walk_1(minutes: int, seed: int = 0) -> np.ndarray:
+    return random_walk(minutes, 1 + seed)
+
+
+def _random_walk_2(minutes: int, seed: int = 0) -> np.ndarray:
+    return random_walk(minutes, 2 + seed)
+
+
 PATTERNS: dict[str, Callable[[int, int], np.ndarray]] = {
     "stepwise": stepwise,
     "two-level": two_level,
-    "random-walk-1": lambda minutes, seed=0: random_walk(minutes, 1 + seed),
-    "random-walk-2": lambda minutes, seed=0: random_walk(minutes, 2 + seed),
+    "random-walk-1": _random_walk_1,
+    "random-walk-2": _random_walk_2,
     "constant": constant,
     "linear": linear,
     "pyramid": pyramid,

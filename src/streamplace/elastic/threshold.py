@@ -46,9 +46,9 @@ class ThresholdController:
                 where = loneliest(view, op.name) if self.victim == "loneliest" else None
                 if backend.remove_instance(op.name, where) and where is not None:
                     view.place(where, op, -1)
-        for host in view.hosts.values():
-            if host.ready and not any(host.instances.values()):
-                backend.release_host(host.name)
+        for idle in view.hosts.values():
+            if idle.ready and not any(idle.instances.values()):
+                backend.release_host(idle.name)
 
 
 VICTIMS = ("loneliest", "newest")

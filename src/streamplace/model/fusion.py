@@ -18,8 +18,12 @@ Cost: O(operators + streams).
 from __future__ import annotations
 
 from collections.abc import Collection, Hashable, Mapping
+from typing import TypeVar
 
 from streamplace.model.topology import Topology
+
+#: a node as the caller names it (a node id, or "local" for a local run's one place)
+NodeKey = TypeVar("NodeKey", bound=Hashable)
 
 
 def fusable_pairs(topology: Topology, standalone: Collection[str] = ()) -> list[tuple[str, str]]:
@@ -42,12 +46,12 @@ def fusable_pairs(topology: Topology, standalone: Collection[str] = ()) -> list[
     return pairs
 
 
-def fused_chains(topology: Topology, replicas: Mapping[str, Mapping[Hashable, int]],
+def fused_chains(topology: Topology, replicas: Mapping[str, Mapping[NodeKey, int]],
                  standalone: Collection[str] = ()) -> list[tuple[str, ...]]:
     """The operators grouped into chains that each run as one stage, in topological order (an operator fused
     with none is a chain of one); ``replicas`` is a plan's operator → node → count."""
 
-    def placed(op: str) -> dict[Hashable, int]:
+    def placed(op: str) -> dict[NodeKey, int]:
         return {n: c for n, c in replicas.get(op, {}).items() if c > 0}
 
     following = {u: v for u, v in fusable_pairs(topology, standalone) if placed(u) and placed(u) == placed(v)}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from types import MappingProxyType
 from typing import Literal
@@ -81,8 +81,10 @@ class Stream:
 def parse_grouping(text: str) -> tuple[GroupingKind, str | None]:
     """Parse ``shuffle``, ``all`` or ``key:<field>``; raise ValueError otherwise."""
     text = text.strip()
-    if text in ("shuffle", "all"):
-        return text, None  # type: ignore[return-value]
+    if text == "shuffle":
+        return "shuffle", None
+    if text == "all":
+        return "all", None
     if text.startswith("key:") and len(text) > 4:
         return "key", text[4:]
     raise ValueError(f"unknown grouping {text!r}")
@@ -191,19 +193,13 @@ class Topology:
     def with_replicas(self, counts: Mapping[str, int]) -> Topology:
         """A copy with the requested parallelism replaced for the given operators."""
         ops = tuple(
-            _replace(op, replicas=int(counts[op.id])) if op.id in counts else op
+            replace(op, replicas=int(counts[op.id])) if op.id in counts else op
             for op in self.operators
         )
         return Topology(self.name, ops, self.streams)
 
     def total_replicas(self) -> int:
         return sum(op.replicas for op in self.operators)
-
-
-def _replace(op: Operator, **changes: object) -> Operator:
-    from dataclasses import replace
-
-    return replace(op, **changes)
 
 
 def infer_kinds(op_ids: list[str], streams: list[Stream] | tuple[Stream, ...]) -> dict[str, Kind]:

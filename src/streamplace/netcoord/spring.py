@@ -66,7 +66,8 @@ def spring_coordinates(rtt: np.ndarray, params: SpringParams | None = None, seed
             pos[u] = relax(pos[u], pos[chosen], rtt[u, chosen], p)
             nearest = chosen[np.argsort(rtt[u, chosen])][: p.keep_nearest]
             others = np.setdiff1d(np.flatnonzero(known[u]), nearest)
-            fresh = rng.choice(others, size=min(p.random_peers, len(others)), replace=False) if len(others) else []
+            fresh: np.ndarray | list[int] = (rng.choice(others, size=min(p.random_peers, len(others)), replace=False)
+                                             if len(others) else [])
             peers[u] = np.concatenate([nearest, np.asarray(fresh, dtype=int)]).astype(int)
     return pos
 

@@ -82,9 +82,11 @@ class LiveSeries:
                             for node, busy in r.cpu_s.items()
                             if (cores := self.capacity_cores.get(node, 0.0)) > 0},
         }
-        if None not in (r.machine_busy_s, r.machine_total_s, last.machine_busy_s, last.machine_total_s):
-            total = r.machine_total_s - last.machine_total_s  # type: ignore[operator]
-            point["machine_cpu"] = (r.machine_busy_s - last.machine_busy_s) / total if total > 0 else None  # type: ignore[operator]
+        busy_now, busy_before = r.machine_busy_s, last.machine_busy_s
+        total_now, total_before = r.machine_total_s, last.machine_total_s
+        if busy_now is not None and total_now is not None and busy_before is not None and total_before is not None:
+            total = total_now - total_before
+            point["machine_cpu"] = (busy_now - busy_before) / total if total > 0 else None
         self.points.append(point)
         self.batches_done += r.batch_id - last.batch_id
         self.status = "running"
@@ -115,8 +117,8 @@ def page_prediction(predicted: dict[str, Any]) -> dict[str, Any]:
     node's CPU utilization, the bottleneck and the engine."""
     offered = predicted.get("offered_throughput")
     delivered = predicted.get("delivered_throughput")
-    numbers = isinstance(offered, int | float) and isinstance(delivered, int | float)
-    behind = numbers and delivered < offered * (1 - 1e-6)
+    behind = (isinstance(offered, int | float) and isinstance(delivered, int | float)
+              and delivered < offered * (1 - 1e-6))
     return {"throughput": delivered, "offered_sinks": offered,
             "offered": predicted.get("offered_rate", predicted.get("source_rate")),
             "latency_ms": None if behind else predicted.get("latency_mean_ms"),

@@ -67,6 +67,8 @@ class PageServer:
     def url(self) -> str:
         """The page's address (the port the server got, where 0 was asked)."""
         host, port = self.httpd.server_address[:2]
+        if isinstance(host, bytes | bytearray):  # typed so for AF_UNIX's sake; an AF_INET server's is a str
+            host = host.decode()
         return f"http://{host}:{port}/"
 
     def publish(self, state: dict[str, Any]) -> None:

@@ -80,6 +80,13 @@ class Bounds:
         return [key for key, weight in (("r", w.r), ("a", w.a), ("c", w.c), ("z", w.z))
                 if weight > 0 and (getattr(self, f"{key}_min") is None or getattr(self, f"{key}_max") is None)]
 
+    def known(self, key: str) -> tuple[float, float]:
+        """Metric ``key``'s (r, a, c or z) min and max bound, both known: given, or computed when planning."""
+        lo, hi = getattr(self, f"{key}_min"), getattr(self, f"{key}_max")
+        if lo is None or hi is None:
+            raise ValueError(f"ODRP bounds.{key}_min and {key}_max are not both known")
+        return lo, hi
+
     def check(self, w: Weights) -> None:
         """Every metric with a positive weight and both bounds given needs min < max (availability in (0, 1]);
         a missing bound is computed when planning."""

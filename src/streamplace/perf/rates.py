@@ -59,6 +59,7 @@ def operator_rates(
         offered[idx[op.id]] = float(rate or 0.0)
     src = np.array([idx[s.source] for s in topology.streams], dtype=np.intp)
     tgt = np.array([idx[s.target] for s in topology.streams], dtype=np.intp)
+    lam: np.ndarray
     if topology.is_acyclic:
         lam = offered.copy()
         incoming: dict[int, list[int]] = {}

@@ -100,13 +100,13 @@ def evaluate_together(topologies: Sequence[Topology], plans: Sequence[Plan], clu
             continue
         if not np.isfinite(theta):
             scales[active] = np.inf
-            for t in np.flatnonzero(active):
-                bound[t] = "nothing"
+            for k in np.flatnonzero(active):
+                bound[k] = "nothing"
             break
         stop = active & (a[:, r] > 0)
         scales[stop] = theta
-        for t in np.flatnonzero(stop):
-            bound[t] = names[r]
+        for k in np.flatnonzero(stop):
+            bound[k] = names[r]
         active &= ~stop
     throughputs = tuple(ev.offered_throughput * float(s) for ev, s in zip(alone, scales, strict=True))
     return SharedResult(tuple(float(x) for x in scales), throughputs, tuple(bound), tuple(alone))

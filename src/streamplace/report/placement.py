@@ -25,6 +25,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.artist import Artist
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
 from streamplace.model.cluster import Cluster
@@ -222,7 +223,7 @@ def placement_figure(topology: Topology, cluster: Cluster, plan: Plan, evaluatio
              f"offered); limit: {evaluation.bottleneck}", *drawn_text.strip().splitlines()]
     fig.suptitle("\n".join(textwrap.fill(line, per_line) for line in lines), fontsize=9)
     named = topology.operators[:LEGEND_OPERATORS]
-    handles = [Rectangle((0, 0), 1, 1, color=colour[op.id]) for op in named]
+    handles: list[Artist] = [Rectangle((0, 0), 1, 1, color=colour[op.id]) for op in named]
     labels = [op.id for op in named]
     if len(topology.operators) > len(named):
         handles.append(Rectangle((0, 0), 1, 1, color="white"))

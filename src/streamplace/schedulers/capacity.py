@@ -53,8 +53,7 @@ def capacity_milp(model: ThroughputModel, k: np.ndarray, tasks_per_node: int | N
         busy = rate_cost[i] > 0
         rho = milp.var(0.0, 1.0) if busy.any() else None
         link: list[tuple[int, float]] = [(s, float(model.lam[i]))]
-        for u in np.flatnonzero(model.allowed[i]):
-            u = int(u)
+        for u in map(int, np.flatnonzero(model.allowed[i])):
             cols = [milp.binary() for _ in range(nb)]
             beta[(i, u)] = cols
             for b, c in enumerate(cols):
@@ -213,8 +212,7 @@ def fluid_upper_bound(model: ThroughputModel, k: np.ndarray) -> float:
             continue
         link: list[tuple[int, float]] = [(s, -float(model.lam_one[i]))]  # a relaxation: all-grouped input once
         threads: list[tuple[int, float]] = []
-        for u in np.flatnonzero(model.allowed[i]):
-            u = int(u)
+        for u in map(int, np.flatnonzero(model.allowed[i])):
             x = lp.var(0.0)  # tuples/s of operator i processed on node u
             link.append((x, 1.0))
             if rate_cost[i, u] > 0:

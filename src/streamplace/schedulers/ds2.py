@@ -21,8 +21,9 @@ Complexity: O(V + E) for the sizing plus the placer's cost.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -35,6 +36,11 @@ from streamplace.perf.cells import cost_tables, replica_capacity
 from streamplace.perf.engines import EngineSettings
 from streamplace.perf.rates import operator_rates
 from streamplace.schedulers.base import BaseScheduler, Deadline, Placement, create, register
+
+# per rate_basis: a replica's true rate from its rates on the nodes it may use, and the per-tuple cost (e, MET)
+# that goes with it (the min rate ↔ the max cost)
+_RATE_OF: dict[str, Callable[[np.ndarray], Any]] = {"mean": np.mean, "min": np.min, "max": np.max}
+_COST_OF: dict[str, Callable[[np.ndarray], Any]] = {"mean": np.mean, "min": np.max, "max": np.min}
 
 
 @register
@@ -65,7 +71,7 @@ class DS2(BaseScheduler):
             true_rate = self.true_rates.get(op.id)
             if true_rate is None:
                 values = cap[i, mask[i]]
-                true_rate = float({"mean": np.mean, "min": np.min, "max": np.max}[self.rate_basis](values))
+                true_rate = float(_RATE_OF[self.rate_basis](values))
             need = rates.input[i] / (true_rate * self.target_utilization) if true_rate > 0 else 1.0
             pi = max(1, math.ceil(need - 1e-9))
             limit = op.max_replicas or self.max_replicas
@@ -87,7 +93,7 @@ class DS2(BaseScheduler):
         sized = []
         for i, op in enumerate(topology.operators):
             per = rates.input[i] / counts[op.id]
-            pick = {"min": np.max, "mean": np.mean, "max": np.min}[self.rate_basis]  # min rate ↔ max e
+            pick = _COST_OF[self.rate_basis]
             points = per * pick(e[i, mask[i]]) / 10.0 + pick(met[i, mask[i]])
             sized.append(replace(op, replicas=counts[op.id], cpu=float(min(100.0, max(points, 0.0)))))
         resized = Topology(topology.name, tuple(sized), topology.streams)

@@ -61,7 +61,7 @@ class FirstFitDecreasing(BaseScheduler):
         keys = (cpu[ops], mem[ops]) if self.sort == "ram" else (mem[ops], cpu[ops])
         ops = ops[np.lexsort((-keys[0], -keys[1]))]
         counts = np.zeros((len(topology.operators), len(cluster)), dtype=np.int64)
-        whole = mask.all(axis=1)
+        whole: np.ndarray = np.all(mask, axis=1)  # np.all: ndarray.all(axis=) is typed "scalar or array"
         # First fit from a cursor per kind of instance (demand and the nodes it may use): free resources only
         # shrink, so a node that cannot take an instance now never will, and the search resumes where it
         # stopped: O(N) per kind in all, instead of a scan of every node per instance.

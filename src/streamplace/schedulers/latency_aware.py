@@ -131,7 +131,7 @@ class LatencyAware(BaseScheduler):
         return plans
 
 
-def estimated_cluster(cluster: Cluster, estimator: str, measured_share: float, jitter: float,
+def estimated_cluster(cluster: Cluster, estimator: Literal["spring", "vivaldi"], measured_share: float, jitter: float,
                       seed: int) -> tuple[Cluster, str]:
     """The cluster with every pair's latency replaced by a network-coordinate estimate from a noisy, partial
     measurement of the true latencies (Ecker et al. 2025 §4.1), and a note on the estimate's error."""
@@ -155,7 +155,7 @@ def estimated_cluster(cluster: Cluster, estimator: str, measured_share: float, j
     else:
         measured = measure(true, jitter=jitter, missing=1.0 - measured_share, seed=seed)
         source = f"{measured_share:.0%} of the pairs measured with {jitter:.0%} jitter (simulated)"
-    est = estimate(measured, estimator, seed=seed).latency()  # type: ignore[arg-type]
+    est = estimate(measured, estimator, seed=seed).latency()
     ids = cluster.ids
     table = {a: {b: float(est[i, j]) for j, b in enumerate(ids) if j != i} for i, a in enumerate(ids)}
     links = dataclasses.replace(cluster.links, latency_ms=table)

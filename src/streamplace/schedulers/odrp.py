@@ -224,7 +224,8 @@ class Odrp(BaseScheduler):
         rows = []
         left = None if self.time_limit_s is None else max(0.01, self.time_limit_s - deadline.elapsed_ms() / 1e3)
         for m in metrics:
-            single = Weights(*(1.0 if x == m else 0.0 for x in "racz"), w.metric)
+            single = Weights(r=float(m == "r"), a=float(m == "a"), c=float(m == "c"), z=float(m == "z"),
+                             metric=w.metric)
             scale = Bounds(**({"a_min": 0.5, "a_max": 1.0} if m == "a" else {f"{m}_min": 0.0, f"{m}_max": 1.0}))
             share = None if left is None else 0.5 * left / len(metrics)
             try:
@@ -337,11 +338,11 @@ def explain_infeasible(topology: Topology, cluster: Cluster, inst: OdrpInstance,
             need[i] = stable[0] * inst.res[i]
     if reasons:
         return reasons
-    only = {}
+    only: dict[int, list[int]] = {}  # node → the operators pinned to it alone
     for i in range(len(topology.operators)):
         nodes = tuple(np.flatnonzero(mask[i]))
         if len(nodes) == 1:
-            only.setdefault(nodes[0], []).append(i)
+            only.setdefault(int(nodes[0]), []).append(i)
     for u, ops in only.items():
         total = float(need[ops].sum())
         if total > inst.capacity[u] + 1e-9:
@@ -387,19 +388,24 @@ def build_odrp(inst: OdrpInstance, k: list[int], mask: np.ndarray, w: Weights, b
     milp = Milp(maximize=True, deadline=deadline, max_nonzeros=max_nonzeros)
     layout = OdrpLayout({}, (n_ops, n_nodes))
     # objective weights (maximize F): −w_r/ΔR·R + w_a/ΔlogA·logA − w_c/ΔC·C − w_z/ΔZ·Z + constant
-    coef_r = -w.r / (b.r_max - b.r_min) if w.r else 0.0  # type: ignore[operator]
-    coef_a = w.a / (math.log(b.a_max) - math.log(b.a_min)) if w.a else 0.0  # type: ignore[arg-type]
-    coef_c = -w.c / (b.c_max - b.c_min) if w.c else 0.0  # type: ignore[operator]
-    coef_z = -w.z / (b.z_max - b.z_min) if w.z else 0.0  # type: ignore[operator]
+    coef_r = coef_a = coef_c = coef_z = 0.0
     constant = 0.0
     if w.r:
-        constant += w.r * b.r_max / (b.r_max - b.r_min)  # type: ignore[operator]
+        r_min, r_max = b.known("r")
+        coef_r = -w.r / (r_max - r_min)
+        constant += w.r * r_max / (r_max - r_min)
     if w.a:
-        constant -= w.a * math.log(b.a_min) / (math.log(b.a_max) - math.log(b.a_min))  # type: ignore[arg-type]
+        a_min, a_max = b.known("a")
+        coef_a = w.a / (math.log(a_max) - math.log(a_min))
+        constant -= w.a * math.log(a_min) / (math.log(a_max) - math.log(a_min))
     if w.c:
-        constant += w.c * b.c_max / (b.c_max - b.c_min)  # type: ignore[operator]
+        c_min, c_max = b.known("c")
+        coef_c = -w.c / (c_max - c_min)
+        constant += w.c * c_max / (c_max - c_min)
     if w.z:
-        constant += w.z * b.z_max / (b.z_max - b.z_min)  # type: ignore[operator]
+        z_min, z_max = b.known("z")
+        coef_z = -w.z / (z_max - z_min)
+        constant += w.z * z_max / (z_max - z_min)
 
     needs_bits = bool(w.z) or (bool(w.c) and bool((inst.link_cost > 0).any()))
     a: dict[tuple[int, int], int] = {}

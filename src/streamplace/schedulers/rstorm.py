@@ -201,7 +201,7 @@ class RStorm(BaseScheduler):
     cpu: Literal["soft", "hard"] = "soft"  # "hard": never over-commit declared CPU
 
     @property
-    def cpu_hard(self) -> bool:  # type: ignore[override]
+    def cpu_hard(self) -> bool:  # type: ignore[override]  # base: a ClassVar; here it follows the `cpu` field
         return self.cpu == "hard"
 
     def _place(self, topology: Topology, cluster: Cluster, profile: Profile | None, deadline: Deadline,
@@ -225,7 +225,7 @@ class RStorm(BaseScheduler):
         order = task_order(topology)
         ref: int | None = None
         states: NodeStates | None = None  # built once the reference node is known
-        whole = mask.all(axis=1)  # operators that may use every node: their choice goes by node groups
+        whole: np.ndarray = np.all(mask, axis=1)  # operators that may use every node: their choice goes by node groups
         dist = np.zeros(len(cluster))
         weights, norms = (w_m, w_c, w_b), (m_norm, c_norm)
         soft: dict[str, int] = {}
@@ -267,7 +267,7 @@ class RStorm(BaseScheduler):
                 cand = fits_cpu if any_cpu else fits_mem
                 u = -1
                 if ref is None:
-                    ref = reference_node(free_mem, free_cpu, cluster, mask.any(axis=0))
+                    ref = reference_node(free_mem, free_cpu, cluster, np.any(mask, axis=0))
                     dist = cluster.distance_from(ref)
                     states = NodeStates(free_mem, free_cpu, dist)
                     if cand[ref]:

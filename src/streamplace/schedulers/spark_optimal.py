@@ -80,8 +80,7 @@ def spark_capacity_milp(topology: Topology, cluster: Cluster, profile: Profile |
             ys.append((y, 1.0))
             per_replica = float(rates.input_split[i]) / n + float(rates.input_all[i])
             placed = [(y, -float(n))]
-            for u in np.flatnonzero(mask[i]):
-                u = int(u)
+            for u in map(int, np.flatnonzero(mask[i])):
                 w = milp.var(0.0, float(n), integer=True)
                 z = milp.var(0.0, float(n), integer=True)
                 w_col[(i, u, n)] = w

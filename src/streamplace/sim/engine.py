@@ -330,7 +330,7 @@ class Simulator:
                 amount = float(self.load_rng.poisson(amount))
             for d in self.downstream[src.id]:
                 self._enqueue(d, amount)
-        ready = {}
+        ready: dict[str, int] = {}
         for i in self.instances:
             if i.ready_at <= self.now:
                 ready[i.operator] = ready.get(i.operator, 0) + 1

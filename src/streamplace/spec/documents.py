@@ -18,7 +18,7 @@ from streamplace.errors import Problem, SpecError
 _BASE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's C parser where PyYAML has it
 
 
-class SpecLoader(_BASE_LOADER):  # type: ignore[misc, valid-type]
+class SpecLoader(_BASE_LOADER):
     """YAML's safe loader (libyaml's C parser when present: a listing of 10,000 nodes one by one reads in about
     3 s instead of about 30 s on 2 cores) that refuses a key given twice in one mapping — YAML would silently keep
     the last."""

@@ -9,7 +9,6 @@ stopping the processes is standalone.py's job.
 from __future__ import annotations
 
 import contextlib
-import functools
 import ipaddress
 import json
 import os
@@ -174,7 +173,13 @@ def enforce_cpu_quotas(state: ClusterState, enforce: bool = True) -> bool:
 
 def lift_cpu_quotas(state: ClusterState) -> Callable[[], None] | None:
     """Lift the nodes' CPU quotas for a run's start; returns what sets them again (None: the cluster has none)."""
-    return functools.partial(enforce_cpu_quotas, state, True) if enforce_cpu_quotas(state, False) else None
+    if not enforce_cpu_quotas(state, False):
+        return None
+
+    def restore() -> None:
+        enforce_cpu_quotas(state, True)
+
+    return restore
 
 
 def alive_workers(state: ClusterState, doc: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:

@@ -84,12 +84,12 @@ def time_batches(spark: Any, topology: Topology, plan: Plan, batch_rows: float, 
                                                for o in topology.operators), topology.streams)
         cfg = PipelineConfig(trigger_s=0.0, sink="noop", out_dir=Path(tmp), batch_s=1.0, speedup=speedup, fuse=fuse)
         pipeline = Pipeline(spark, scaled, plan, cfg)
-        pipeline.start()
+        query = pipeline.start()
         deadline = time.monotonic() + timeout_s
         try:
             while len(listener.batches) < warm + batches and time.monotonic() < deadline:
-                if pipeline.query.exception() is not None:
-                    raise RuntimeError(f"probe pipeline failed: {pipeline.query.exception()}")
+                if query.exception() is not None:
+                    raise RuntimeError(f"probe pipeline failed: {query.exception()}")
                 time.sleep(0.1)
         finally:
             pipeline.stop(wait_s=0.0)  # batches run back to back: no gap to wait for

@@ -107,7 +107,7 @@ def admission(topology: Topology, cluster: Cluster, plan: Plan, engine: EngineSe
     # what the whole rows let through, not the scale they were rounded from: at 4.49 t/s and a 2 s trigger a
     # batch admits 8 rows, 4.0 t/s (a prediction at 4.49 was 12 % high on the emulated hetero-3)
     admitted = min((n / (offered[s] * trigger_s) for s, n in rows.items() if offered[s] > 0), default=scale)
-    return Admission(float(trigger_s), rows, offered, admitted, source)
+    return Admission(float(trigger_s), dict(rows), offered, admitted, source)  # dict(): the field's values may be None
 
 
 def _whole_rows(rate: float, scale: float, trigger_s: float) -> int:

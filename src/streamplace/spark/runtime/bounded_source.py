@@ -78,7 +78,7 @@ class BoundedRateReader(DataSourceStreamReader):
         options = {k.lower(): v for k, v in options.items()}  # Spark passes option names lower-cased
         self.rate = float(options["rowspersecond"])
         cap = options.get("maxrowspertrigger")
-        self.cap = int(cap) if cap not in (None, "") else None
+        self.cap = int(cap) if cap is not None and cap != "" else None
         self.origin = float(options["origin"])
         self.parts = int(options.get("numpartitions", "1"))
 
@@ -88,7 +88,7 @@ class BoundedRateReader(DataSourceStreamReader):
     def getDefaultReadLimit(self) -> ReadLimit:
         return ReadMaxRows(self.cap) if self.cap is not None else ReadAllAvailable()
 
-    def latestOffset(self, start: dict, limit: ReadLimit) -> dict:  # type: ignore[override]
+    def latestOffset(self, start: dict, limit: ReadLimit) -> dict:
         cap = limit.max_rows if isinstance(limit, ReadMaxRows) else None  # the engine's limit rules
         return {"rows": admitted_end(int(start["rows"]), arrived(self.origin, self.rate, time.time()), cap)}
 

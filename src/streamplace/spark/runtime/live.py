@@ -103,6 +103,7 @@ class LiveRun:
         plan = self.policy.initial(cluster)
         self._enact(plan, result, LiveEvent(0.0, "start", placed(plan.replicas), f"{self.policy.name}: first plan"),
                     started)
+        assert self.pipeline is not None and self.plan is not None  # _enact set them
         before = Snapshot.take(self.pipeline.stats)
         next_reason = self.interval_s
         try:
@@ -208,6 +209,7 @@ class LiveRun:
             raise RuntimeError(f"the streaming query failed: {query.exception()}")
 
     def _observe(self, before: Snapshot, after: Snapshot, now: float) -> Observation:
+        assert self.plan is not None  # observed only once a plan runs
         measured, operators = measure(before, after, self.topology)
         rates = {s.id: float(self.plan.source_rates.get(s.id) or s.rate or 0.0) for s in self.topology.sources}
         lag_s = max(0.0, (measured["latency_ms"] or 0.0) / 1000 - self.cfg.trigger_s)

@@ -45,7 +45,7 @@ from functools import reduce
 from pathlib import Path
 from typing import Any, Literal
 
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import DataFrame, SparkSession, streaming
 from pyspark.sql import functions as F
 
 from streamplace.errors import Problem, SpecError
@@ -157,7 +157,7 @@ class Pipeline:
             self._place(self.cfg.workers)
         self.feeders: list[FileFeeder] = []
         self._values: dict[int, list[int]] = {}
-        self.query = None
+        self.query: streaming.StreamingQuery | None = None
         self.executors_ready, self.executor_start_s = True, 0.0  # start(): did the executors start, how long
         #: operators run fused, one stage per chain (model/fusion.py): local runs fuse on equal parallelism,
         #: placed runs on equal replicas per node; an operator with a dead-letter output ends its chain
@@ -387,8 +387,8 @@ class Pipeline:
 
         if groupings == {("shuffle", None)}:  # spread by a hash of the unique tuple id: even, and deterministic
             return union([f for _, f in inputs]).repartition(n, F.col("value"))  # on replay (no sort needed)
-        if len(groupings) == 1 and next(iter(groupings))[0] == "key":
-            return union([f for _, f in inputs]).repartition(n, F.col(next(iter(groupings))[1]))
+        if len(groupings) == 1 and (only := next(iter(groupings)))[0] == "key" and only[1] is not None:
+            return union([f for _, f in inputs]).repartition(n, F.col(only[1]))
         routed = []
         for s, f in inputs:
             if s.grouping == "all":
@@ -628,12 +628,13 @@ class PlacedOperator:
         """The task for the node this process runs on (its worker's NODE_ENV), else for replica ``partition``'s
         planned node (a process outside an emulated cluster's workers)."""
         here = os.environ.get(NODE_ENV)
-        return self.tasks.get(here) if here in self.tasks else self.tasks[self.nodes[partition % len(self.nodes)]]
+        return self.tasks[here] if here in self.tasks else self.tasks[self.nodes[partition % len(self.nodes)]]
 
 
 def java_locations(spark: SparkSession, hosts: list[str]) -> Any:
     """The JVM ``String[][]`` LocatedRDD takes: partition i preferring ``hosts[i]``. O(partitions) Py4J calls."""
     jvm, gateway = spark.sparkContext._jvm, spark.sparkContext._gateway
+    assert jvm is not None and gateway is not None, "the SparkContext has no JVM (stopped?)"
     rows = gateway.new_array(jvm.String, len(hosts), 0)
     for i, host in enumerate(hosts):
         row = gateway.new_array(jvm.String, 1)
@@ -647,6 +648,7 @@ def locate(frame: DataFrame, locations: Any) -> DataFrame:
     LocatedRDD (locality.py) under a new DataFrame. Spark plans ``frame`` here and the new DataFrame's plan starts
     from its RDD, so what is built on it stays short. One Py4J call."""
     jvm = frame.sparkSession.sparkContext._jvm
+    assert jvm is not None, "the SparkContext has no JVM (stopped?)"
     return DataFrame(jvm.streamplace.LocatedRDD.locate(frame._jdf, locations), frame.sparkSession)
 
 
@@ -681,8 +683,8 @@ def _run_chain(steps: tuple[tuple[OperatorTask | PlacedOperator, tuple[str, ...]
 
     ctx = TaskContext.get()
     partition = ctx.partitionId() if ctx is not None else 0
-    steps = tuple((t.pick(partition) if isinstance(t, PlacedOperator) else t, names) for t, names in steps)
-    wait_ms = steps[0][0].fetch_wait_ms if steps else 0.0
+    tasks = tuple((t.pick(partition) if isinstance(t, PlacedOperator) else t, names) for t, names in steps)
+    wait_ms = tasks[0][0].fetch_wait_ms if tasks else 0.0
     if wait_ms > 0:  # the emulated link: this task's shuffle input crossed it (PipelineConfig.link_latency_ms)
         time.sleep(wait_ms / 1000.0)
     if batch_id is None:
@@ -690,7 +692,7 @@ def _run_chain(steps: tuple[tuple[OperatorTask | PlacedOperator, tuple[str, ...]
         if value is None:
             raise RuntimeError(f"a streamed chain ran outside a micro-batch (no {BATCH_ID_PROPERTY} property)")
         batch_id = int(value)
-    for task, names in steps:  # each on its own columns (a placed stage's input also carries its routing column)
+    for task, names in tasks:  # each on its own columns (a placed stage's input also carries its routing column)
         batches = _columns_of(batches, list(names))
         batches = task(batches, stats, batch_id)
     if sink is None:
