@@ -88,7 +88,8 @@ def demo(
         write_whole(out_dir / "best-plan.json", best.plan.to_json() + "\n")
         best_ev = planning.evaluate(t, c, best.plan, profile=p, engine=eng)
         draw_picture(t, c, best.plan, best_ev, out_dir / "best-plan.svg", quiet=as_json)
-    sections, spark_json = [], None
+    sections: list[Any] = []
+    spark_json: dict[str, Any] | None = None
 
     def report_now() -> Path:
         return write_report(rows, png, out_dir / "report.html", f"streamplace demo: {title}",

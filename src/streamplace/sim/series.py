@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 
-def write_series(series: dict[str, np.ndarray], path: str | Path) -> Path:
+def write_series(series: Mapping[str, np.ndarray | Sequence[Any]], path: str | Path) -> Path:
     """One row per step (a simulated minute, a micro-batch), one column per series: ``.parquet`` as Parquet
     (pyarrow), anything else as CSV (pandas writes both)."""
     path = Path(path)

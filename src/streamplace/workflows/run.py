@@ -250,10 +250,12 @@ def run(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan | Spec, *
         if not isinstance(value, int | float) or isinstance(value, bool) or not value > low or value > 86_400:
             raise SpecError([Problem(name, f"must be a number of seconds in {'(0' if low == 0 else '[0'}, 86400], "
                                            f"got {value!r}", f"give {name} a duration, e.g. 30")])
-    for name, value in (("trigger_s", trigger_s), ("max_rate", max_rate), ("cores", cores)):
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float) or not value > 0
-                                  or value != value or value == float("inf")):
-            raise SpecError([Problem(name, f"must be a finite number > 0 (or None), got {value!r}",
+    optional: tuple[tuple[str, float | None], ...] = (("trigger_s", trigger_s), ("max_rate", max_rate),
+                                                      ("cores", cores))
+    for name, given in optional:
+        if given is not None and (isinstance(given, bool) or not isinstance(given, int | float) or not given > 0
+                                  or given != given or given == float("inf")):
+            raise SpecError([Problem(name, f"must be a finite number > 0 (or None), got {given!r}",
                                      f"give {name} a positive value, or leave it out")])
     plan = plan_for(plan, t, c)
     if not plan.ok:
