@@ -1,4 +1,7 @@
-"""Load and save spec files. Every failure names the file, the field path and the fix."""
+"""Load and save spec files. Every failure names the file, the field path and the fix.
+
+pydantic and the schema (spec/schema.py) load on the first spec file read: built-in names skip them (0.06 s).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +9,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import yaml
 
@@ -15,10 +18,7 @@ from streamplace.model.cluster import Cluster, Links, Node
 from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile, ProfileEntry
 from streamplace.model.topology import Operator, Stream, Topology, infer_kinds, parse_grouping
-
-if TYPE_CHECKING:  # pydantic and the schema load on the first spec file read (0.06 s that built-in names skip)
-    from streamplace.spec.schema import ClusterSpec, ProfileSpec, TopologySpec
-
+from streamplace.spec.derive import model_kwargs
 from streamplace.spec.documents import read_document
 from streamplace.spec.validate import validate_document
 
@@ -43,7 +43,7 @@ def load_topology(source: Source) -> Topology:
 
     if is_flux(doc):
         return load_flux(doc, name)
-    spec: TopologySpec = validate_document(TopologySpec, doc, name)
+    spec: Any = validate_document(TopologySpec, doc, name)
     return topology_from_spec(spec, name)
 
 
@@ -67,7 +67,7 @@ def load_flux(doc: dict[str, Any], name: str, default_rate: float | None = None,
         raise SpecError(flux_paths(exc.problems, flux), name) from None
 
 
-def topology_from_spec(spec: TopologySpec, source: str = "<spec>") -> Topology:
+def topology_from_spec(spec: Any, source: str = "<spec>") -> Topology:
     problems: list[Problem] = []
     streams: list[Stream] = []
     for k, s in enumerate(spec.streams):
@@ -83,15 +83,7 @@ def topology_from_spec(spec: TopologySpec, source: str = "<spec>") -> Topology:
     for o in spec.operators:
         kind = o.kind or inferred[o.id]
         logic = MappingProxyType(o.logic.model_dump()) if o.logic else MappingProxyType({})
-        ops.append(
-            Operator(
-                id=o.id, kind=kind, rate=o.rate, cost_ms=o.cost_ms, overhead=o.overhead,
-                selectivity=o.selectivity, cpu=o.cpu, memory_mb=o.memory_mb,
-                bytes_per_tuple=o.bytes_per_tuple, replicas=o.replicas, max_replicas=o.max_replicas,
-                pinned=tuple(o.pinned) if o.pinned is not None else None, unit_cost=o.unit_cost,
-                logic=logic,
-            )
-        )
+        ops.append(Operator(**model_kwargs(Operator, o, kind=kind, logic=logic)))
     try:
         topo = Topology(spec.name, tuple(ops), tuple(streams))
     except ModelError as exc:
@@ -137,7 +129,7 @@ def load_cluster(source: Source) -> Cluster:
     doc, name = _document(source)
     from streamplace.spec.schema import ClusterSpec
 
-    spec: ClusterSpec = validate_document(ClusterSpec, doc, name)
+    spec: Any = validate_document(ClusterSpec, doc, name)
     from streamplace.spec.schema import MAX_NODES
 
     total = sum(n.count or 1 for n in spec.nodes)
@@ -145,20 +137,9 @@ def load_cluster(source: Source) -> Cluster:
         raise SpecError([Problem("nodes", f"the node groups add up to {total:,} nodes; a cluster has at most "
                                           f"{MAX_NODES:,}", "plan a part of the cluster, or fewer, larger nodes")],
                         name)
-    nodes = tuple(
-        Node(id=node_id, cpu=n.cpu, memory_mb=n.memory_mb, type=n.type, rack=n.rack, zone=n.zone,
-             speedup=n.speedup, availability=n.availability, cost_per_hour=n.cost_per_hour, slots=n.slots,
-             bandwidth_mbps=n.bandwidth_mbps, coords=tuple(n.coords) if n.coords else None)
-        for n in spec.nodes for node_id in group_ids(n.id, n.count)
-    )
-    ln = spec.links
-    links = Links(
-        same_node_ms=ln.same_node_ms, same_rack_ms=ln.same_rack_ms, cross_rack_ms=ln.cross_rack_ms,
-        cross_zone_ms=ln.cross_zone_ms, rack_uplink_mbps=ln.rack_uplink_mbps, latency_ms=ln.latency_ms,
-        availability=ln.availability,
-        availability_pairs=ln.availability_pairs, cost_per_mb=ln.cost_per_mb,
-        cost_per_mb_pairs=ln.cost_per_mb_pairs, measured_latency_ms=ln.measured_latency_ms,
-    )
+    nodes = tuple(Node(**model_kwargs(Node, n, id=node_id))
+                  for n in spec.nodes for node_id in group_ids(n.id, n.count))
+    links = Links(**model_kwargs(Links, spec.links))
     engine = {f"{eng}.{key}": value for eng, block in spec.engine.items() for key, value in block.items()}
     if engine:  # checked here, so a bad key names this file
         from streamplace.perf.engines import EngineSettings
@@ -175,7 +156,7 @@ def load_cluster(source: Source) -> Cluster:
         raise _raise_with_source(exc, name) from None
 
 
-def _spec_paths(problems: list[Problem], spec: ClusterSpec) -> list[Problem]:
+def _spec_paths(problems: list[Problem], spec: Any) -> list[Problem]:
     """Problems found on the expanded nodes, named by the file's entries (``nodes[3]``, the group that made
     node 57), each once."""
     entry = [j for j, n in enumerate(spec.nodes) for _ in range(n.count or 1)]
@@ -249,10 +230,10 @@ def load_profile(source: Source) -> Profile:
                                  "a profile has profiles: [{operator, node_type, cost_ms, overhead}] and/or "
                                  "selectivity: {operator: α} (as `streamplace profile` writes it)")], name)
 
-    spec: ProfileSpec = validate_document(ProfileSpec, doc, name)
+    spec: Any = validate_document(ProfileSpec, doc, name)
     try:
         return Profile(
-            tuple(ProfileEntry(e.operator, e.node_type, e.cost_ms, e.overhead) for e in spec.profiles),
+            tuple(ProfileEntry(**model_kwargs(ProfileEntry, e)) for e in spec.profiles),
             spec.selectivity,
         )
     except ModelError as exc:
@@ -266,7 +247,7 @@ def load_plan(source: Source) -> Plan:
     from streamplace.spec.schema import PlanSpec
 
     doc, name = _document(source)
-    spec: PlanSpec = validate_document(PlanSpec, doc, name, "use the JSON that `streamplace plan --json` prints")
+    spec: Any = validate_document(PlanSpec, doc, name, "use the JSON that `streamplace plan --json` prints")
     try:
         return Plan.from_dict(spec.model_dump(exclude={"parallelism"}))
     except ModelError as exc:

@@ -1,4 +1,4 @@
-"""pydantic schemas of the spec files (docs/architecture.md, "Spec files").
+"""pydantic schemas of the spec files (docs/architecture.md, "Spec files"), derived from the model's dataclasses.
 
 Unknown keys are rejected (``extra='forbid'``) so a typo such as ``cpu_ms``
 is reported rather than silently ignored; numbers must be finite numbers (not
@@ -11,7 +11,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
-from streamplace.model.topology import DEFAULT_BYTES_PER_TUPLE, DEFAULT_CPU_POINTS, DEFAULT_MEMORY_MB
+from streamplace.model.cluster import Cluster, Links, Node
+from streamplace.model.plan import Plan
+from streamplace.model.profile import Profile, ProfileEntry
+from streamplace.model.topology import Kind, Operator, Stream, Topology
+from streamplace.spec.derive import spec_model
 
 #: bounds on what one spec may ask for (a node group of 10⁸ nodes or a billion replicas ran past 20 s with no
 #: message); ten times the 10,000-node cluster benchmarks/scale.py plans in about 2 s, and 100,000 replicas of
@@ -31,123 +35,70 @@ class LogicSpec(Strict):
     name: str
 
 
-class OperatorSpec(Strict):
-    id: str
-    kind: Literal["source", "operator", "sink"] | None = None
-    rate: float | None = None
-    cost_ms: float = 0.0
-    overhead: float = 0.0
-    selectivity: float = 1.0
-    cpu: float = DEFAULT_CPU_POINTS
-    memory_mb: float = DEFAULT_MEMORY_MB
-    bytes_per_tuple: float = DEFAULT_BYTES_PER_TUPLE
-    replicas: int = Field(default=1, le=MAX_REPLICAS)  # a billion replicas ran for minutes before any message
-    max_replicas: int | None = Field(default=None, le=MAX_REPLICAS)
-    pinned: list[str] | None = None
-    unit_cost: float = 1.0
-    logic: LogicSpec | None = None
-
-    @field_validator("pinned", mode="before")
-    @classmethod
-    def _one_node(cls, v: Any) -> Any:
-        return [v] if isinstance(v, str) else v
+def _one_node(cls: Any, v: Any) -> Any:
+    """``pinned: n1`` is ``pinned: [n1]``."""
+    return [v] if isinstance(v, str) else v
 
 
-class StreamSpec(Strict):
-    from_: str = Field(alias="from")
-    to: str
-    grouping: str = "shuffle"
-    bytes_per_tuple: float | None = None
+# Each spec class below is the model class's fields (spec/derive.py): only what the file writes otherwise, or
+# bounds beyond the model's own checks, is stated here.
+OperatorSpec = spec_model(
+    Operator, "OperatorSpec", base=Strict,
+    overrides={"kind": (Kind | None, None),  # inferred from the streams when left out
+               "logic": (LogicSpec | None, None)},
+    # a billion replicas ran for minutes before any message
+    limits={"replicas": {"le": MAX_REPLICAS}, "max_replicas": {"le": MAX_REPLICAS}},
+    validators={"_one_node": field_validator("pinned", mode="before")(_one_node)})
+
+StreamSpec = spec_model(
+    Stream, "StreamSpec", base=Strict, exclude=("source", "target", "key"),
+    overrides={"grouping": (str, "shuffle")},  # shuffle, all or key:<field> (model.topology.parse_grouping)
+    extra={"from_": (str, Field(alias="from")), "to": (str, ...)})
+
+TopologySpec = spec_model(Topology, "TopologySpec", base=Strict,
+                          overrides={"operators": (list[OperatorSpec], ...),  # type: ignore[valid-type]
+                                     "streams": (list[StreamSpec], [])})  # type: ignore[valid-type]
+
+NodeSpec = spec_model(
+    Node, "NodeSpec", base=Strict,
+    doc="One node, or with ``count`` a group of identical nodes named ``ID-1`` … ``ID-N`` (zero-padded to the "
+        "width of N, so they sort in order): a 10,000-node cluster fits in a few lines.",
+    extra={"count": (int | None, Field(default=None, ge=1, le=MAX_NODES))})
+
+LinksSpec = spec_model(Links, "LinksSpec", base=Strict)
+
+ClusterSpec = spec_model(
+    Cluster, "ClusterSpec", base=Strict, exclude=("engine_params",),
+    overrides={"nodes": (list[NodeSpec], ...), "links": (LinksSpec, LinksSpec())},  # type: ignore[valid-type]
+    # engine model parameters for this cluster: {spark: {trigger_s: 2, …}, storm: {max_spout_pending: 1000, …}}
+    extra={"engine": (dict[Literal["spark", "storm"], dict[str, float | int | None]], {})})
+
+ProfileEntrySpec = spec_model(ProfileEntry, "ProfileEntrySpec", base=Strict)
 
 
-class TopologySpec(Strict):
-    name: str
-    operators: list[OperatorSpec]
-    streams: list[StreamSpec] = []
-
-
-class NodeSpec(Strict):
-    """One node, or with ``count`` a group of identical nodes named ``ID-1`` … ``ID-N`` (zero-padded to the
-    width of N, so they sort in order): a 10,000-node cluster fits in a few lines."""
-
-    id: str
-    count: int | None = Field(default=None, ge=1, le=MAX_NODES)
-    cpu: float
-    memory_mb: float
-    type: str = "default"
-    rack: str = "rack-0"
-    zone: str = "zone-0"
-    speedup: float = 1.0
-    availability: float = 1.0
-    cost_per_hour: float = 0.0
-    slots: int = 4
-    bandwidth_mbps: float | None = None
-    coords: list[float] | None = None
-
-
-class LinksSpec(Strict):
-    same_node_ms: float = 0.0
-    same_rack_ms: float = 0.2
-    cross_rack_ms: float = 2.0
-    cross_zone_ms: float | None = None
-    #: Mbit/s of each rack's uplink to the other racks, shared by its cross-rack traffic (None: unlimited)
-    rack_uplink_mbps: float | None = None
-    latency_ms: dict[str, dict[str, float]] = {}
-    availability: float = 1.0
-    availability_pairs: dict[str, dict[str, float]] = {}
-    cost_per_mb: float = 0.0
-    cost_per_mb_pairs: dict[str, dict[str, float]] = {}
-    #: one-way latencies measured for some pairs (ms): latency-aware schedulers with latencies=estimated start
-    #: their network coordinates from these
-    measured_latency_ms: dict[str, dict[str, float]] = {}
-
-
-class ClusterSpec(Strict):
-    name: str
-    utilization_limit: float = 1.0
-    nodes: list[NodeSpec]
-    links: LinksSpec = LinksSpec()
-    #: engine model parameters for this cluster: {spark: {trigger_s: 2, …}, storm: {max_spout_pending: 1000, …}}
-    engine: dict[Literal["spark", "storm"], dict[str, float | int | None]] = {}
-
-
-class ProfileEntrySpec(Strict):
-    operator: str
-    node_type: str
-    cost_ms: float
-    overhead: float = 0.0
-
-
-class ProfileSpec(Strict):
-    model_config = ConfigDict(extra="allow")  # the profiler may add provenance fields
-    profiles: list[ProfileEntrySpec] = []
-    selectivity: dict[str, float] = {}
-
-
-# ------------------------------------------------------------------ plan files (what `plan --json` writes)
-class PlanSpec(Strict):
-    """A plan file (docs/architecture.md, "Plan JSON"): the fields streamplace reads are typed and ranged;
-    other keys are welcome (tools annotate plans) and not read, ``parallelism`` (derived from ``replicas``,
-    written for readers) included. The operators and nodes named are checked against an instance by
-    ``model.plan.validate_plan_against``."""
+class _Annotated(Strict):
+    """A document that tools may annotate: keys beyond the schema are kept, not read."""
 
     model_config = ConfigDict(extra="allow")
 
-    replicas: dict[str, dict[str, Annotated[int, Field(ge=0, le=MAX_REPLICAS)]]]
-    source_rates: dict[str, Annotated[float, Field(gt=0)]] = {}
-    scheduler: str = "manual"
-    topology: str = ""
-    cluster: str = ""
-    status: Literal["ok", "timeout", "infeasible"] = "ok"
-    planning_ms: Annotated[float, Field(ge=0)] = 0.0
-    predicted: dict[str, Any] = {}
-    explanation: list[str] = []
-    split: Literal["even", "capacity"] = "even"
-    params: dict[str, Any] = {}
-    gap: Annotated[float, Field(ge=0)] | None = None
-    warnings: list[str] = []
-    profile: dict[str, Any] | None = None
-    parallelism: dict[str, int] | None = None
+
+ProfileSpec = spec_model(
+    Profile, "ProfileSpec", base=_Annotated, exclude=("entries",),  # the profiler adds provenance fields
+    extra={"profiles": (list[ProfileEntrySpec], [])})  # type: ignore[valid-type]
+
+
+# ------------------------------------------------------------------ plan files (what `plan --json` writes)
+#: A plan file (docs/architecture.md, "Plan JSON"): the fields streamplace reads are typed and ranged; other keys
+#: are welcome (tools annotate plans) and not read, ``parallelism`` (derived from ``replicas``, written for
+#: readers) included. The operators and nodes named are checked against an instance by
+#: ``model.plan.validate_plan_against``.
+PlanSpec = spec_model(
+    Plan, "PlanSpec", base=_Annotated,
+    overrides={"replicas": (dict[str, dict[str, Annotated[int, Field(ge=0, le=MAX_REPLICAS)]]], ...),
+               "source_rates": (dict[str, Annotated[float, Field(gt=0)]], {}),
+               "scheduler": (str, "manual"), "topology": (str, ""), "cluster": (str, "")},
+    limits={"planning_ms": {"ge": 0}, "gap": {"ge": 0}},
+    extra={"parallelism": (dict[str, int] | None, None)})
 
 
 # ------------------------------------------------------------------ Storm Flux files (spec/flux.py converts them)
