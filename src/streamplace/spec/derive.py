@@ -33,7 +33,7 @@ def spec_type(hint: Any) -> Any:
         return list[spec_type(inner)]  # type: ignore[misc]
     if origin in (Mapping, dict, typing.Mapping, types.MappingProxyType):
         key, value = args if args else (str, Any)
-        return dict[key, spec_type(value)]  # type: ignore[valid-type]
+        return dict[key, spec_type(value)]  # type: ignore[valid-type,misc]
     return hint
 
 
