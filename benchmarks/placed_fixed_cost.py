@@ -50,7 +50,7 @@ def main() -> None:
             except Exception as exc:  # a scheduler that refuses this instance: said, not hidden
                 print(f"{topo_name:12s} {cluster_name:13s} {name:16s} refused: {exc}")
                 continue
-            if not plan.ok:
+            if not plan.usable:
                 continue
             detail = evaluate(topo, cluster, plan, engine=eng).engine_detail
             f = float(detail["batch_fixed_s"])

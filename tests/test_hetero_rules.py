@@ -64,4 +64,4 @@ def test_each_rule_is_a_parameter_and_the_text_is_the_default(rules: dict[str, s
     default = create("hetero").plan(topo, cl, prof)
     text = create("hetero", {"bottleneck": "hottest", "multi_add": "0", "ties": "least-loaded"}).plan(topo, cl, prof)
     assert default.replicas == text.replicas
-    assert create("hetero", rules).plan(topo, cl, prof).ok
+    assert create("hetero", rules).plan(topo, cl, prof).usable

@@ -112,7 +112,7 @@ def test_estimated_latencies_in_the_loop() -> None:
 
     topo, cluster = resolve_topology("t-m1"), resolve_cluster("continuum-11")
     plan = create("hill-climbing", {"latencies": "estimated", "measured_share": "0.6"}).plan(topo, cluster)
-    assert plan.ok
+    assert plan.usable
     note = next(w for w in plan.warnings if "estimated by spring" in w)
     error = float(re.search(r"median relative error ([\d.]+)%", note).group(1))
     assert 0 < error < 50
@@ -147,7 +147,7 @@ def test_measured_latencies_from_the_cluster_spec(tmp_path) -> None:
     assert np.isfinite(cluster.measured_latency()).sum() == 2 * pairs + len(ids)  # both ways, and the diagonal
     topo = resolve_topology("t-m1")
     plan = create("hill-climbing", {"latencies": "estimated"}).plan(topo, cluster)
-    assert plan.ok
+    assert plan.usable
     note = next(w for w in plan.warnings if "estimated by spring" in w)
     assert f"the cluster's {pairs} of {len(ids) * (len(ids) - 1) // 2} measured pairs" in note
     assert float(re.search(r"median relative error ([\d.]+)%", note).group(1)) < 50

@@ -104,7 +104,7 @@ def test_s_odrp_deploys_without_rates_then_replans_with_measured_ones() -> None:
     assert any("phase 1" in w for w in first.warnings)
     second = pol.decide(observe(topo, 10, 250, 4.0, emitted=250), first, CLUSTER)
     assert pol.used_rates is not None and pol.used_rates["a"] == pytest.approx(400.0)  # scaled to the offered load
-    assert second is None or second.ok
+    assert second is None or second.usable
     assert pol.decide(observe(topo, 20, 390, 4.0), second or first, CLUSTER) is None  # within the drift: kept
     assert drift_reason({"a": 100.0, "b": 50.0}, {"a": 140.0, "b": 51.0}, 0.25) == \
         "input rates moved more than 25% (a 100.0→140.0 t/s)"

@@ -180,7 +180,7 @@ def test_missing_bounds_are_computed_from_single_objective_solves() -> None:
     alone = {m: create("odrp", {f"weights.{m}": "1", **{k: v for k, v in BOUNDS.items() if k[7] == m}}).plan(topo, cl)
              for m in ("r", "c")}
     plan = create("odrp", {"weights.r": "0.5", "weights.c": "0.5", "bounds.c_min": "0"}).plan(topo, cl)
-    assert plan.ok
+    assert plan.usable
     bounds = plan.predicted["odrp"]["bounds"]
     best_r = alone["r"].predicted["odrp"]["response_ms"]
     assert bounds["r_min"] == pytest.approx(best_r)  # the response time optimum is its lower bound

@@ -60,7 +60,7 @@ def test_replication_at_80_to_120_tuples_per_second(rate: int) -> None:
     exactly a second node (the pinned operators fill w1's 8 slots otherwise), and its response time is at most
     that of the paper's Table 3 counts placed at their best by the same model — below it at 80 and 100 t/s."""
     topo, cluster = debs2015_q1(rate), resolve_cluster("debs-6")
-    assert not create("odp", R_ONLY).plan(topo, cluster).ok
+    assert not create("odp", R_ONLY).plan(topo, cluster).usable
     ours = create("odrp", R_ONLY).plan(topo, cluster)
     assert ours.status == "ok" and ours.predicted["nodes_used"] == 2
     assert ours.counts()["partialRank"] >= 2 and sum(ours.counts().values()) > 8
@@ -79,7 +79,7 @@ def test_fixed_counts_are_placed_at_their_best() -> None:
     topo, cluster = pipeline(60.0), two_sites()
     bounds = {"weights.r": "1", "bounds.r_min": "1", "bounds.r_max": "500"}
     plan = create("odrp", bounds | {"counts.work": "2"}).plan(topo, cluster)
-    assert plan.ok and plan.counts()["work"] == 2
+    assert plan.usable and plan.counts()["work"] == 2
     inst = OdrpInstance.build(topo, cluster)
     best = np.inf
     for on_a in range(3):  # work's two replicas: 2 on a, 1 + 1, or 2 on b (one slot × 4 executors each)
@@ -103,4 +103,4 @@ def test_bad_fixed_counts_are_clear_errors(params: dict[str, str], match: str) -
 def test_a_fixed_count_too_small_to_be_stable_is_explained() -> None:
     plan = create("odrp", {"weights.r": "1", "bounds.r_min": "1", "bounds.r_max": "500", "counts.work": "1"}).plan(
         pipeline(150.0), two_sites())  # work serves 100 t/s per replica
-    assert not plan.ok and any("fixed count of 1" in line and "counts.work" in line for line in plan.explanation)
+    assert not plan.usable and any("fixed count of 1" in line and "counts.work" in line for line in plan.explanation)

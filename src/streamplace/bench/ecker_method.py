@@ -81,10 +81,10 @@ def placements(topology: Topology, cluster: Cluster, engine: EngineSettings | No
     out = []
     for w in range(1, len(cluster) + 1):  # a default placement that breaks a node's memory cannot be deployed
         default = create("round-robin", {"workers": str(w)}).plan(topology, cluster, engine=engine)
-        if default.ok:
+        if default.usable:
             out.append(measure("round-robin", default, topology, cluster, engine, 0))
     ras = create("r-storm", {}).plan(topology, cluster, engine=engine)
-    if ras.ok:
+    if ras.usable:
         out.append(measure("r-storm", ras, topology, cluster, engine, 0))
     for name in ADAPTIVE:
         running: Plan | None = None
@@ -93,7 +93,7 @@ def placements(topology: Topology, cluster: Cluster, engine: EngineSettings | No
             for k in range(REPLACEMENTS):
                 scheduler = create(name, {"seed": str(k), "budget_s": str(budget_s)})
                 plan = scheduler.plan(offered, cluster, current=running, engine=engine)
-                if plan.ok:
+                if plan.usable:
                     running = plan
                     out.append(measure(name, plan, topology, cluster, engine, phase))
     return out

@@ -100,9 +100,9 @@ def place_counts(topology: Topology, cluster: Cluster, counts: dict[str, int],
     tried = []
     for name in dict.fromkeys((placer, "round-robin")):
         plan = create(name).plan(topo, cluster)
-        if plan.ok and fits_slots(plan, slots):
+        if plan.usable and fits_slots(plan, slots):
             return plan
-        tried.append(f"{name}: " + ("; ".join(plan.explanation) if not plan.ok else "breaks the replica slots"))
+        tried.append(f"{name}: " + ("; ".join(plan.explanation) if not plan.usable else "breaks the replica slots"))
     need = max(counts.values(), default=0)
     room = sum((slots or {}).values()) if slots else "unbounded"
     raise ModelError([Problem("replicas", f"cannot place {sum(counts.values())} replicas (up to {need} of one "
@@ -298,7 +298,7 @@ class SOdrpPolicy:
         return new
 
     def _enactable(self, plan: Plan, cluster: Cluster) -> Plan:
-        if not plan.ok:
+        if not plan.usable:
             raise ModelError([Problem("s-odrp", "; ".join(plan.explanation) or plan.status,
                                       "relax the ODRP bounds or add nodes")])
         if fits_slots(plan, self.slots):
@@ -394,7 +394,7 @@ class LatencyAwarePolicy:
         self.replans += 1
         current = plan if set(plan.nodes_used()) <= set(nodes) else None  # lost nodes: the search starts afresh
         new = self.scheduler.plan(now.with_replicas(plan.counts()), cluster, current=current)
-        if not new.ok or placed(new.replicas) == placed(plan.replicas):
+        if not new.usable or placed(new.replicas) == placed(plan.replicas):
             return None
         if current is not None:  # the running plan still fits the cluster: switch only for a better Eq. 1
             before = evaluate(now, cluster, plan).score

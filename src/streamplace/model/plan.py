@@ -72,7 +72,10 @@ class Plan:
 
     # ----------------------------------------------------------------- views
     @property
-    def ok(self) -> bool:
+    def usable(self) -> bool:
+        """A placement that holds the constraints: status ``ok`` (proven or a heuristic's answer) or ``timeout``
+        (the best found in the time limit); an ``infeasible`` plan is not. (Named ``ok`` before issue 40, which
+        read as ``status == "ok"``.)"""
         return self.status != "infeasible"
 
     def parallelism(self, op: str) -> int:

@@ -117,7 +117,7 @@ def compare(
     if counts_from is not None:
         source = create(counts_from, (params or {}).get(counts_from)).plan(topology, cluster, profile, engine=engine)
         made[counts_from] = source
-        if source.ok:
+        if source.usable:
             placed_topology = topology.with_replicas(source.counts())
     rows = []
     for name in schedulers or scheduler_names():

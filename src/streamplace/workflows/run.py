@@ -258,7 +258,7 @@ def run(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan | Spec, *
             raise SpecError([Problem(name, f"must be a finite number > 0 (or None), got {given!r}",
                                      f"give {name} a positive value, or leave it out")])
     plan = plan_for(plan, t, c)
-    if not plan.ok:
+    if not plan.usable:
         raise SpecError([Problem("plan", "the plan is infeasible: " + "; ".join(plan.explanation),
                                  "plan with another scheduler or a larger cluster")])
     eng = engine_settings(engine, cluster=c)
@@ -290,7 +290,7 @@ def plan_to_run(plan: Plan | Spec | None, scheduler: str, t: Topology, c: Cluste
 
     pl = plan_for(plan, t, c, str(plan) if isinstance(plan, str | Path) else "plan") if plan is not None \
         else create(scheduler).plan(t, c)
-    if not pl.ok:
+    if not pl.usable:
         raise SpecError([Problem("plan", "the plan is infeasible: " + "; ".join(pl.explanation),
                                  "plan with another scheduler or a larger cluster")])
     return pl
