@@ -31,8 +31,7 @@ from streamplace.model.cluster import Cluster, check_compatible
 from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
-from streamplace.perf.engines import ENGINE_NAMES, EngineSettings
-from streamplace.perf.engines.spark import SparkConstants, SparkSettings
+from streamplace.perf.engines import EngineSettings, SparkSettings, engine_names, engine_or_ideal
 from streamplace.perf.evaluate import Evaluation
 from streamplace.perf.evaluate import evaluate as _evaluate
 from streamplace.schedulers import create
@@ -78,13 +77,14 @@ def engine_settings(engine: Engine = "spark", calibration: str | Path | None = N
         return engine.with_params(dict(params)) if params else engine
     if engine is None:
         return None
-    if engine not in ENGINE_NAMES:
-        raise SpecError([Problem(option, f"unknown engine {engine!r}", f"use one of {', '.join(ENGINE_NAMES)}")])
-    from streamplace.spark.measure.calibration import constants_or_defaults
+    if not isinstance(engine, str) or engine not in engine_names():
+        raise SpecError([Problem(option, f"unknown engine {engine!r}", f"use one of {', '.join(engine_names())}")])
+    settings = EngineSettings(engine)
+    if settings.model.reads_calibration:  # Spark's constants, as `streamplace calibrate` measured them
+        from streamplace.spark.measure.calibration import constants_or_defaults
 
-    consts = constants_or_defaults(Path(calibration) if calibration else None) if engine == "spark" \
-        else SparkConstants()
-    settings = EngineSettings(engine, SparkSettings(constants=consts))  # type: ignore[arg-type]
+        consts = constants_or_defaults(Path(calibration) if calibration else None)
+        settings = EngineSettings(engine, spark=SparkSettings(constants=consts))
     if cluster is not None and cluster.engine_params:
         settings = settings.with_params(cluster.engine_params, f"{cluster.name}: engine")
     if trigger_s is not None:
@@ -139,7 +139,7 @@ def _plan_for(plan: Plan | str | Path | Mapping[str, Any], t: Topology, c: Clust
 
 
 def _engine(engine: Engine, cluster: Cluster) -> EngineSettings | None:
-    return None if engine in (None, "ideal") else engine_settings(engine, cluster=cluster)
+    return engine_settings(engine, cluster=cluster)
 
 
 def plan(topology: Topology | Spec, cluster: Cluster | Spec, scheduler: str = "r-storm", *,
@@ -211,7 +211,6 @@ def run(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan | Spec, *
     ``out_dir`` (default ``run-out/TOPOLOGY-DIGEST``), which resumes only the same pipeline."""
     import os
 
-    from streamplace.perf.engines import EngineSettings
     from streamplace.spark.runtime.admission import admission, admitted_plan, continuous
     from streamplace.spark.runtime.outdir import run_dir
     from streamplace.spark.runtime.pipeline import PipelineConfig
@@ -232,7 +231,7 @@ def run(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan | Spec, *
     if not plan.ok:
         raise SpecError([Problem("plan", "the plan is infeasible: " + "; ".join(plan.explanation),
                                  "plan with another scheduler or a larger cluster")])
-    eng = _engine(engine, c) or EngineSettings(name="ideal")
+    eng = engine_or_ideal(_engine(engine, c))
     n = cores or os.cpu_count() or 2
     target_cluster, target_plan, _ = run_target(t, c, plan, None, None, n)  # this machine, as `run` predicts it
     adm = admission(t, target_cluster, target_plan, eng, trigger_s, max_rate)

@@ -38,7 +38,7 @@ from streamplace.files import replace_whole, write_whole
 from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan, json_text, jsonable, validate_plan_against
 from streamplace.model.topology import Topology
-from streamplace.perf.engines import split_engine_params
+from streamplace.perf.engines import ENGINES, IdealEngine, recorded_params, split_engine_params
 from streamplace.perf.evaluate import Evaluation, evaluate
 from streamplace.report.compare import fmt
 from streamplace.schedulers.base import REGISTRY, create, describe_parameters, parameter_ranges, scheduler_names
@@ -100,7 +100,7 @@ def print_plan(plan: Plan) -> None:
 
 
 def print_prediction(pred: Any) -> None:
-    engine = pred.get("engine", "ideal")
+    engine = pred.get("engine", IdealEngine.name)
     table = Table(title=f"predicted ({engine} engine)", show_header=False)
     table.add_column("metric")
     table.add_column("value", justify="right")
@@ -112,16 +112,9 @@ def print_prediction(pred: Any) -> None:
     if score:
         table.add_row("latency-aware score", fmt(score.get("score")))
         table.add_row("constraint violations", fmt(score.get("violations")))
-    detail = pred.get("engine_detail") or {}
-    if engine == "spark" and detail:
-        for key, label in (("trigger_s", "Spark trigger (s)"), ("batch_fixed_s", "Spark fixed time per batch (s)"),
-                           ("batch_s", "Spark batch time at these rates (s)"), ("period_s", "Spark batch period (s)"),
-                           ("trigger_throughput", "throughput within the trigger (t/s)"), ("stages", "Spark stages"),
-                           ("constants", "Spark constants")):
-            table.add_row(label, fmt(detail.get(key)))
-    if engine == "storm" and detail.get("max_spout_pending") is not None:
-        table.add_row("max spout pending", fmt(detail["max_spout_pending"]))
-        table.add_row("complete latency (ms)", fmt(detail.get("complete_latency_ms")))
+    model = ENGINES.get(engine)  # None: a plan file's engine that is not registered here
+    for label, value in model.summary_rows(pred.get("engine_detail") or {}) if model is not None else []:
+        table.add_row(label, fmt(value))
     odrp = pred.get("odrp")
     if odrp:
         unit = odrp.get("z_unit", "tuples")
@@ -212,7 +205,7 @@ def evaluate_cmd(
     if mismatch:
         warn(mismatch)
     ev: Evaluation = evaluate(t, c, pl, p, engine=eng)
-    pred = ev.predicted() | ({"engine_params": eng.describe()} if eng.name != "ideal" else {})
+    pred = ev.predicted() | recorded_params(eng)
     notes = ev.memory_notes() + ev.zero_reasons()
     if as_json:
         emit_json({"topology": t.name, "cluster": c.name, "plan": str(plan_file), "predicted": jsonable(pred),

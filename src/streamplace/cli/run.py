@@ -44,7 +44,7 @@ from streamplace.errors import ModelError, Problem
 from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan, jsonable, validate_plan_against
 from streamplace.model.topology import Topology
-from streamplace.perf.engines import EngineSettings, split_engine_params
+from streamplace.perf.engines import ENGINES, EngineSettings, split_engine_params
 from streamplace.report.compare import fmt, mfmt
 from streamplace.schedulers.base import create
 from streamplace.spec.loader import load_plan
@@ -219,7 +219,8 @@ def print_run(result: Any, t: Topology, pl: Plan, master: str | None, duration: 
     out.print(table)
     out.print(f"  predicted for {here}; bottleneck: {p.get('bottleneck')}", highlight=False)
     params = p.get("engine_params") or {}
-    if p.get("engine") == "spark":
+    model = ENGINES.get(p.get("engine"))
+    if model is not None and model.micro_batches:  # the source's phase on the trigger
 
         def ms(x: Any) -> str:
             return "left to chance" if x is None else f"{1000 * x:.0f} ms"
