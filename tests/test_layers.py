@@ -130,7 +130,7 @@ def test_spark_parts_point_down() -> None:
         own = SPARK_PARTS.index(rel.parts[0])
         for module, line in _imports(path):
             parts = module.split(".")
-            if parts[:2] == ["streamplace", "spark"] and len(parts) > 2 and parts[2] in SPARK_PARTS:
-                if SPARK_PARTS.index(parts[2]) > own:
-                    problems.append(f"spark/{rel}:{line}: {rel.parts[0]} imports {module}")
+            if parts[:2] == ["streamplace", "spark"] and len(parts) > 2 and parts[2] in SPARK_PARTS \
+                    and SPARK_PARTS.index(parts[2]) > own:
+                problems.append(f"spark/{rel}:{line}: {rel.parts[0]} imports {module}")
     assert not problems, "\n".join(problems)
