@@ -21,7 +21,7 @@ from typing import Any
 from streamplace.errors import StreamplaceError
 from streamplace.model.cluster import Cluster, check_compatible
 from streamplace.model.topology import Topology
-from streamplace.perf.engines import EngineSettings
+from streamplace.perf.engines import EngineSettings, engine_or_ideal
 from streamplace.schedulers.base import REGISTRY, create
 
 ROW_SCHEMA = (
@@ -68,7 +68,7 @@ def evaluate_instance(inst: Instance, topology: Topology, cluster: Cluster,
     cluster spec's engine block applied under the command line's ``engine_params``."""
     row: dict[str, Any] = {name: None for name, _ in ROW_SCHEMA}
     row.update(topology=inst.topology, cluster=inst.cluster, scheduler=inst.scheduler, scale=float(inst.scale),
-               seed=int(inst.seed), engine=engine.name if engine is not None else "ideal")
+               seed=int(inst.seed), engine=engine_or_ideal(engine).name)
     started = time.perf_counter()
     try:
         problems = check_compatible(topology, cluster)

@@ -27,6 +27,7 @@ from streamplace.model.plan import json_text
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
 from streamplace.params import parse_assignments
+from streamplace.workflows.instance import engine_catalog
 from streamplace.workflows.instance import engine_settings as workflow_engine
 from streamplace.workflows.instance import load_instance as workflow_instance
 from streamplace.workflows.session import open_session, spark_log
@@ -140,9 +141,15 @@ def parse_trigger(value: str) -> float | None:
 ParamOpt = Annotated[list[str] | None, typer.Option("--param", "-p", help="scheduler parameter key=value "
                                                     "(repeatable; dotted keys for nested values; spark.KEY / "
                                                     "storm.KEY set the engine model's parameters)")]
-EngineOpt = Annotated[str, typer.Option("--engine", help="whose predictions: spark (micro-batches, the engine "
-                                        "streamplace runs), storm (pipelined threads, serialization across nodes, "
-                                        "flow control) or ideal (the papers' model)")]
+
+
+def _engines_help() -> str:
+    """``--engine``'s help: every registered engine with its one-line description."""
+    named = [f"{name} ({description})" for name, description in engine_catalog()]
+    return "whose predictions: " + (", ".join(named[:-1]) + " or " + named[-1] if len(named) > 1 else named[0])
+
+
+EngineOpt = Annotated[str, typer.Option("--engine", help=_engines_help())]
 PictureOpt = Annotated[Path | None, typer.Option("--picture", help="draw the plan on its cluster: nodes by rack "
                                                   "with utilization, replicas, traffic, the bottleneck (.svg or "
                                                   ".png)")]

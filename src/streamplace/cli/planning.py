@@ -40,7 +40,7 @@ from streamplace.model.plan import Plan, jsonable
 from streamplace.model.topology import Topology
 from streamplace.report.compare import fmt
 from streamplace.workflows import planning
-from streamplace.workflows.instance import engine_and_rest
+from streamplace.workflows.instance import engine_and_rest, engine_summary
 
 if TYPE_CHECKING:
     from streamplace.perf.evaluate import Evaluation
@@ -86,16 +86,8 @@ def print_prediction(pred: Any) -> None:
     if score:
         table.add_row("latency-aware score", fmt(score.get("score")))
         table.add_row("constraint violations", fmt(score.get("violations")))
-    detail = pred.get("engine_detail") or {}
-    if engine == "spark" and detail:
-        for key, label in (("trigger_s", "Spark trigger (s)"), ("batch_fixed_s", "Spark fixed time per batch (s)"),
-                           ("batch_s", "Spark batch time at these rates (s)"), ("period_s", "Spark batch period (s)"),
-                           ("trigger_throughput", "throughput within the trigger (t/s)"), ("stages", "Spark stages"),
-                           ("constants", "Spark constants")):
-            table.add_row(label, fmt(detail.get(key)))
-    if engine == "storm" and detail.get("max_spout_pending") is not None:
-        table.add_row("max spout pending", fmt(detail["max_spout_pending"]))
-        table.add_row("complete latency (ms)", fmt(detail.get("complete_latency_ms")))
+    for label, value in engine_summary(pred):  # none for a plan file's engine not registered here
+        table.add_row(label, fmt(value))
     odrp = pred.get("odrp")
     if odrp:
         unit = odrp.get("z_unit", "tuples")

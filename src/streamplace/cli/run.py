@@ -43,6 +43,7 @@ from streamplace.model.plan import Plan, jsonable
 from streamplace.model.topology import Topology
 from streamplace.report.compare import fmt, mfmt
 from streamplace.workflows.cluster import cluster_at
+from streamplace.workflows.instance import runs_micro_batches
 from streamplace.workflows.run import (
     check_run_options,
     enact_run,
@@ -195,7 +196,7 @@ def print_run(result: Any, t: Topology, pl: Plan, master: str | None, duration: 
     out.print(table)
     out.print(f"  predicted for {here}; bottleneck: {p.get('bottleneck')}", highlight=False)
     params = p.get("engine_params") or {}
-    if p.get("engine") == "spark":
+    if runs_micro_batches(p.get("engine")):  # the source's phase on the trigger
 
         def ms(x: Any) -> str:
             return "left to chance" if x is None else f"{1000 * x:.0f} ms"

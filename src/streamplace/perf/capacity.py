@@ -44,7 +44,7 @@ class ScaleLimit:
     """The sustainable scale and what binds it."""
 
     scale: float
-    kind: str  # "cpu" | "thread" | "bandwidth" | "rack uplink" | "none"
+    kind: str  # "cpu" | "thread" | "bandwidth" | "rack uplink" | "none", or an engine's own (spark, flow)
     node: int | None = None
     op: int | None = None
     rack: int | None = None

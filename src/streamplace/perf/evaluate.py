@@ -17,14 +17,18 @@ from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
-from streamplace.perf import engines
-from streamplace.perf.capacity import NodeLoads, ScaleLimit, bandwidth_scale, node_loads, sustainable_scale
+from streamplace.perf.capacity import ScaleLimit, node_loads, sustainable_scale
 from streamplace.perf.cells import Cells, compile_cells, cost_tables
-from streamplace.perf.engines import replica_cap_of
-from streamplace.perf.engines import spark as spark_engine
-from streamplace.perf.engines import storm as storm_engine
+from streamplace.perf.engines import (
+    EngineFigures,
+    EngineInputs,
+    EngineModel,
+    EngineSettings,
+    IdealEngine,
+    engine_or_ideal,
+)
 from streamplace.perf.latency import path_latency, plan_links_ms
-from streamplace.perf.network import StreamMetrics, stream_bytes, stream_metrics, supports
+from streamplace.perf.network import StreamMetrics, stream_metrics, supports
 from streamplace.perf.rates import OperatorRates, operator_rates
 from streamplace.perf.score import LatencyScore, latency_score
 from streamplace.perf.weighted import weighted_utilization
@@ -54,7 +58,7 @@ class Evaluation:
     memory_violations: tuple[int, ...]
     score: LatencyScore
     weighted_utilization: float  # Nasiri et al. 2023 Eq. 7 at the sustainable scale
-    engine: str = "ideal"  # the engine the throughput, latency and CPU figures are for
+    engine: str = IdealEngine.name  # the name of the engine the throughput, latency and CPU figures are for
     engine_detail: dict[str, Any] = field(default_factory=dict)
     cluster: Cluster = field(repr=False, default=None)  # type: ignore[assignment]
     rates: OperatorRates = field(repr=False, default=None)  # type: ignore[assignment]
@@ -141,7 +145,7 @@ def evaluate(
     score_utilization_limit: float = 0.95,
     rates: OperatorRates | None = None,
     tables: tuple[np.ndarray, np.ndarray] | None = None,
-    engine: engines.EngineSettings | None = None,
+    engine: EngineSettings | None = None,
 ) -> Evaluation:
     """Predict throughput, latency, utilization, availability, cost and network load of a plan.
 
@@ -163,45 +167,20 @@ def evaluate(
     loads = node_loads(cells, memory_per_op)
     supp = supports(cells)
     streams = stream_metrics(topology, cluster, cells, rates, supp)
-    name = engine.name if engine is not None else "ideal"
-    detail: dict[str, Any] = {}
-    if name == "storm":
-        assert engine is not None
-        extra = storm_engine.remote_cpu_per_scale(topology, cells, streams, engine.storm, stream_bytes(topology))
-        loads = NodeLoads(loads.cpu_rate + extra, loads.cpu_fixed, loads.memory)
-        detail["serialization_points"] = {cluster.ids[u]: float(extra[u]) for u in np.flatnonzero(extra > 0)}
-    limit = sustainable_scale(cells, loads, cluster, streams.node_traffic, utilization_limit, replica_cap_of(engine),
-                              streams.rack_traffic)
+    eng = engine_or_ideal(engine)
+    model, settings = eng.model, eng.settings
     sink_idx = [topology.index[op.id] for op in topology.sinks]
     offered = float(rates.input[sink_idx].sum()) if sink_idx else 0.0
-    cpu_util = loads.cpu_at(1.0) / cluster.cpu
+    inputs = EngineInputs(topology, cluster, cells, rates, streams, offered)
+    loads, detail = model.node_loads(settings, inputs, loads)
+    limit = sustainable_scale(cells, loads, cluster, streams.node_traffic, utilization_limit,
+                              model.replica_cap(settings), streams.rack_traffic)
     used_mask = np.bincount(cells.node, weights=cells.count, minlength=len(cluster)) > 0
     used = tuple(int(u) for u in np.flatnonzero(used_mask))
     paths = path_latency(topology, cells, streams.worst_latency_ms, streams.mean_latency_ms)
-    latency_ms, latency_mean_ms = paths.worst_ms, paths.mean_ms
-    if name == "storm":
-        assert engine is not None
-        source_rate = float(sum(rates.input[topology.index[o.id]] for o in topology.sources))
-        fc, complete = storm_engine.flow_control_scale(topology, cells, streams, engine.storm, source_rate,
-                                                      limit.scale)
-        detail |= {"max_spout_pending": engine.storm.max_spout_pending, "flow_control_scale": fc,
-                   "complete_latency_ms": complete}
-        if fc < limit.scale * (1 - 1e-3):
-            limit = ScaleLimit(fc, "flow")
-    elif name == "spark":
-        assert engine is not None
-        sp = spark_engine.predict(topology, cluster, cells, rates, engine.spark)
-        op, node = sp.critical if sp.critical is not None else (None, None)
-        network = bandwidth_scale(cluster, streams.node_traffic, streams.rack_traffic)  # shuffles cross them too
-        limit = ScaleLimit(sp.capacity_scale, "spark", node=node, op=op)
-        if network.scale < limit.scale:
-            limit = network
-        latency_ms, latency_mean_ms = sp.latency_worst_ms, sp.latency_mean_ms
-        cpu_util = sp.busy
-        detail = {"trigger_s": engine.spark.trigger_s, "batch_fixed_s": sp.fixed_s, "batch_s": sp.batch_s,
-                  "period_s": sp.period_s, "work_s_per_scale_second": sp.work_s,
-                  "trigger_throughput": offered * sp.trigger_scale, "stages": sp.stages, "tasks": sp.tasks,
-                  "fused": [list(chain) for chain in sp.fused], "constants": engine.spark.constants.origin}
+    figures = model.revise(settings, inputs, EngineFigures(limit, paths.worst_ms, paths.mean_ms,
+                                                            loads.cpu_at(1.0) / cluster.cpu, detail))
+    limit, cpu_util = figures.limit, figures.cpu_util
     throughput = offered * limit.scale if offered > 0 else 0.0
     delivered = offered * min(1.0, limit.scale)
     log_av = float(np.log(cluster.node_availability[used_mask]).sum())
@@ -221,12 +200,12 @@ def evaluate(
     mem_viol = tuple(int(u) for u in np.flatnonzero(loads.memory > cluster.memory + 1e-9))
     return Evaluation(
         sustainable_scale=limit.scale,
-        bottleneck=_describe(limit, topology, cluster),
+        bottleneck=_describe(limit, topology, cluster, model),
         throughput=throughput,
         offered_throughput=offered,
         delivered_throughput=delivered,
-        latency_ms=latency_ms,
-        latency_mean_ms=latency_mean_ms,
+        latency_ms=figures.latency_ms,
+        latency_mean_ms=figures.latency_mean_ms,
         cpu_utilization=cpu_util,
         memory_mb=loads.memory,
         nodes_used=used,
@@ -240,8 +219,8 @@ def evaluate(
         memory_violations=mem_viol,
         score=score,
         weighted_utilization=weighted_utilization(util_at_limit, tables[0], cluster),
-        engine=name,
-        engine_detail=detail,
+        engine=eng.name,
+        engine_detail=figures.detail,
         cluster=cluster,
         rates=rates,
         streams=streams,
@@ -249,7 +228,10 @@ def evaluate(
     )
 
 
-def _describe(limit: ScaleLimit, topology: Topology, cluster: Cluster) -> str:
+def _describe(limit: ScaleLimit, topology: Topology, cluster: Cluster, model: EngineModel) -> str:
+    own = model.bottleneck(limit, topology, cluster)
+    if own is not None:
+        return own
     if limit.kind == "cpu" and limit.node is not None:
         return f"cpu of node {cluster.nodes[limit.node].id}"
     if limit.kind == "thread" and limit.op is not None and limit.node is not None:
@@ -259,9 +241,4 @@ def _describe(limit: ScaleLimit, topology: Topology, cluster: Cluster) -> str:
         return f"network bandwidth of node {cluster.nodes[limit.node].id}"
     if limit.kind == "rack uplink" and limit.rack is not None:
         return f"uplink of rack {cluster.racks[limit.rack]} to the other racks"
-    if limit.kind == "spark" and limit.op is not None and limit.node is not None:
-        return (f"Spark micro-batches: per-tuple work of the stages, the heaviest {topology.operators[limit.op].id} "
-                f"on {cluster.nodes[limit.node].id}")
-    if limit.kind == "flow":
-        return "flow control: max_spout_pending × spout replicas / complete latency (Little's law)"
     return "none (no CPU-consuming operator)"

@@ -118,7 +118,8 @@ class ThroughputModel:
             node_memory=cluster.memory.astype(float), allowed=allowed_mask(topology, cluster),
             sink_rate=float(rates.input[sinks].sum()) if sinks else 0.0,
             rate_cost=e / 10.0, lam_all=rates.input_all,
-            remote=RemoteCost.build(topology, rates, engine) if engine is not None and engine.name == "storm" else None,
+            remote=RemoteCost.build(topology, rates, engine)
+            if engine is not None and engine.model.remote_tuple_cpu else None,
             replica_points=np.full(len(cluster), np.inf if cap == "machine" else 100.0),
             node_slots=None if tasks_per_node is None else np.full(len(cluster), float(tasks_per_node)),
         )

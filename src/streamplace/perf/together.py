@@ -55,7 +55,7 @@ def evaluate_together(topologies: Sequence[Topology], plans: Sequence[Plan], clu
                       engine: EngineSettings | None = None) -> SharedResult:
     """Max-min fair scales of topologies that share ``cluster`` (ideal or storm engine: loads add up; the spark
     engine runs one query per topology whose batches do not add this way and is refused)."""
-    if engine is not None and engine.name == "spark":
+    if engine is not None and engine.model.micro_batches:
         raise ValueError("evaluate_together: the spark engine's batches do not add up across queries; "
                          "use the ideal or storm engine")
     if len(topologies) != len(plans):

@@ -25,7 +25,7 @@ from streamplace.model.constraints import violations
 from streamplace.model.plan import Plan, Status
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
-from streamplace.perf.engines import EngineSettings
+from streamplace.perf.engines import EngineSettings, engine_or_ideal, recorded_params
 from streamplace.perf.evaluate import evaluate
 from streamplace.schedulers.ranges import problem as parameter_problem
 
@@ -138,9 +138,10 @@ class BaseScheduler:
     def _align_for_fusion(self, topology: Topology, cluster: Cluster, profile: Profile | None, result: Placement,
                           engine: EngineSettings | None) -> None:
         """fusion=prefer: line the placement up for Spark's operator fusion (fusion_align.py), in place."""
-        if engine is None or engine.name != "spark":
+        eng = engine_or_ideal(engine)
+        if not eng.model.fuses_operators:
             result.warnings.append(f"fusion=prefer acts under the spark engine only (--engine spark); the "
-                                   f"{engine.name if engine else 'ideal'} model fuses no operators")
+                                   f"{eng.name} model fuses no operators")
             return
         from streamplace.schedulers.fusion_align import align_for_fusion
 
@@ -186,9 +187,7 @@ class BaseScheduler:
             warnings=tuple(topology.cycle_warnings()) + tuple(result.warnings),
         )
         ev = evaluate(topology, cluster, plan, profile, engine=engine)
-        predicted = ev.predicted() | result.extra_predicted
-        if engine is not None and engine.name != "ideal":
-            predicted["engine_params"] = engine.describe()
+        predicted = ev.predicted() | result.extra_predicted | recorded_params(engine)
         return plan.evolve(predicted=predicted, warnings=(*plan.warnings, *ev.zero_reasons()))
 
     def _infeasible(self, topology: Topology, cluster: Cluster, reasons: list[str], deadline: Deadline) -> Plan:

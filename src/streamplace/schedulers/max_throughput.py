@@ -80,7 +80,7 @@ from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
-from streamplace.perf.engines import EngineSettings, replica_cap_of
+from streamplace.perf.engines import EngineSettings, engine_or_ideal, replica_cap_of
 from streamplace.perf.rates import selectivities
 from streamplace.perf.throughput import ThroughputModel
 from streamplace.schedulers.base import BaseScheduler, Deadline, Placement, predict_counts, register
@@ -141,10 +141,11 @@ class MaxThroughput(BaseScheduler):
                    profile: Profile | None, deadline: Deadline, current: Plan | None) -> Placement:
         """Under ``--engine spark``, optimize that engine's model (the least per-tuple batch work); under ``storm``,
         the throughput model with its serialization CPU."""
-        if engine is not None and engine.name == "spark":
-            return _spark_place(self, topology, cluster, profile, engine, deadline)
-        if engine is not None and engine.name == "storm":
-            return _storm_place(self, topology, cluster, profile, engine, deadline)
+        eng = engine_or_ideal(engine)
+        if eng.model.per_tuple_batch_work:
+            return _spark_place(self, topology, cluster, profile, eng, deadline)
+        if eng.model.remote_tuple_cpu:
+            return _storm_place(self, topology, cluster, profile, eng, deadline)
         return self._maximize(topology, cluster, profile, deadline, engine, replica_cap_of(engine))
 
     def _place(self, topology: Topology, cluster: Cluster, profile: Profile | None, deadline: Deadline,

@@ -33,7 +33,7 @@ from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
-from streamplace.perf.engines import EngineSettings, replica_cap_of
+from streamplace.perf.engines import EngineSettings, engine_or_ideal, replica_cap_of
 from streamplace.perf.throughput import ThroughputModel
 from streamplace.schedulers.base import BaseScheduler, Deadline, Placement, register
 from streamplace.schedulers.capacity import (
@@ -119,9 +119,10 @@ class Optimal(BaseScheduler):
         product of its producer and consumer shares (quadratic in the counts, and the shares divide by the
         totals), and its flow control a fixed point of the latency — neither is a linear term this MILP can
         carry exactly; max-throughput searches storm's model instead."""
-        if engine is None or engine.name != "spark":
+        model = engine_or_ideal(engine).model
+        if not model.per_tuple_batch_work:
             placement = self._place(topology, cluster, profile, deadline, current, replica_cap_of(engine))
-            if engine is not None and engine.name == "storm" and placement.counts is not None:
+            if model.remote_tuple_cpu and placement.counts is not None:
                 placement.warnings.append(
                     "optimal (storm engine): the optimum of the ideal model (CPU and threads), predicted by storm's; "
                     "storm's serialization CPU and flow control are not in the MILP — max-throughput optimizes "

@@ -21,8 +21,7 @@ from streamplace.model.plan import Plan, validate_plan_against
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
 from streamplace.params import by_scope
-from streamplace.perf.engines import ENGINE_NAMES, EngineSettings
-from streamplace.perf.engines.spark import SparkConstants, SparkSettings
+from streamplace.perf.engines import ENGINES, EngineSettings, IdealEngine, SparkSettings, engine_names
 from streamplace.spec.loader import load_cluster as _load_cluster
 from streamplace.spec.loader import load_plan as _load_plan
 from streamplace.spec.loader import load_profile as _load_profile
@@ -165,15 +164,14 @@ def engine_settings(engine: Engine = DEFAULT_ENGINE, calibration: str | Path | N
         return engine.with_params(dict(params)) if params else engine
     if engine is None:
         engine = "ideal"
-    if engine not in ENGINE_NAMES:
-        raise SpecError([Problem(where, f"unknown engine {engine!r}", f"use one of {', '.join(ENGINE_NAMES)}")])
-    if engine == "spark":
+    if not isinstance(engine, str) or engine not in engine_names():
+        raise SpecError([Problem(where, f"unknown engine {engine!r}", f"use one of {', '.join(engine_names())}")])
+    settings = EngineSettings(engine)
+    if settings.model.reads_calibration:  # Spark's constants, as `streamplace calibrate` measured them
         from streamplace.spark.measure.calibration import constants_or_defaults
 
         consts = constants_or_defaults(Path(calibration) if calibration else None)
-    else:
-        consts = SparkConstants()
-    settings = EngineSettings(engine, SparkSettings(constants=consts))  # type: ignore[arg-type]
+        settings = EngineSettings(engine, spark=SparkSettings(constants=consts))
     if cluster is not None and cluster.engine_params:
         settings = settings.with_params(cluster.engine_params, f"{cluster.name}: engine")
     if trigger_s is not None:
@@ -186,9 +184,27 @@ def engine_and_rest(engine: Engine, params: Mapping[str, Any] | None, calibratio
                     where: str = "params") -> tuple[EngineSettings, dict[str, Any]]:
     """(the engine with the ``ENGINE.key`` entries of ``params`` applied, the other entries): how every use case
     reads its parameters (streamplace.params' grammar)."""
-    scoped, rest = by_scope(params or {}, ENGINE_NAMES)
+    scoped, rest = by_scope(params or {}, engine_names())
     settings = engine_settings(engine, calibration, cluster=cluster, trigger_s=trigger_s)
     if scoped:
         flat = {f"{scope}.{key}": value for scope, values in scoped.items() for key, value in values.items()}
         settings = settings.with_params(flat, where)
     return settings, rest
+
+
+def engine_catalog() -> list[tuple[str, str]]:
+    """(name, one-line description) of every registered engine, in registration order."""
+    return [(name, model.description) for name, model in ENGINES.items()]
+
+
+def engine_summary(predicted: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """The engine's own figures of a prediction, labelled (its ``engine_detail``, as the engine shows them);
+    none for an engine not registered here (a plan file's)."""
+    model = ENGINES.get(predicted.get("engine", IdealEngine.name))
+    return list(model.summary_rows(predicted.get("engine_detail") or {})) if model is not None else []
+
+
+def runs_micro_batches(engine: str | None) -> bool:
+    """Whether the engine named runs micro-batches (its sources' phase on the trigger matters)."""
+    model = ENGINES.get(engine) if engine is not None else None
+    return bool(model is not None and model.micro_batches)

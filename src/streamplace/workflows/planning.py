@@ -19,7 +19,7 @@ from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
 from streamplace.params import by_scope
-from streamplace.perf.engines import EngineSettings
+from streamplace.perf.engines import EngineSettings, recorded_params
 from streamplace.perf.evaluate import Evaluation
 from streamplace.perf.evaluate import evaluate as _evaluate
 from streamplace.report.compare import ComparisonRow
@@ -71,8 +71,7 @@ class Prediction:
 
     def predicted(self) -> dict[str, Any]:
         """The figures as the plan JSON's ``predicted`` holds them, with the engine's parameters."""
-        extra = {"engine_params": self.engine.describe()} if self.engine.name != "ideal" else {}
-        return self.evaluation.predicted() | extra
+        return self.evaluation.predicted() | recorded_params(self.engine)
 
 
 def predict(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan | Spec, *,

@@ -58,16 +58,22 @@ few), and O(400) replay steps. 50,500 replicas on 10,000 nodes: 0.03 s per simul
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
+from streamplace.errors import ModelError, Problem
 from streamplace.model.cluster import Cluster
 from streamplace.model.fusion import fused_chains
 from streamplace.model.topology import Topology
+from streamplace.perf.capacity import ScaleLimit, bandwidth_scale
 from streamplace.perf.cells import Cells
+from streamplace.perf.engines.base import EngineFigures, EngineInputs, EngineModel, coerce_field, field_names
 from streamplace.perf.engines.triggers import replay
 from streamplace.perf.rates import OperatorRates
 
@@ -421,3 +427,78 @@ def predict(topology: Topology, cluster: Cluster, cells: Cells, rates: OperatorR
     fused = tuple(dict.fromkeys(chain for chain in arrays.chains if len(chain) > 1))
     return SparkPrediction(capacity, trigger_scale, fixed, work, period, b, mean, worst, busy, len(arrays),
                            int(arrays.tasks.sum()), critical, scale, fused)
+
+
+#: keys of ``spark.*`` that set SparkSettings; the rest set SparkConstants
+RUN_KEYS = ("trigger_s", "quantum_s", "lead_s")
+#: the longest trigger interval, source quantum or lead a prediction takes (a day): beyond it no stream runs
+MAX_INTERVAL_S = 86_400.0
+
+
+class SparkEngine(EngineModel):
+    name = "spark"
+    description = "micro-batches, the engine streamplace runs"
+    settings_type = SparkSettings
+    micro_batches = True
+    fuses_operators = True
+    per_tuple_batch_work = True
+    reads_calibration = True
+
+    def parameter_names(self) -> tuple[str, ...]:
+        return (*RUN_KEYS, *(k for k in field_names(SparkConstants) if k != "origin"))
+
+    def parse_value(self, key: str, value: Any, where: str) -> Any:
+        return coerce_field(SparkSettings if key in RUN_KEYS else SparkConstants, key, value, where, f"spark.{key}")
+
+    def apply(self, settings: SparkSettings, values: Mapping[str, Any], where: str) -> SparkSettings:
+        run = {k: v for k, v in values.items() if k in RUN_KEYS}
+        const = {k: v for k, v in values.items() if k not in RUN_KEYS}
+        if run.get("trigger_s", 1.0) <= 0:
+            raise ModelError([Problem(where, "spark.trigger_s must be > 0", "give the trigger interval in seconds")])
+        for k in RUN_KEYS:
+            if (run.get(k) or 0.0) > MAX_INTERVAL_S:
+                raise ModelError([Problem(where, f"spark.{k} must be at most {MAX_INTERVAL_S:,.0f} s (a day), got "
+                                          f"{run[k]:g}", "give an interval in seconds, e.g. 1")])
+        lead = run.get("lead_s", settings.lead_s)
+        if lead is not None and lead >= run.get("quantum_s", settings.quantum_s) > 0:
+            raise ModelError([Problem(where, f"spark.lead_s must be below spark.quantum_s, got {lead}",
+                                      "give the seconds from a source second's end to its trigger, e.g. 0.05")])
+        consts = settings.constants
+        if const:
+            consts = dataclasses.replace(consts, **const, origin=f"{consts.origin}, with {where} overrides")
+        return dataclasses.replace(settings, **run, constants=consts)
+
+    def describe(self, settings: SparkSettings) -> dict[str, Any]:
+        return {"trigger_s": settings.trigger_s, "quantum_s": settings.quantum_s, "lead_s": settings.lead_s,
+                **settings.constants.as_dict()}
+
+    def revise(self, settings: SparkSettings, inputs: EngineInputs, figures: EngineFigures) -> EngineFigures:
+        """Micro-batches instead of pipelined replicas: the capacity, latency and busy shares of the batches
+        (``predict``), the network still bounding the scale (shuffles cross it too)."""
+        topology, cluster, streams = inputs.topology, inputs.cluster, inputs.streams
+        sp = predict(topology, cluster, inputs.cells, inputs.rates, settings)
+        op, node = sp.critical if sp.critical is not None else (None, None)
+        network = bandwidth_scale(cluster, streams.node_traffic, streams.rack_traffic)
+        limit = ScaleLimit(sp.capacity_scale, "spark", node=node, op=op)
+        if network.scale < limit.scale:
+            limit = network
+        detail = {"trigger_s": settings.trigger_s, "batch_fixed_s": sp.fixed_s, "batch_s": sp.batch_s,
+                  "period_s": sp.period_s, "work_s_per_scale_second": sp.work_s,
+                  "trigger_throughput": inputs.offered * sp.trigger_scale, "stages": sp.stages, "tasks": sp.tasks,
+                  "fused": [list(chain) for chain in sp.fused], "constants": settings.constants.origin}
+        return EngineFigures(limit, sp.latency_worst_ms, sp.latency_mean_ms, sp.busy, detail)
+
+    def bottleneck(self, limit: ScaleLimit, topology: Topology, cluster: Cluster) -> str | None:
+        if limit.kind == "spark" and limit.op is not None and limit.node is not None:
+            return (f"Spark micro-batches: per-tuple work of the stages, the heaviest "
+                    f"{topology.operators[limit.op].id} on {cluster.nodes[limit.node].id}")
+        return None
+
+    def summary_rows(self, detail: Mapping[str, Any]) -> list[tuple[str, Any]]:
+        if not detail:
+            return []
+        return [(label, detail.get(key)) for key, label in (
+            ("trigger_s", "Spark trigger (s)"), ("batch_fixed_s", "Spark fixed time per batch (s)"),
+            ("batch_s", "Spark batch time at these rates (s)"), ("period_s", "Spark batch period (s)"),
+            ("trigger_throughput", "throughput within the trigger (t/s)"), ("stages", "Spark stages"),
+            ("constants", "Spark constants"))]

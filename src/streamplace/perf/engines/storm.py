@@ -28,15 +28,21 @@ assumption, stated in docs/models.md, and are parameters (``-p storm.ser_us=…`
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+from streamplace.model.cluster import Cluster
 from streamplace.model.topology import Topology
+from streamplace.perf.capacity import NodeLoads, ScaleLimit
 from streamplace.perf.cells import Cells
+from streamplace.perf.engines.base import EngineFigures, EngineInputs, EngineModel
 from streamplace.perf.latency import path_latency
-from streamplace.perf.network import StreamMetrics, stream_shares
+from streamplace.perf.network import StreamMetrics, stream_bytes, stream_shares
 
 
 @dataclass(frozen=True)
@@ -93,3 +99,41 @@ def flow_control_scale(topology: Topology, cells: Cells, streams: StreamMetrics,
         else:
             hi = mid
     return lo, complete_ms(lo)
+
+
+class StormEngine(EngineModel):
+    name = "storm"
+    description = "pipelined threads, serialization across nodes, flow control"
+    settings_type = StormSettings
+    remote_tuple_cpu = True
+
+    def node_loads(self, settings: StormSettings, inputs: EngineInputs,
+                   loads: NodeLoads) -> tuple[NodeLoads, dict[str, Any]]:
+        """The base model's loads plus the CPU that serializing remote tuples takes."""
+        extra = remote_cpu_per_scale(inputs.topology, inputs.cells, inputs.streams, settings,
+                                     stream_bytes(inputs.topology))
+        ids = inputs.cluster.ids
+        return (NodeLoads(loads.cpu_rate + extra, loads.cpu_fixed, loads.memory),
+                {"serialization_points": {ids[u]: float(extra[u]) for u in np.flatnonzero(extra > 0)}})
+
+    def revise(self, settings: StormSettings, inputs: EngineInputs, figures: EngineFigures) -> EngineFigures:
+        """Flow control: the scale Little's law allows where it is below the base model's limit."""
+        topology, rates, limit = inputs.topology, inputs.rates, figures.limit
+        source_rate = float(sum(rates.input[topology.index[o.id]] for o in topology.sources))
+        fc, complete = flow_control_scale(topology, inputs.cells, inputs.streams, settings, source_rate, limit.scale)
+        detail = figures.detail | {"max_spout_pending": settings.max_spout_pending, "flow_control_scale": fc,
+                                   "complete_latency_ms": complete}
+        if fc < limit.scale * (1 - 1e-3):
+            limit = ScaleLimit(fc, "flow")
+        return dataclasses.replace(figures, limit=limit, detail=detail)
+
+    def bottleneck(self, limit: ScaleLimit, topology: Topology, cluster: Cluster) -> str | None:
+        if limit.kind == "flow":
+            return "flow control: max_spout_pending × spout replicas / complete latency (Little's law)"
+        return None
+
+    def summary_rows(self, detail: Mapping[str, Any]) -> list[tuple[str, Any]]:
+        if detail.get("max_spout_pending") is None:
+            return []
+        return [("max spout pending", detail["max_spout_pending"]),
+                ("complete latency (ms)", detail.get("complete_latency_ms"))]

@@ -125,7 +125,7 @@ def _sustainable_scale(topology: Topology, cluster: Cluster, plan: Plan, engine:
     """The largest scale of the offered rates the model sustains at ``trigger_s``: the spark engine's
     trigger-bound scale (a batch fits its trigger), another engine's sustainable scale (inf: no bound)."""
     ev = evaluate(topology, cluster, plan, engine=continuous(engine, trigger_s))
-    if engine.name != "spark":
+    if not engine.model.micro_batches:
         return float(ev.sustainable_scale)
     if ev.offered_throughput <= 0:
         return math.inf
@@ -137,7 +137,7 @@ def _trigger(topology: Topology, cluster: Cluster, plan: Plan, engine: EngineSet
     to LONGEST_TRIGGER_S does, the shortest that still keeps up with them (a batch at the offered rate fits its
     trigger: T ≥ F / (1 − s·W) for a load s·W < 1), and above capacity the shortest whose fixed cost F is at
     most HEADROOM of it."""
-    if engine.name != "spark":
+    if not engine.model.micro_batches:
         return engine.spark.trigger_s
     fixed, capacity = 0.0, math.inf
     for seconds in range(1, LONGEST_TRIGGER_S + 1):

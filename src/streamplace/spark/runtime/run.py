@@ -20,7 +20,7 @@ from streamplace.model.cluster import Cluster, Node
 from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
-from streamplace.perf.engines import EngineSettings
+from streamplace.perf.engines import EngineSettings, recorded_params
 from streamplace.perf.evaluate import evaluate
 from streamplace.spark.runtime.metrics import ProgressListener, Snapshot, cpu_share
 from streamplace.spark.runtime.operators import (
@@ -269,7 +269,7 @@ def prediction(topology: Topology, cluster: Cluster, plan: Plan, profile: Profil
     falls behind)."""
     pred = evaluate(topology, cluster, plan, profile, engine=engine).predicted()
     pred["source_rate"] = sum(float(plan.source_rates.get(s.id, s.rate or 0.0)) for s in topology.sources)
-    return pred | ({"engine_params": engine.describe()} if engine is not None and engine.name != "ideal" else {})
+    return pred | recorded_params(engine)
 
 
 def run_target(t: Topology, c: Cluster, pl: Plan, state: Any, master: str | None,
@@ -335,7 +335,7 @@ def steady_trigger(topology: Topology, cluster: Cluster, plan: Plan, profile: Pr
     take at most (1 − ``headroom``) of it; 1 s where none does up to ``longest_s`` (batches then run back to back
     whatever the trigger, and a short one loses least). Each trigger tried is one evaluation: O(longest_s) of
     them at most."""
-    if engine.name != "spark":
+    if not engine.model.micro_batches:
         return engine.spark.trigger_s
     for seconds in range(1, longest_s + 1):
         detail = evaluate(topology, cluster, plan, profile,
