@@ -22,7 +22,7 @@ from streamplace.errors import RateDivergenceError, SchedulerParamError
 from streamplace.model.allowed import allowed_mask
 from streamplace.model.cluster import Cluster, check_compatible
 from streamplace.model.constraints import violations
-from streamplace.model.plan import Plan, Status
+from streamplace.model.plan import Plan, Split, Status
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
 from streamplace.perf.engines import EngineSettings, engine_or_ideal, recorded_params
@@ -50,7 +50,7 @@ class Placement:
     warnings: list[str] = dataclasses.field(default_factory=list)
     source_rates: dict[str, float] | None = None
     gap: float | None = None
-    split: str = "even"
+    split: Split = "even"
     extra_predicted: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 
@@ -167,6 +167,8 @@ class BaseScheduler:
                deadline: Deadline, engine: EngineSettings | None = None) -> Plan:
         """The plan of ``result``, predicted; ``infeasible`` (with the placement and what it breaks) when it
         breaks a hard constraint (model/constraints.py), whatever the scheduler's own search assumed."""
+        if result.counts is None:
+            raise ValueError(f"{self.name}: finish() needs a placement; plan() answers an infeasible one itself")
         replicas = counts_to_replicas(result.counts, topology, cluster)
         broken = violations(topology, cluster, result.counts, cpu_hard=self.cpu_hard,
                             requested=None if self.chooses_parallelism else self.requested_counts(topology))
@@ -306,8 +308,8 @@ def coerce_params(cls: type[BaseScheduler], params: Mapping[str, Any]) -> dict[s
         else:
             out[head] = _coerce(value, hints[head], f"{cls.name}.{key}")
     for head, sub in nested.items():
-        default = fields[head].default_factory() if fields[head].default_factory is not dataclasses.MISSING \
-            else fields[head].default
+        factory = fields[head].default_factory
+        default = factory() if callable(factory) else fields[head].default
         if not isinstance(default, Mapping):
             raise SchedulerParamError(f"parameter {cls.name}.{head} is not a mapping (fix: write {head}=VALUE)")
         open_keys = not default  # an empty default mapping takes any key (e.g. measured rates per operator)

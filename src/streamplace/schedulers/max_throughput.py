@@ -207,10 +207,10 @@ class MaxThroughput(BaseScheduler):
             gaps.append(1.0 - best_scale / check.proven_below)
         placement.gap = max(0.0, min(gaps)) if gaps else None
         gap_text = f"{placement.gap:.2%}" if placement.gap is not None else "unknown"
-        proof = (f"; no plan sustains {check.proven_below:.6g} (feasibility MILP infeasible)"
-                 if check.proven_below is not None else "")
+        proof_text = (f"; no plan sustains {check.proven_below:.6g} (feasibility MILP infeasible)"
+                      if check.proven_below is not None else "")
         placement.warnings.append(
-            f"max-throughput: scale {best_scale:.6g} × the offered rates, LP upper bound {bound:.6g}{proof} "
+            f"max-throughput: scale {best_scale:.6g} × the offered rates, LP upper bound {bound:.6g}{proof_text} "
             f"(at most {gap_text} below the optimum); {steps} search steps, {check.solves} exact checks "
             f"({check.nodes} branch-and-bound nodes, {check.seconds * 1e3:.0f} ms): {check.stopped}")
         if model.remote is not None and engine is not None and engine.storm.max_spout_pending is not None:

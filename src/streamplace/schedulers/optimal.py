@@ -130,7 +130,8 @@ class Optimal(BaseScheduler):
             return placement
         from streamplace.schedulers.spark_optimal import counts_from, spark_capacity_milp
 
-        milp, w_col = spark_capacity_milp(topology, cluster, profile, engine, self.caps(topology), self.tasks_per_node)
+        milp, w_col = spark_capacity_milp(topology, cluster, profile, engine_or_ideal(engine), self.caps(topology),
+                                          self.tasks_per_node)
         result = milp.solve(self._remaining(deadline), self.mip_rel_gap, options=self._budget(self.max_nodes))
         if result.x is None:
             return self._no_solution(result.status, result.solver_status)

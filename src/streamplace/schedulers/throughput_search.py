@@ -69,9 +69,9 @@ def neighbours(model: ThroughputModel, pop: np.ndarray, k: np.ndarray, node_s: n
     hot = hot_cells(pop, node_s, cell_s)
     mem = (pop * model.memory[None, :, None]).sum(axis=1)  # (P, nodes)
     room = model.allowed[None] & (mem[:, None, :] + model.memory[None, :, None] <= model.node_memory + 1e-9) & \
-        (model.met < model.thread_points[None, :])[None] & \
+        np.asarray(model.met < model.thread_points[None, :])[None] & \
         (pop.sum(axis=1) < model.slots[None])[:, None, :]  # (P, ops, nodes): may take one more replica of i
-    ap, ai, av = np.nonzero(hot.any(axis=2)[:, :, None] & (n < k[None])[:, :, None] & room)
+    ap, ai, av = np.nonzero(np.asarray(hot.any(axis=2))[:, :, None] & (n < k[None])[:, :, None] & room)
     off_diagonal = ~np.eye(pop.shape[2], dtype=bool)
     mp, mi, mu, mv = np.nonzero(hot[:, :, :, None] & room[:, :, None, :] & off_diagonal[None, None])
     dp, di, du = np.nonzero(hot & (n > 1)[:, :, None])
@@ -361,8 +361,8 @@ def population_search(model: ThroughputModel, starts: list[np.ndarray], k: np.nd
         if improves(scale[j], at[j], best_scale, best_at):
             best, best_scale, best_at = pop[j].copy(), float(scale[j]), int(at[j])
             since = 0
-        for c in np.flatnonzero(stuck):  # still a local optimum: perturb it and search on
-            pop[c] = kick(model, pop[c], k, rng)
+        for chain_id in np.flatnonzero(stuck).tolist():  # still a local optimum: perturb it and search on
+            pop[chain_id] = kick(model, pop[chain_id], k, rng)
         if stuck.any():
             kicked = np.flatnonzero(stuck)
             scale[kicked], at[kicked], node_s[kicked], cell_s[kicked] = leximin_key(model, pop[kicked])
@@ -474,8 +474,8 @@ def spark_search(work: SparkWork, model: ThroughputModel, starts: list[np.ndarra
         j = int(np.argmin(w_now))
         if w_now[j] < best_w * (1 - TIE):
             best, best_w, since = pop[j].copy(), float(w_now[j]), 0
-        for c in np.flatnonzero(stuck):
-            pop[c] = kick(model, pop[c], k, rng)
+        for chain_id in np.flatnonzero(stuck).tolist():
+            pop[chain_id] = kick(model, pop[chain_id], k, rng)
         if stuck.any():
             w_now[stuck] = key(pop[stuck])
     return best, best_w, steps
