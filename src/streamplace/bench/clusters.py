@@ -108,7 +108,7 @@ for _scenario, (_bench, _layout, _called) in nasiri_authors.SCENARIOS.items():
     BUILTIN_CLUSTERS[f"nasiri-authors-{_scenario}"] = (
         partial(nasiri_authors.cluster, _scenario),
         f"Nasiri et al.'s simulator, '{_called}': {len(_layout)} one-core machines of types {_layout} "
-        f"(--profile nasiri-authors-{_bench})")
+        f"(its profile: nasiri-authors-{_bench})")
 
 
 def _visp_vm() -> Cluster:

@@ -105,7 +105,7 @@ def make_pattern(name: str, minutes: int = 120, seed: int = 0) -> Pattern:
         trace = load_trace(name)
         if trace.minutes < minutes:  # its last value would silently stand in for the rest
             raise SpecError([Problem("", f"the trace has {trace.minutes} minutes; the simulation runs {minutes}",
-                                     f"simulate at most --minutes {trace.minutes}, or extend the trace")], name)
+                                     f"simulate at most {trace.minutes} minutes, or extend the trace")], name)
         return trace
     raise SpecError([Problem("pattern", f"unknown arrival pattern {name!r}",
                              f"use one of {', '.join(PATTERNS)} or a CSV file with columns minute,machines")])

@@ -57,7 +57,7 @@ class Weights:
                                       "(fix: use non-negative weights that sum to 1)")
         if abs(sum(values.values()) - 1.0) > 1e-6:
             raise SchedulerParamError(f"ODRP weights must sum to 1; w_r + w_a + w_c + w_z = {sum(values.values()):g} "
-                                      "(fix: e.g. --param weights.r=0.25 --param weights.a=0.25 ... for all four)")
+                                      "(fix: e.g. weights.r=0.25, weights.a=0.25, ... for all four)")
         if self.metric not in Z_METRICS:
             raise SchedulerParamError(f"ODRP network metric must be one of T, N, EE, got {self.metric!r}")
 

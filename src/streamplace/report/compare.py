@@ -127,7 +127,7 @@ def compare(
                                                                                   engine=engine)
             if given is not topology:
                 plan = plan.evolve(explanation=(*plan.explanation, f"replica counts from {counts_from} "
-                                                                   f"(--counts-from)"))
+                                                                   f"(counts_from)"))
             rows.append(ComparisonRow(name, plan, at_offered=_at_rates(given, cluster, plan, profile, engine,
                                                                        offered)))
         except StreamplaceError as exc:  # e.g. exhaustive refusing a large instance

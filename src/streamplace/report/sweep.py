@@ -30,7 +30,7 @@ GROUP = ["topology", "cluster", "scale", "seed"]
 def load_sweep(path: Path) -> tuple[pd.DataFrame, dict[str, Any]]:
     """The rows of a sweep directory and its ``_sweep.json`` (empty if absent); a clear error if it is none."""
     if not path.exists():
-        raise SpecError([Problem(str(path), "no such sweep", "run `streamplace sweep ... --out DIR` first")])
+        raise SpecError([Problem(str(path), "no such sweep", "write one first with `streamplace sweep`")])
     try:
         rows = pd.read_parquet(path)
     except ImportError:  # no parquet engine in this install: the CLI says which extra brings it

@@ -140,7 +140,7 @@ class BaseScheduler:
         """fusion=prefer: line the placement up for Spark's operator fusion (fusion_align.py), in place."""
         eng = engine_or_ideal(engine)
         if not eng.model.fuses_operators:
-            result.warnings.append(f"fusion=prefer acts under the spark engine only (--engine spark); the "
+            result.warnings.append(f"fusion=prefer acts under the spark engine only (engine spark); the "
                                    f"{eng.name} model fuses no operators")
             return
         from streamplace.schedulers.fusion_align import align_for_fusion

@@ -160,7 +160,7 @@ def up(cluster: Cluster, state_dir: Path | None = None, host: str = "127.0.0.1",
         old = ClusterState.load(state_dir)
         if _alive(old.master_pid):
             raise ClusterLaunchError(f"{state_dir}: cluster {old.name!r} is already running at {old.master_url} "
-                                     "(fix: `streamplace cluster down` it first, or give another --state-dir)")
+                                     "(fix: `streamplace cluster down` it first, or give another state directory)")
     for sub in ("logs", "scripts", "work"):
         (state_dir / sub).mkdir(parents=True, exist_ok=True)
     secret_file = state_dir / "secret"

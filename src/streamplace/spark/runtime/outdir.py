@@ -7,7 +7,7 @@ directory records the pipeline it belongs to in ``_pipeline.json`` — the topol
 name and a digest of the topology, the plan's replicas and source rates, and the sink —
 and the default directory is ``BASE/TOPOLOGY-DIGEST``, so different pipelines never
 share one. An explicit directory that holds another pipeline's checkpoint is refused
-with the way out (another ``--out``, or delete it), never resumed.
+with the way out (another directory, or delete it), never resumed.
 """
 
 from __future__ import annotations
@@ -41,14 +41,14 @@ def default_dir(base: Path, key: dict[str, str]) -> Path:
 
 
 def run_dir(topology: Topology, plan: Plan, sink: str, out_dir: Path | None, base: Path = Path("run-out"),
-            option: str = "--out") -> Path:
+            option: str = "out_dir") -> Path:
     """The directory a run of this pipeline writes to and resumes from: ``out_dir``, else ``BASE/TOPOLOGY-DIGEST``,
     claimed for it (claim)."""
     key = pipeline_key(topology, plan, sink)
     return claim(out_dir if out_dir is not None else default_dir(base, key), key, option)
 
 
-def claim(out_dir: Path, key: dict[str, str], option: str = "--out") -> Path:
+def claim(out_dir: Path, key: dict[str, str], option: str = "out_dir") -> Path:
     """Make ``out_dir`` this pipeline's (creating it), or raise SpecError when it holds another pipeline's run."""
     marker = out_dir / MARKER
     if marker.exists():
@@ -62,13 +62,13 @@ def claim(out_dir: Path, key: dict[str, str], option: str = "--out") -> Path:
             raise SpecError([Problem(option, f"the directory holds the checkpoint and output of {what}, not of "
                                              f"this one ({key['topology']!r}, {key['digest']}): resuming would "
                                              "start from that pipeline's offsets",
-                                     "give another --out (or leave it out: each pipeline gets its own), or delete "
+                                     "give another output directory (or none: each pipeline gets its own), or delete "
                                      "the directory to start over")], str(out_dir))
         return out_dir
     if (out_dir / CHECKPOINT).exists():
         raise SpecError([Problem(option, "the directory holds a checkpoint of an earlier run that recorded no "
                                          "pipeline, so it cannot be told whether it is this one",
-                                 "give another --out, or delete the directory to start over")], str(out_dir))
+                                 "give another output directory, or delete this one to start over")], str(out_dir))
     out_dir.mkdir(parents=True, exist_ok=True)
     marker.write_text(json.dumps(key, indent=2) + "\n", encoding="utf-8")
     return out_dir
