@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 
 import pytest
 
@@ -107,3 +108,24 @@ def test_a_duplicated_stream_and_a_loop_that_reaches_no_sink_are_refused() -> No
     with pytest.raises(ModelError, match=r"operators\[2\]: no stream path leads from 'x' to a sink"):
         Topology("t", (src, sink, *loop), (Stream("s", "k"), Stream("s", "x"), Stream("x", "y"), Stream("y", "x")))
     Topology("t", (src, sink, *loop), (Stream("s", "x"), Stream("x", "y"), Stream("y", "x"), Stream("y", "k")))
+
+
+def test_a_plans_prediction_is_typed_and_reads_as_its_json_block() -> None:
+    """Plan.predicted (issue 40): the figures every engine gives are typed attributes, the block is the read-only
+    mapping the plan JSON holds, and a plan file read back gives the same."""
+    import streamplace as sp
+    from streamplace.model.plan import Predicted
+
+    plan = sp.plan("linear-cpu", "hetero-3", "hetero", engine="storm")
+    pred = plan.predicted
+    assert isinstance(pred, Predicted) and pred.engine == "storm"
+    assert pred.throughput == pred["throughput"] and isinstance(pred.throughput, float) and pred.throughput > 0
+    assert pred.sustainable_scale == pred["sustainable_scale"] and pred.nodes_used == pred["nodes_used"]
+    assert pred.bottleneck == pred["bottleneck"] and isinstance(pred.bottleneck, str)
+    with pytest.raises(TypeError):
+        pred["throughput"] = 1.0  # type: ignore[index]
+    again = Plan.from_dict(json.loads(plan.to_json()))
+    assert dict(again.predicted) == json.loads(plan.to_json())["predicted"] and again.predicted.engine == "storm"
+    empty = Predicted({"latency_ms": None, "nodes_used": True})
+    assert empty.latency_ms is None and empty.throughput is None and empty.nodes_used is None
+    assert empty.engine == "ideal"  # a plan file that names no engine

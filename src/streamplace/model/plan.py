@@ -20,6 +20,79 @@ def _freeze(replicas: Mapping[str, Mapping[str, int]]) -> Mapping[str, Mapping[s
     )
 
 
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+class Predicted(Mapping[str, Any]):
+    """What an engine model predicts for a plan (perf.evaluate.Evaluation.predicted()), typed: the figures every
+    engine gives are attributes (``plan.predicted.throughput``, ``.latency_ms``, ``.bottleneck``; None where the
+    model gives none, e.g. the latency of a plan that cannot keep up), and the whole block reads as the read-only
+    mapping the plan JSON's ``predicted`` holds (``plan.predicted["engine_detail"]``); it becomes JSON only in
+    ``Plan.to_dict``."""
+
+    __slots__ = ("_values",)
+
+    def __init__(self, values: Mapping[str, Any] | None = None) -> None:
+        self._values: Mapping[str, Any] = MappingProxyType(dict(values or {}))
+
+    def __getitem__(self, key: str) -> Any:
+        return self._values[key]
+
+    def __iter__(self) -> Any:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __repr__(self) -> str:
+        return f"Predicted({dict(self._values)!r})"
+
+    @property
+    def engine(self) -> str:
+        """The engine model the figures are for (``ideal`` where a plan file names none)."""
+        return str(self._values.get("engine", "ideal"))
+
+    @property
+    def throughput(self) -> float | None:
+        """Tuples/s into the sinks at the highest rate the plan sustains."""
+        return _number(self._values.get("throughput"))
+
+    @property
+    def sustainable_scale(self) -> float | None:
+        """The highest multiple of the plan's source rates it sustains."""
+        return _number(self._values.get("sustainable_scale"))
+
+    @property
+    def latency_ms(self) -> float | None:
+        """End-to-end latency of the slowest path at the offered rates (None: it cannot keep up)."""
+        return _number(self._values.get("latency_ms"))
+
+    @property
+    def latency_mean_ms(self) -> float | None:
+        """Rate-weighted mean end-to-end latency at the offered rates."""
+        return _number(self._values.get("latency_mean_ms"))
+
+    @property
+    def bottleneck(self) -> str | None:
+        """What limits the plan, in words."""
+        value = self._values.get("bottleneck")
+        return None if value is None else str(value)
+
+    @property
+    def nodes_used(self) -> int | None:
+        value = self._values.get("nodes_used")
+        return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+    @property
+    def max_utilization(self) -> float | None:
+        return _number(self._values.get("max_utilization"))
+
+    @property
+    def cost_per_hour(self) -> float | None:
+        return _number(self._values.get("cost_per_hour"))
+
+
 @dataclass(frozen=True)
 class Plan:
     """Where each operator's replicas run, and why.
@@ -37,7 +110,7 @@ class Plan:
     source_rates: Mapping[str, float] = field(default_factory=dict)
     status: Status = "ok"
     planning_ms: float = 0.0
-    predicted: Mapping[str, Any] = field(default_factory=dict)
+    predicted: Predicted = field(default_factory=Predicted)
     explanation: tuple[str, ...] = ()
     split: Split = "even"
     params: Mapping[str, Any] = field(default_factory=dict)
@@ -50,7 +123,8 @@ class Plan:
     def __post_init__(self) -> None:
         object.__setattr__(self, "replicas", _freeze(self.replicas))
         object.__setattr__(self, "source_rates", MappingProxyType(dict(self.source_rates)))
-        object.__setattr__(self, "predicted", MappingProxyType(dict(self.predicted)))
+        if not isinstance(self.predicted, Predicted):  # a mapping, as from_dict and the schedulers give it
+            object.__setattr__(self, "predicted", Predicted(self.predicted))
         object.__setattr__(self, "params", MappingProxyType(dict(self.params)))
         object.__setattr__(self, "explanation", tuple(self.explanation))
         object.__setattr__(self, "warnings", tuple(self.warnings))
@@ -131,7 +205,7 @@ class Plan:
             source_rates=d.get("source_rates") or {},
             status=d.get("status", "ok"),
             planning_ms=float(d.get("planning_ms", 0.0)),
-            predicted=d.get("predicted") or {},
+            predicted=Predicted(d.get("predicted") or {}),
             explanation=tuple(d.get("explanation") or ()),
             split=d.get("split", "even"),
             params=d.get("params") or {},

@@ -22,7 +22,7 @@ from streamplace.errors import RateDivergenceError, SchedulerParamError
 from streamplace.model.allowed import allowed_mask
 from streamplace.model.cluster import Cluster, check_compatible
 from streamplace.model.constraints import violations
-from streamplace.model.plan import Plan, Split, Status
+from streamplace.model.plan import Plan, Predicted, Split, Status
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
 from streamplace.perf.engines import EngineSettings, engine_or_ideal, recorded_params
@@ -190,7 +190,7 @@ class BaseScheduler:
         )
         ev = evaluate(topology, cluster, plan, profile, engine=engine)
         predicted = ev.predicted() | result.extra_predicted | recorded_params(engine)
-        return plan.evolve(predicted=predicted, warnings=(*plan.warnings, *ev.zero_reasons()))
+        return plan.evolve(predicted=Predicted(predicted), warnings=(*plan.warnings, *ev.zero_reasons()))
 
     def _infeasible(self, topology: Topology, cluster: Cluster, reasons: list[str], deadline: Deadline) -> Plan:
         return Plan(

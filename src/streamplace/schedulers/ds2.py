@@ -116,7 +116,7 @@ class DS2(BaseScheduler):
         """The plan, with a warning when the model says it falls short of DS2's target rate (a max_replicas cap
         or the placer's packing kept a count below what DS2 asked for)."""
         plan = super().finish(topology, cluster, profile, result, deadline, engine)
-        scale = plan.predicted.get("sustainable_scale")
+        scale = plan.predicted.sustainable_scale
         if plan.status != "infeasible" and scale is not None and scale < 1 - 1e-9:
             limits = {op.id: op.max_replicas or self.max_replicas for op in topology.operators}
             capped = [op_id for op_id, limit in limits.items() if limit and plan.parallelism(op_id) >= limit]

@@ -96,7 +96,8 @@ PlanSpec = spec_model(
     Plan, "PlanSpec", base=_Annotated,
     overrides={"replicas": (dict[str, dict[str, Annotated[int, Field(ge=0, le=MAX_REPLICAS)]]], ...),
                "source_rates": (dict[str, Annotated[float, Field(gt=0)]], {}),
-               "scheduler": (str, "manual"), "topology": (str, ""), "cluster": (str, "")},
+               "scheduler": (str, "manual"), "topology": (str, ""), "cluster": (str, ""),
+               "predicted": (dict[str, Any], {})},  # the typed Predicted, as its JSON block
     limits={"planning_ms": {"ge": 0}, "gap": {"ge": 0}},
     extra={"parallelism": (dict[str, int] | None, None)})
 
