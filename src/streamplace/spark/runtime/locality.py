@@ -10,6 +10,10 @@ operator (or fused chain) then carries every node's replicas.
 The jar is built with ``javac`` (a JDK: Debian's ``openjdk-17-jdk-headless``, which ``make setup`` installs)
 against PySpark's own jars, once per source and PySpark version, into ``$STREAMPLACE_HOME/jars`` (else
 ``~/.streamplace/jars``); ``make setup`` builds it, and the first placed run builds it when it is missing.
+
+The Python side is here too: the locality waits a placed run sets (``LOCALITY_CONF``), the preferred hosts as the
+JVM takes them (``java_locations``), a DataFrame cut into a LocatedRDD (``locate``), and the hosts of the live
+executors (``executor_hosts``).
 """
 
 from __future__ import annotations
@@ -22,8 +26,12 @@ import tempfile
 import zipfile
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from streamplace.errors import StreamplaceError
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
 
 SOURCE = "LocatedRDD.java"
 CLASS = "streamplace.LocatedRDD"
@@ -95,10 +103,6 @@ def main() -> None:
     print(locality_jar())
 
 
-if __name__ == "__main__":
-    main()
-
-
 #: how long a placed task waits for its planned node's executor to take it (TaskSetManager's locality wait, at the
 #: node and process levels): long enough that it never runs elsewhere while that executor lives and the batches
 #: run (a micro-batch's tasks wait for the busy executor of their node: seconds), short of a hang when a node is
@@ -112,3 +116,49 @@ PLACED_LOCALITY_WAIT = "300s"
 LOCALITY_CONF = {"plan": {"spark.locality.wait.node": PLACED_LOCALITY_WAIT,
                           "spark.locality.wait.process": PLACED_LOCALITY_WAIT},
                  "spark": {"spark.locality.wait.node": "3s", "spark.locality.wait.process": "3s"}}
+
+
+def java_locations(spark: SparkSession, hosts: list[str]) -> Any:
+    """The JVM ``String[][]`` LocatedRDD takes: partition i preferring ``hosts[i]``. O(partitions) Py4J calls."""
+    jvm, gateway = spark.sparkContext._jvm, spark.sparkContext._gateway
+    assert jvm is not None and gateway is not None, "the SparkContext has no JVM (stopped?)"
+    rows = gateway.new_array(jvm.String, len(hosts), 0)
+    for i, host in enumerate(hosts):
+        row = gateway.new_array(jvm.String, 1)
+        row[0] = host
+        rows[i] = row
+    return rows
+
+
+def locate(frame: DataFrame, locations: Any) -> DataFrame:
+    """``frame``'s rows in its own partitions, partition i preferring ``locations[i]`` (java_locations): a
+    LocatedRDD (locality.py) under a new DataFrame. Spark plans ``frame`` here and the new DataFrame's plan starts
+    from its RDD, so what is built on it stays short. One Py4J call."""
+    from pyspark.sql import DataFrame
+
+    jvm = frame.sparkSession.sparkContext._jvm
+    assert jvm is not None, "the SparkContext has no JVM (stopped?)"
+    return DataFrame(jvm.streamplace.LocatedRDD.locate(frame._jdf, locations), frame.sparkSession)
+
+
+def executor_hosts(spark: SparkSession) -> set[str]:
+    """The hosts of the application's live executors (the driver left out), from Spark's status store."""
+    live = spark.sparkContext._jsc.sc().statusStore().executorList(True)
+    out = set()
+    for i in range(live.size()):
+        e = live.apply(i)
+        if str(e.id()) != "driver":
+            out.add(str(e.hostPort()).rsplit(":", 1)[0])
+    return out
+
+
+def set_locality(spark: SparkSession, placement: str) -> None:
+    """The locality waits of ``placement`` (LOCALITY_CONF above) on the running context: TaskSetManager reads
+    them from its SparkConf whenever a stage's task set is made, so a run (and a re-plan) sets its own."""
+    conf = spark.sparkContext._jsc.sc().conf()
+    for key, value in LOCALITY_CONF[placement].items():
+        conf.set(key, value)
+
+
+if __name__ == "__main__":
+    main()

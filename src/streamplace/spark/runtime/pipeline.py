@@ -58,6 +58,7 @@ from streamplace.spark.runtime import sink as sink_files
 from streamplace.spark.runtime.feeder import FileFeeder
 from streamplace.spark.runtime.layout import NODE_ENV, WorkerLayout, branches, check_enactable
 from streamplace.spark.runtime.library.generic import busy
+from streamplace.spark.runtime.locality import executor_hosts, java_locations, locate, set_locality
 from streamplace.spark.runtime.logic import (
     BASE_COLUMNS,
     ERROR_COLUMN,
@@ -332,15 +333,26 @@ class Pipeline:
                     x = self._partition(inputs, first.id)
                 frame = x.mapInArrow(self._chain_mapper(chain, batch_id, sink=self._direct_sink(op.id)),
                                      self._schema(op.id))
-            if self.logic[op.id].dead_letter:
-                frame = frame.persist()
-                cached.append(frame)
-                self._write(frame.where(F.col(ERROR_COLUMN).isNotNull()), f"_deadletter/{op.id}", batch_id)
-                frame = frame.where(F.col(ERROR_COLUMN).isNull()).drop(ERROR_COLUMN)
-            if self.consumers[op.id] > 1:
-                frame = frame.persist()
-                cached.append(frame)
-            frames[op.id] = frame
+            frames[op.id] = self._kept(frame, op.id, batch_id, cached)
+        self._finish_batch(frames, cached, batch_id)
+
+    def _kept(self, frame: DataFrame, op_id: str, batch_id: int, cached: list[DataFrame]) -> DataFrame:
+        """An operator's output as its consumers read it, for the local and the placed batch alike: with a dead
+        letter, its failed rows written aside and dropped; persisted (and listed in ``cached``) where it is read
+        more than once — by the dead-letter write and the consumers, or by several exchanges, each of which would
+        recompute it."""
+        if self.logic[op_id].dead_letter:
+            frame = frame.persist()
+            cached.append(frame)
+            self._write(frame.where(F.col(ERROR_COLUMN).isNotNull()), f"_deadletter/{op_id}", batch_id)
+            frame = frame.where(F.col(ERROR_COLUMN).isNull()).drop(ERROR_COLUMN)
+        if self.consumers[op_id] > 1:
+            frame = frame.persist()
+            cached.append(frame)
+        return frame
+
+    def _finish_batch(self, frames: dict[str, DataFrame], cached: list[DataFrame], batch_id: int) -> None:
+        """Run the outputs' jobs, free what the batch persisted, and keep its counters."""
         self._write_outputs({out: frames[out] for out in self.outputs}, batch_id)
         for frame in cached:
             frame.unpersist()
@@ -408,10 +420,7 @@ class Pipeline:
         task l running replica l, on replica l's planned node (placement "plan": the partition prefers that node's
         host, LocatedRDD) or wherever Spark's scheduler sends it ("spark")."""
         frames, cached = self.build_placed(batch, batch_id)
-        self._write_outputs({out: frames[out] for out in self.outputs}, batch_id)
-        for frame in cached:
-            frame.unpersist()
-        self._batch_done(batch_id)
+        self._finish_batch(frames, cached, batch_id)
 
     def build_placed(self, batch: DataFrame, batch_id: int) -> tuple[dict[str, DataFrame], list[DataFrame]]:
         """The DataFrames of one placed micro-batch — per operator its output — and the ones persisted (to
@@ -431,15 +440,7 @@ class Pipeline:
             op = self.topology.op(chain[-1])
             frame = self._routed(ins, first.id).mapInArrow(
                 self._chain_mapper(chain, batch_id, sink=self._direct_sink(op.id)), self._schema(op.id))
-            if self.logic[op.id].dead_letter:
-                frame = frame.persist()
-                cached.append(frame)
-                self._write(frame.where(F.col(ERROR_COLUMN).isNotNull()), f"_deadletter/{op.id}", batch_id)
-                frame = frame.where(F.col(ERROR_COLUMN).isNull()).drop(ERROR_COLUMN)
-            if self.consumers[op.id] > 1:  # read by several exchanges: persisted, or each would recompute it
-                frame = frame.persist()
-                cached.append(frame)
-            frames[op.id] = frame
+            frames[op.id] = self._kept(frame, op.id, batch_id, cached)
         return frames, cached
 
     def _routed(self, ins: list[tuple[Stream | None, DataFrame]], op_id: str) -> DataFrame:
@@ -629,48 +630,6 @@ class PlacedOperator:
         planned node (a process outside an emulated cluster's workers)."""
         here = os.environ.get(NODE_ENV)
         return self.tasks[here] if here in self.tasks else self.tasks[self.nodes[partition % len(self.nodes)]]
-
-
-def java_locations(spark: SparkSession, hosts: list[str]) -> Any:
-    """The JVM ``String[][]`` LocatedRDD takes: partition i preferring ``hosts[i]``. O(partitions) Py4J calls."""
-    jvm, gateway = spark.sparkContext._jvm, spark.sparkContext._gateway
-    assert jvm is not None and gateway is not None, "the SparkContext has no JVM (stopped?)"
-    rows = gateway.new_array(jvm.String, len(hosts), 0)
-    for i, host in enumerate(hosts):
-        row = gateway.new_array(jvm.String, 1)
-        row[0] = host
-        rows[i] = row
-    return rows
-
-
-def locate(frame: DataFrame, locations: Any) -> DataFrame:
-    """``frame``'s rows in its own partitions, partition i preferring ``locations[i]`` (java_locations): a
-    LocatedRDD (locality.py) under a new DataFrame. Spark plans ``frame`` here and the new DataFrame's plan starts
-    from its RDD, so what is built on it stays short. One Py4J call."""
-    jvm = frame.sparkSession.sparkContext._jvm
-    assert jvm is not None, "the SparkContext has no JVM (stopped?)"
-    return DataFrame(jvm.streamplace.LocatedRDD.locate(frame._jdf, locations), frame.sparkSession)
-
-
-def executor_hosts(spark: SparkSession) -> set[str]:
-    """The hosts of the application's live executors (the driver left out), from Spark's status store."""
-    live = spark.sparkContext._jsc.sc().statusStore().executorList(True)
-    out = set()
-    for i in range(live.size()):
-        e = live.apply(i)
-        if str(e.id()) != "driver":
-            out.add(str(e.hostPort()).rsplit(":", 1)[0])
-    return out
-
-
-def set_locality(spark: SparkSession, placement: str) -> None:
-    """The locality waits of ``placement`` (standalone.LOCALITY_CONF) on the running context: TaskSetManager reads
-    them from its SparkConf whenever a stage's task set is made, so a run (and a re-plan) sets its own."""
-    from streamplace.spark.runtime.locality import LOCALITY_CONF
-
-    conf = spark.sparkContext._jsc.sc().conf()
-    for key, value in LOCALITY_CONF[placement].items():
-        conf.set(key, value)
 
 
 def _run_chain(steps: tuple[tuple[OperatorTask | PlacedOperator, tuple[str, ...]], ...], stats: Any,
