@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Spark needs Java 17 or newer, and the placed runtime's JVM class (src/streamplace/spark/jvm/LocatedRDD.java) is
+# Spark needs Java 17 or newer, and the placed runtime's JVM class (src/streamplace/spark/runtime/jvm/LocatedRDD.java) is
 # compiled here with javac: install a headless JDK non-interactively when either is missing.
 set -euo pipefail
 

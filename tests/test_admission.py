@@ -45,7 +45,7 @@ def test_the_arrival_origin_survives_a_restart_only_once_the_query_ran(tmp_path:
     (tmp_path / "offsets" / "0").write_text("v1\n{}\n{\"rows\": 10}\n")
     assert arrival_origin(tmp_path) == kept  # a restarted query keeps its arrivals' origin
     (tmp_path / "streamplace-origin").unlink()  # offsets another source wrote: refused, not read as rows
-    with pytest.raises(SpecError, match="give another one"):
+    with pytest.raises(SpecError, match="give another out_dir"):
         arrival_origin(tmp_path)
 
 

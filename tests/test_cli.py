@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from typer.testing import CliRunner
 
@@ -411,3 +412,19 @@ def test_a_full_disk_is_one_message_and_leaves_no_half_written_plan(tmp_path, mo
     assert result.exit_code == 1, result.output
     assert "No space left on device" in result.output and "Traceback" not in result.output
     assert not out.exists() and not list(tmp_path.iterdir())  # nothing half-written, no temporary left
+
+
+def test_the_library_names_fields_and_the_command_line_names_its_options() -> None:
+    """A library error names the parameters its fix mentions by field (``[[master]]`` → "master"); the command line
+    renders the same problem with its options (issue 40: library code never speaks of flags)."""
+    from streamplace.errors import SpecError
+    from streamplace.workflows.run import check_run_options
+
+    with pytest.raises(SpecError) as caught:
+        check_run_options("noop", "spark", None)
+    text = str(caught.value)
+    assert text.startswith("placement:") and "give master the URL" in text and "--" not in text and "[[" not in text
+    code, _, err = run("run", "linear-cpu", "hetero-3", "--placement", "spark", "--sink", "noop")
+    assert code == 2 and "--placement:" in err and "give --master the URL" in " ".join(err.split())
+    code, _, err = run("sweep", "-t", "linear-cpu", "-c", "hetero-3", "-s", "no-such")
+    assert code == 2 and "--schedulers: unknown scheduler 'no-such'" in err  # sweep's own option, before Spark

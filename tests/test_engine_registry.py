@@ -31,7 +31,6 @@ from streamplace.perf.engines import (
     engine_or_ideal,
     register,
     replica_cap_of,
-    split_engine_params,
     unregister,
 )
 from streamplace.perf.evaluate import evaluate
@@ -135,7 +134,9 @@ def test_a_registered_engine_is_usable_without_editing_other_modules(toy: Engine
     assert ev.engine == "toy" and ev.engine_detail == {"slowdown": 4.0}
     assert ev.sustainable_scale == pytest.approx(ideal.sustainable_scale / 4)
     assert ev.bottleneck == "the toy engine's slowdown" and eng.replica_cap == "thread"
-    assert split_engine_params({"toy.slowdown": "3", "seed": "1"}) == ({"toy.slowdown": "3"}, {"seed": "1"})
+    from streamplace.params import by_scope
+
+    assert by_scope({"toy.slowdown": "3", "seed": "1"}, engine_names()) == ({"toy": {"slowdown": "3"}}, {"seed": "1"})
     with pytest.raises(ModelError, match=r"toy\.slowdown"):  # its parameters join the list of valid ones
         eng.with_params({"toy.label": "x"})
     # through a scheduler and the library's API, by name: the plan records the engine and its parameters

@@ -76,7 +76,7 @@ def test_every_controller_and_simulator_parameter_has_a_range_and_simulate_refus
     """The elastic side of the same rule (sim/factory.py): every numeric parameter of the BTU and threshold
     controllers and of the simulator is in RANGES; the bad-input corpus's cases exit 2 naming the parameter."""
     from streamplace.elastic.btu import BtuController
-    from streamplace.elastic.factory import _INTERNAL
+    from streamplace.elastic.factory import INTERNAL_FIELDS
     from streamplace.elastic.threshold import ThresholdController
     from streamplace.sim.engine import SimConfig
     from streamplace.sim.factory import RANGES
@@ -84,7 +84,7 @@ def test_every_controller_and_simulator_parameter_has_a_range_and_simulate_refus
     for cls in (BtuController, ThresholdController, SimConfig):
         hints = typing.get_type_hints(cls)
         for f in dataclasses.fields(cls):
-            if f.name in _INTERNAL or f.name in ("minutes", "seed"):
+            if f.name in INTERNAL_FIELDS or f.name in ("minutes", "seed"):
                 continue
             args = set(typing.get_args(hints[f.name])) or {hints[f.name]}
             if (args & {int, float}) and bool not in args:

@@ -75,7 +75,7 @@ def test_layout_cores_rule_and_branches() -> None:
 
 def test_plans_workers_cannot_run_are_refused_with_the_fix() -> None:
     workers = worker_layout(_cluster())
-    with pytest.raises(ModelError, match=r"replicas\.mid\.fast: 5 replicas.*more replica slots per worker"):
+    with pytest.raises(ModelError, match=r"replicas\.mid\.fast: 5 replicas.*a larger replica_slots"):
         check_enactable(_topology(), _plan({"src": {"fast": 1}, "mid": {"fast": 5}, "sink": {"slow": 1}}), workers)
     with pytest.raises(ModelError, match="no worker for node 'gone'"):
         check_enactable(_topology(), _plan({"src": {"gone": 1}, "mid": {"fast": 1}, "sink": {"slow": 1}}), workers)

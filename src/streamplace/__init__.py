@@ -12,8 +12,8 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-__all__ = ["compare", "engine_settings", "evaluate", "load_cluster", "load_instance", "load_profile", "load_topology",
-           "plan", "predict", "run", "schedulers"]
+__all__ = ["Engine", "Instance", "Prediction", "Spec", "compare", "engine_settings", "evaluate", "load_cluster",
+           "load_instance", "load_profile", "load_topology", "plan", "predict", "run", "schedulers"]
 
 
 def __getattr__(name: str) -> Any:

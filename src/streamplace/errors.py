@@ -6,12 +6,30 @@ Every user-facing error names *where* the problem is (file and field path),
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
+
+#: a parameter named inside a message or a fix: ``[[master]]`` reads "master" from the library and "--master" on
+#: the command line (cli/_common.in_cli_terms renders it), so library code names fields, never flags
+_FIELD = re.compile(r"\[\[([A-Za-z_][\w.]*)\]\]")
+
+
+def field(name: str) -> str:
+    """``name`` marked as a parameter inside a Problem's text (see :func:`named`)."""
+    return f"[[{name}]]"
+
+
+def named(text: str, name_of: Callable[[str], str] = lambda f: f) -> str:
+    """``text`` with every marked parameter written as ``name_of(field)``: the field's own name by default, its
+    option on the command line."""
+    return _FIELD.sub(lambda m: name_of(m[1]), text)
 
 
 @dataclass(frozen=True)
 class Problem:
-    """One validation finding: a field path, what is wrong, and the fix."""
+    """One validation finding: a field path, what is wrong, and the fix. The message and the fix may name other
+    parameters as ``[[field]]`` (:func:`field`)."""
 
     path: str
     message: str
@@ -20,8 +38,8 @@ class Problem:
     def render(self, source: str | None = None) -> str:
         where = f"{source}: " if source else ""
         field = f"{self.path}: " if self.path else ""
-        fix = f" (fix: {self.fix})" if self.fix else ""
-        return f"{where}{field}{self.message}{fix}"
+        fix = f" (fix: {named(self.fix)})" if self.fix else ""
+        return f"{where}{field}{named(self.message)}{fix}"
 
 
 class StreamplaceError(Exception):

@@ -11,7 +11,7 @@ first dotted part names a scope sets a parameter there — an engine (``spark.tr
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from streamplace.errors import Problem, SpecError
 
@@ -43,8 +43,3 @@ def by_scope(params: Mapping[str, V], scopes: Collection[str]) -> tuple[dict[str
         else:
             rest[key] = value
     return scoped, rest
-
-
-def unscoped(params: Mapping[str, Any], scopes: Collection[str]) -> dict[str, Any]:
-    """The keys of ``params`` that name none of ``scopes``."""
-    return by_scope(params, scopes)[1]

@@ -222,10 +222,10 @@ for _name, _build, _desc in (
 
 BUILTIN_TOPOLOGIES["rollingcount-authors"] = (
     lambda: nasiri_authors.topology("rc"),
-    "Nasiri et al.'s simulator: RollingCount's two bolts, α 10 and 1 (costs: --profile nasiri-authors-rc)")
+    "Nasiri et al.'s simulator: RollingCount's two bolts, α 10 and 1 (its profile: nasiri-authors-rc)")
 BUILTIN_TOPOLOGIES["uniquevisitor-authors"] = (
     lambda: nasiri_authors.topology("uv"),
-    "Nasiri et al.'s simulator: UniqueVisitor's two bolts, α 1 and 0.5 (costs: --profile nasiri-authors-uv)")
+    "Nasiri et al.'s simulator: UniqueVisitor's two bolts, α 1 and 0.5 (its profile: nasiri-authors-uv)")
 
 
 # ------------------------------------------------------------ Cardellini et al. 2017 (ODRP)

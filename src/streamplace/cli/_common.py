@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from streamplace.errors import ModelError, Problem, SpecError, StreamplaceError
+from streamplace.errors import ModelError, Problem, SpecError, StreamplaceError, named
 from streamplace.model.cluster import Cluster
 from streamplace.model.plan import json_text
 from streamplace.model.profile import Profile
@@ -119,8 +119,9 @@ PageOpt = Annotated[bool, typer.Option("--page/--no-page", help="serve a live pa
                                        "output directory when the run ends")]
 PagePortOpt = Annotated[int, typer.Option("--page-port", min=0, max=65535, help="the live page's port on "
                                           "127.0.0.1 (0: any free port)")]
-EngineParamOpt = Annotated[list[str] | None, typer.Option("--param", "-p", help="engine parameter spark.KEY=VALUE or "
-                                                       "storm.KEY=VALUE (repeatable)")]
+EngineParamOpt = Annotated[list[str] | None, typer.Option("--param", "-p", help="engine parameter ENGINE.KEY=VALUE "
+                                                       "(spark.trigger_s=2, storm.max_spout_pending=500, "
+                                                       "ideal.replica_cap=thread; repeatable)")]
 TriggerOpt = Annotated[float, typer.Option("--trigger", min=0.1, help="micro-batch interval (s)")]
 RunTriggerOpt = Annotated[str, typer.Option("--trigger", help="micro-batch interval (s), or auto: the shortest whole "
                                             "seconds whose batches the engine model fits in 80 % of it")]
@@ -139,8 +140,8 @@ def parse_trigger(value: str) -> float | None:
                                   "write e.g. --trigger 2 or --trigger auto")])
     return seconds
 ParamOpt = Annotated[list[str] | None, typer.Option("--param", "-p", help="scheduler parameter key=value "
-                                                    "(repeatable; dotted keys for nested values; spark.KEY / "
-                                                    "storm.KEY set the engine model's parameters)")]
+                                                    "(repeatable; dotted keys for nested values; ENGINE.KEY — "
+                                                    "spark., storm., ideal. — sets the engine model's)")]
 
 
 def _engines_help() -> str:
@@ -170,25 +171,42 @@ FLAGS = {"params": "--param", "minutes": "--minutes", "controller": "--controlle
          "remote": "--remote", "master": "--master", "plot": "--plot", "out_dir": "--out",
          "schedulers": "--scheduler", "counts_from": "--counts-from", "trigger_s": "--trigger",
          "cluster": "CLUSTER", "include_secret": "--include-secret", "operators": "--operator",
-         "sink": "--sink", "placement": "--placement", "max_rate": "--max-rate", "kill": "--kill", "rate": "--rate"}
+         "sink": "--sink", "placement": "--placement", "max_rate": "--max-rate", "kill": "--kill", "rate": "--rate",
+         "state_dir": "--state-dir", "replica_slots": "--replica-slots", "custom_as_shuffle": "--custom-as-shuffle"}
+
+
+#: this command's own names where they differ from FLAGS (`sweep` has --schedulers where compare has --scheduler)
+_COMMAND_FLAGS: dict[str, str] = {}
+
+
+def command_flags(**names: str) -> None:
+    """Name some fields by this command's own options (call at the command's start)."""
+    _COMMAND_FLAGS.clear()
+    _COMMAND_FLAGS.update(names)
+
+
+def flag_of(path: str) -> str:
+    """The option that sets the field ``path`` (``params.dt`` → ``--param dt``; unknown fields as they are)."""
+    head, dot, rest = path.partition(".")
+    if head == "params" and dot:
+        return f"--param {rest}"
+    return _COMMAND_FLAGS.get(path) or FLAGS.get(path, path)
 
 
 def in_cli_terms(exc: StreamplaceError) -> StreamplaceError:
     """``exc`` with the problems about parameters named by the options that set them (``params.dt`` → ``--param
-    dt``); problems found in a file keep the file's own field paths."""
-    if not isinstance(exc, ModelError) or exc.source is not None:
+    dt``) and the parameters their texts name (``[[master]]``) written as options; problems found in a file keep
+    the file's own field paths."""
+    if not isinstance(exc, ModelError):
         return exc
-
-    def flag(path: str) -> str:
-        head, dot, rest = path.partition(".")
-        if head == "params" and dot:
-            return f"--param {rest}"
-        return FLAGS.get(path, path)
-
-    renamed = [dataclasses.replace(p, path=flag(p.path)) for p in exc.problems]
-    if all(a.path == b.path for a, b in zip(renamed, exc.problems, strict=True)):
+    sourced = exc.source is not None
+    renamed = [dataclasses.replace(p, path=p.path if sourced else flag_of(p.path),
+                                   message=named(p.message, flag_of), fix=named(p.fix, flag_of))
+               for p in exc.problems]
+    if renamed == list(exc.problems):
         return exc
-    return type(exc)(renamed) if type(exc) in (ModelError, SpecError) else ModelError(renamed)
+    kind = type(exc) if type(exc) in (ModelError, SpecError) else ModelError
+    return kind(renamed, exc.source)
 
 
 def friendly(fn: F) -> F:
@@ -196,6 +214,7 @@ def friendly(fn: F) -> F:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        _COMMAND_FLAGS.clear()  # a command's own option names last for that command only
         try:
             return fn(*args, **kwargs)
         except StreamplaceError as exc:
@@ -297,7 +316,7 @@ def list_option(values: str | list[str] | None, option: str) -> list[str]:
 
 
 def spark_session(master: str | None, state: Any, cores: int | None, log_to: Path | None = None) -> Any:
-    """The process's SparkSession (spark.session.session_for); Spark's log goes to ``log_to`` (default:
+    """The process's SparkSession (workflows.session.open_session); Spark's log goes to ``log_to`` (default:
     ~/.streamplace/logs/…), whose path is printed — on the terminal, only what streamplace itself says (-v: Spark's
     INFO too)."""
     level = "info" if os.environ.get("STREAMPLACE_SPARK_LOG") == "console" else None

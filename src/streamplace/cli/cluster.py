@@ -56,7 +56,7 @@ def cluster_up(
     """
     c = load_cluster(cluster)
     with progress_bar("starting {task.description}", "", disable=as_json or not err.is_terminal) as bar:
-        bar.add_task(f"workers for {c.name}", total=None)
+        bar.add_task(f"{len(c.nodes) - len(clusters.remote_nodes(c, remote))} workers for {c.name}", total=None)
         started = clusters.start(c, state_dir, host, replica_slots, cpu_quota=cpu_quota, cpu_budget=cpu_budget,
                                  remote=remote, jvm_archives=jvm_archives)
     state, far = started.state, started.remote

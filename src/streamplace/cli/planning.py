@@ -120,9 +120,8 @@ def plan(
     """
     check_picture(picture)
     t, c, p = load_instance(topo, cluster, profile)
-    params = parse_params(param)
-    eng = engine_settings(engine, calibration, cluster=c)
-    result = planning.plan(t, c, scheduler, params=params, profile=profile, engine=eng)
+    eng, params = engine_and_rest(engine, parse_params(param), calibration, cluster=c)
+    result = planning.plan(t, c, scheduler, params=params, profile=p, profile_path=profile, engine=eng)
     text = result.to_json() if out_file is not None or as_json else ""
     if out_file is not None:
         write_whole(out_file, text + "\n")
@@ -159,9 +158,9 @@ def evaluate_cmd(
     Example: streamplace evaluate linear-cpu rstorm-12 plan.json --picture plan.svg
     """
     check_picture(picture)
-    t, c, _ = load_instance(topo, cluster, profile)
+    t, c, p = load_instance(topo, cluster, profile)
     eng = engine_settings(engine, calibration, cluster=c)
-    done = planning.predict(t, c, plan_file, profile=profile, engine=eng, params=parse_params(param),
+    done = planning.predict(t, c, plan_file, profile=p, profile_path=profile, engine=eng, params=parse_params(param),
                             on_warning=warn)
     pl, ev, notes, pred = done.plan, done.evaluation, done.notes, done.predicted()
     if as_json:

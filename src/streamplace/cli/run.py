@@ -1,6 +1,6 @@
 """Running a plan on Spark: `streamplace run` (the run workflow, workflows/run.py, with the CLI's printing),
-its table of measured beside predicted, and what `run` and `live` share: the instance and plan they run, the
-live page."""
+its table of measured beside predicted, and what `run`, `live` and the demo share on the command line: the
+instance's warnings, the callbacks (session, live page, warnings) and the progress bar."""
 
 from __future__ import annotations
 

@@ -46,11 +46,11 @@ def simulate_cmd(
 
     Example: streamplace simulate manufacturing --controller btu --pattern stepwise -p btu_minutes=60 --plot fig.png
     """
+    setup = simulation.prepare(topo, cluster, controller, pattern, minutes, seed, parse_params(param), plot)
     with progress_bar("simulating {task.description}", "{task.completed}/{task.total} min",
                       disable=as_json or not err.is_terminal) as bar:
-        task = bar.add_task(f"{controller} on {pattern}", total=minutes)
-        done = simulation.simulate(topo, cluster, controller, pattern, minutes, seed, parse_params(param), series,
-                                   plot, progress=lambda m: bar.update(task, completed=m))
+        task = bar.add_task(f"{controller} on {setup.load.name}", total=minutes)
+        done = simulation.run(setup, series, plot, progress=lambda m: bar.update(task, completed=m))
     s, cfg, t = done.result.summary, done.config, done.topology
     if as_json:
         emit_json(jsonable(s))

@@ -15,6 +15,7 @@ from streamplace.cli._common import (
     JsonOpt,
     StateOpt,
     app,
+    command_flags,
     emit_json,
     err,
     friendly,
@@ -79,17 +80,18 @@ def sweep_cmd(
 
     Example: streamplace sweep -t linear-cpu,diamond-cpu -c hetero-3,hetero-12 --scales 0.5:4:8 --out sweep.parquet
     """
+    command_flags(schedulers="--schedulers", topologies="--topologies", clusters="--clusters")
     topo_names, cluster_names = list_option(topologies, "--topologies"), list_option(clusters, "--clusters")
     sched_names = list_option(schedulers or ["round-robin,r-storm,ffd,ds2,hetero"], "--schedulers")
-    scale_values = _numbers(scales, "--scales", False)
-    seed_values = [int(v) for v in _numbers(seeds, "--seeds", True)]
+    setup = measure.prepare_sweep(topo_names, cluster_names, sched_names, _numbers(scales, "--scales", False),
+                                  [int(v) for v in _numbers(seeds, "--seeds", True)], engine, calibration,
+                                  parse_params(param))
     state = clusters_wf.cluster_at(master, state_dir)
     spark = spark_session(master, state, None)
     with progress_bar("sweep {task.description}", "{task.completed}/{task.total} tasks",
                       disable=as_json or not err.is_terminal) as bar:
-        task = bar.add_task("instances", total=None)
-        run = measure.sweep(spark, topo_names, cluster_names, sched_names, scale_values, seed_values, out_dir,
-                            partitions, engine, calibration, parse_params(param),
+        task = bar.add_task(f"{len(setup.instances):,} instances", total=None)
+        run = measure.sweep(spark, setup, out_dir, partitions,
                             progress=lambda done, total: bar.update(task, completed=done, total=total))
     if as_json:
         emit_json({"path": run.path, "instances": run.instances, "tasks": run.tasks, "seconds": run.seconds,

@@ -16,21 +16,21 @@ from streamplace.errors import Problem, SpecError
 CONTROLLERS: dict[str, type] = {"btu": BtuController, "threshold": ThresholdController}
 
 
-_INTERNAL = {"name", "migrations", "prolongations", "releases", "rollbacks", "prolonged", "last_up", "reason_s"}
+INTERNAL_FIELDS = {"name", "migrations", "prolongations", "releases", "rollbacks", "prolonged", "last_up", "reason_s"}
 
 
 def controller_parameters(name: str) -> dict[str, Any]:
     """The tunable constants of a controller and their defaults."""
-    cls = _controller_class(name)
-    return {f.name: _default(f) for f in dataclasses.fields(cls) if f.name not in _INTERNAL}
+    cls = controller_class(name)
+    return {f.name: field_default(f) for f in dataclasses.fields(cls) if f.name not in INTERNAL_FIELDS}
 
 
-def _controller_class(name: str) -> type:
+def controller_class(name: str) -> type:
     if name not in CONTROLLERS:
         raise SpecError([Problem("controller", f"unknown controller {name!r}",
                                  f"use one of {', '.join(CONTROLLERS)}")])
     return CONTROLLERS[name]
 
 
-def _default(f: dataclasses.Field) -> Any:
+def field_default(f: dataclasses.Field) -> Any:
     return f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default

@@ -107,7 +107,7 @@ def place_counts(topology: Topology, cluster: Cluster, counts: dict[str, int],
     room = sum((slots or {}).values()) if slots else "unbounded"
     raise ModelError([Problem("replicas", f"cannot place {sum(counts.values())} replicas (up to {need} of one "
                               f"operator) on {len(cluster.nodes)} nodes with {room} replica slots: "
-                              + " | ".join(tried), "add nodes, or give the workers more --replica-slots")])
+                              + " | ".join(tried), "add nodes, or give the workers more [[replica_slots]]")])
 
 
 def fits_slots(plan: Plan, slots: dict[str, int] | None) -> bool:
@@ -422,7 +422,7 @@ def make_policy(name: str, topology: Topology, cluster: Cluster, params: dict[st
         assert initial_plan is not None
         if params:
             raise SpecError([Problem(f"params.{next(iter(params))}", "the hold policy takes no parameters",
-                                     "drop --param, or pick another --policy")])
+                                     "drop the [[params]], or pick another [[policy]]")])
         return HoldPolicy(initial_plan)
     if name == "latency-aware":
         assert initial_plan is not None
@@ -455,7 +455,7 @@ def make_policy(name: str, topology: Topology, cluster: Cluster, params: dict[st
 
 
 def _coerce(cls: type, key: str, value: str) -> Any:
-    """A ``--param`` string as the type of ``cls``'s field ``key`` (the simulator's rules)."""
+    """A parameter's text as the type of ``cls``'s field ``key`` (the simulator's rules)."""
     import typing
 
     from streamplace.coerce import coerce_value

@@ -35,7 +35,7 @@ class RunPage:
         return self.server.url if self.server is not None else None
 
     def plan(self, predicted: dict[str, Any], svg: str | None, capacity_cores: dict[str, float] | None = None) -> None:
-        """A plan is enacted: its prediction (spark/run.prediction's block) and picture replace the old ones."""
+        """A plan is enacted: its prediction (spark/runtime/run.prediction's block) and picture replace the old ones."""
         if capacity_cores is not None:
             self.series.capacity_cores = dict(capacity_cores)
         self.svg = svg

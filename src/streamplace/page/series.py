@@ -111,7 +111,7 @@ class LiveSeries:
 
 
 def page_prediction(predicted: dict[str, Any]) -> dict[str, Any]:
-    """What the page sets beside the measured series, from a run's ``predicted`` block (spark/run.prediction):
+    """What the page sets beside the measured series, from a run's ``predicted`` block (spark/runtime/run.prediction):
     throughput into sinks delivered at the plan's rates, what the sinks and sources are offered, the mean latency
     (none when the model says the plan falls behind: the wait in a growing backlog has no steady value), each
     node's CPU utilization, the bottleneck and the engine."""

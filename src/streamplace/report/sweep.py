@@ -37,11 +37,11 @@ def load_sweep(path: Path) -> tuple[pd.DataFrame, dict[str, Any]]:
         raise
     except Exception as exc:  # pyarrow's errors vary by cause
         raise SpecError([Problem(str(path), f"not a sweep's Parquet output ({exc})",
-                                 "give the --out directory of `streamplace sweep`")]) from None
+                                 "give the output directory `streamplace sweep` wrote")]) from None
     missing = {"topology", "cluster", "scheduler", "scale", "seed", "status", "throughput"} - set(rows.columns)
     if missing:
         raise SpecError([Problem(str(path), f"missing columns {', '.join(sorted(missing))}",
-                                 "give the --out directory of `streamplace sweep`")])
+                                 "give the output directory `streamplace sweep` wrote")])
     meta_file = path / META
     meta = json.loads(meta_file.read_text()) if meta_file.is_file() else {}
     return rows, meta

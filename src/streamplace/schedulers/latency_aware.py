@@ -149,7 +149,7 @@ def estimated_cluster(cluster: Cluster, estimator: Literal["spring", "vivaldi"],
         if unmeasured:
             raise SchedulerParamError(
                 f"links.measured_latency_ms has no pair with {', '.join(unmeasured)}: coordinates cannot place "
-                "those nodes (fix: measure at least one pair with each node, or use -p latencies=true)")
+                "those nodes (fix: measure at least one pair with each node, or use latencies=true)")
         pairs = int(np.isfinite(measured[np.triu_indices(n, k=1)]).sum())
         source = f"the cluster's {pairs} of {n * (n - 1) // 2} measured pairs (links.measured_latency_ms)"
     else:

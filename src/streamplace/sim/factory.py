@@ -19,7 +19,7 @@ from typing import Any
 from streamplace.coerce import coerce_value
 from streamplace.elastic.btu import BtuController
 from streamplace.elastic.controller import Controller
-from streamplace.elastic.factory import _INTERNAL, _controller_class, _default
+from streamplace.elastic.factory import INTERNAL_FIELDS, controller_class, field_default
 from streamplace.errors import Problem, SpecError
 from streamplace.ranges import Range
 from streamplace.sim.engine import SimConfig
@@ -51,7 +51,7 @@ RANGES: dict[str, Range] = {
 
 
 def check_range(key: str, value: Any) -> None:
-    """SpecError naming ``--param key``, its range and the fix where ``value`` (or a value of a tuple) is outside
+    """SpecError naming ``params.key``, its range and the fix where ``value`` (or a value of a tuple) is outside
     RANGES or not finite."""
     allowed = RANGES.get(key)
     values = value if isinstance(value, tuple) else (value,)
@@ -64,13 +64,13 @@ def check_range(key: str, value: Any) -> None:
 
 
 def sim_parameters() -> dict[str, Any]:
-    return {f.name: _default(f) for f in dataclasses.fields(SimConfig) if f.name not in ("minutes", "seed")}
+    return {f.name: field_default(f) for f in dataclasses.fields(SimConfig) if f.name not in ("minutes", "seed")}
 
 
 def build(name: str, params: Mapping[str, str], minutes: int, seed: int) -> tuple[Controller, SimConfig]:
     """The controller ``name`` and a SimConfig, with every parameter routed to the one that owns it."""
-    cls = _controller_class(name)
-    ctrl_fields = {f.name: f for f in dataclasses.fields(cls) if f.name not in _INTERNAL}
+    cls = controller_class(name)
+    ctrl_fields = {f.name: f for f in dataclasses.fields(cls) if f.name not in INTERNAL_FIELDS}
     sim_fields = {f.name: f for f in dataclasses.fields(SimConfig) if f.name not in ("minutes", "seed")}
     ctrl_hints, sim_hints = typing.get_type_hints(cls), typing.get_type_hints(SimConfig)
     ctrl_kw: dict[str, Any] = {}

@@ -182,8 +182,8 @@ def flux_to_topology_doc(doc: dict[str, Any], source: str = "<flux>",
             problems.append(Problem(f"{path}.grouping.type", f"{gtype} grouping cannot be modelled "
                                     "(it routes tuples by rules outside the performance model)",
                                     "use SHUFFLE or FIELDS for planning" + (
-                                        ", or `streamplace import-flux FILE --custom-as-shuffle --out topo.yaml` "
-                                        "to plan it as shuffle" if gtype == "CUSTOM" else "")))
+                                        ", or import it with [[custom_as_shuffle]] to plan it as shuffle"
+                                        if gtype == "CUSTOM" else "")))
             continue
         else:
             problems.append(Problem(f"{path}.grouping.type", f"unknown Flux grouping {gtype!r}",

@@ -97,7 +97,8 @@ PlanSpec = spec_model(
     overrides={"replicas": (dict[str, dict[str, Annotated[int, Field(ge=0, le=MAX_REPLICAS)]]], ...),
                "source_rates": (dict[str, Annotated[float, Field(gt=0)]], {}),
                "scheduler": (str, "manual"), "topology": (str, ""), "cluster": (str, ""),
-               "predicted": (dict[str, Any], {})},  # the typed Predicted, as its JSON block
+               "predicted": (dict[str, Any], {}),  # the typed Predicted, as its JSON block
+               "profile": (dict[str, Any] | None, None)},  # {path, sha256}; tools may annotate it
     limits={"planning_ms": {"ge": 0}, "gap": {"ge": 0}},
     extra={"parallelism": (dict[str, int] | None, None)})
 

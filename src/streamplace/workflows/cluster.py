@@ -37,15 +37,19 @@ def start(cluster: Cluster | Spec, state_dir: Path | None = None, host: str = "1
     from streamplace.spark.cluster.standalone import up
 
     c = cluster if isinstance(cluster, Cluster) else load_cluster(cluster)
-    if remote == "all":
-        far = [n.id for n in c.nodes]
-    elif isinstance(remote, str) or remote is None:
-        far = [n for n in (remote or "").split(",") if n]
-    else:
-        far = list(remote)
+    far = remote_nodes(c, remote)
     state = up(c, state_dir, host, replica_slots, cpu_quota=cpu_quota, cpu_budget=cpu_budget, remote=far,
                jvm_archives=jvm_archives)
     return Started(c, state, far, bool(driver_options(state) and executor_options(state)))
+
+
+def remote_nodes(cluster: Cluster, remote: str | list[str] | None) -> list[str]:
+    """The nodes whose workers run on other hosts: a list, a comma list, ``"all"`` or None (none)."""
+    if remote == "all":
+        return [n.id for n in cluster.nodes]
+    if isinstance(remote, str) or remote is None:
+        return [n for n in (remote or "").split(",") if n]
+    return list(remote)
 
 
 def state_dir_of(cluster: str | None, state_dir: Path | None) -> Path:
@@ -61,7 +65,7 @@ def state_dir_of(cluster: str | None, state_dir: Path | None) -> Path:
             return state_root() / known[0]
         raise ModelError([Problem("cluster", "which cluster? " + (f"there are {len(known)}: {', '.join(known)}"
                                                                   if known else "none was started"),
-                                  "name it, or give its state directory")])
+                                  "name it, or give its [[state_dir]]")])
     if (state_root() / cluster / "state.json").is_file():  # the spec's name, as `cluster up` printed it
         return state_root() / cluster
     return state_root() / load_cluster(cluster).name
@@ -89,8 +93,7 @@ def worker_config(cluster: str, node: str, master: str | None = None, replica_sl
     if state is None and (master is None or include_secret):
         raise ModelError([Problem("master" if master is None else "include_secret",
                                   f"no cluster was started here for {cluster} ({where})",
-                                  "start it with `streamplace cluster up`, or give the master's URL and copy the "
-                                  "secret")])
+                                  "start it with `streamplace cluster up`, or give [[master]] and copy the secret")])
     spec = state if state is not None and replica_slots is None else load_cluster(cluster)
     url = master if master is not None else state.master_url  # type: ignore[union-attr]
     return make(spec, node, url, replica_slots, str(where / "secret"), directory,

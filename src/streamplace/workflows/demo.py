@@ -48,7 +48,7 @@ SETTLED_ROWS = 1
 class SparkRun:
     """The chosen plan's run: the check (spark/measure/check.py), its table rows and what they say."""
 
-    check: Any  # spark.check.LocalCheck (imported lazily: planning needs no PySpark)
+    check: Any  # spark.measure.check.LocalCheck (imported lazily: planning needs no PySpark)
     rows: list[tuple[str, str, str, str]]
     verdict: str
     agrees: bool
@@ -86,7 +86,7 @@ def run_best(spark: Any, topology: Topology, plan: Plan, cores: int, seconds: fl
 
 def verdict(check: Any) -> tuple[str, bool]:
     """Whether throughput and latency agree within ``AGREEMENT``, in words, and CPU's caveat (``check``: a
-    spark.check.LocalCheck, or anything with the run's ``result``)."""
+    spark.measure.check.LocalCheck, or anything with the run's ``result``)."""
     from streamplace.spark.runtime.run import comparison, ratio
 
     got = [(name, ratio(p, m)) for name, p, m in comparison(check.result.predicted, check.result.measured)
@@ -140,7 +140,7 @@ def emulated_run_plan(topology: Topology, cluster: Cluster, plan: Plan, cpu_scal
 
 def cluster_section(topology: Topology, cluster: Cluster, plan: Plan, done: Any, factor: float, quotas: str,
                     page: Path | None) -> tuple[Section, str, bool]:
-    """The report's part on the plan enacted on the emulated cluster (``done``: the CLI's RunDone), the verdict
+    """The report's part on the plan enacted on the emulated cluster (``done``: workflows.run.RunDone), the verdict
     in words and whether predicted and measured agree."""
     from streamplace.spark.runtime.run import comparison, ratio
 

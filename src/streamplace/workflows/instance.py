@@ -83,7 +83,7 @@ def load_instance(topology: Topology | Spec, cluster: Cluster | Spec, profile: P
                   on_warning: Say = silent) -> Instance:
     """The instance, checked: the cluster can hold the topology (pinning, node names), the profile names only the
     topology's operators. ``on_warning`` hears of the profile's node types the cluster lacks and of the
-    topology's cycles."""
+    topology's cycles, for what is loaded here (an object passed in was loaded, and warned about, before)."""
     _spec_kind(topology, "topology", Topology)
     _spec_kind(cluster, "cluster", Cluster)
     t = topology if isinstance(topology, Topology) else load_topology(topology)
@@ -96,10 +96,12 @@ def load_instance(topology: Topology | Spec, cluster: Cluster | Spec, profile: P
         extra = p.check_against(set(t.index))
         if extra:
             raise SpecError(extra, str(profile) if isinstance(profile, str | Path) else "profile")
-        for note in p.unused_node_types({n.type for n in c.nodes if n.type}):
-            on_warning(note)
-    for w in t.cycle_warnings():
-        on_warning(w)
+        if not isinstance(profile, Profile):  # loaded here: its caller has not heard of it yet
+            for note in p.unused_node_types({n.type for n in c.nodes if n.type}):
+                on_warning(note)
+    if not isinstance(topology, Topology):
+        for w in t.cycle_warnings():
+            on_warning(w)
     return Instance(t, c, p)
 
 

@@ -18,7 +18,8 @@ from streamplace.errors import Problem, SpecError
 from streamplace.model.cluster import Cluster
 from streamplace.model.topology import Topology
 from streamplace.perf.engines import EngineSettings
-from streamplace.workflows.run import PageOpener, Say, SessionOpener, _silent, finish_page
+from streamplace.workflows.instance import silent
+from streamplace.workflows.run import PageOpener, Say, SessionOpener, finish_page
 
 #: the loop's own messages: (seconds since it started, what it did)
 StepFn = Callable[[float, str], None]
@@ -29,7 +30,7 @@ Fault = tuple[float, str, Callable[[], None]]
 def enact_live(t: Topology, c: Cluster, policy: Any, state: Any, master: str | None, cores: int | None,
                trigger_s: float, out_dir: Path, sink: str, interval_s: float, duration_s: float,
                faults: list[Fault] | None = None, *, engine: EngineSettings, session: SessionOpener,
-               open_page: PageOpener | None = None, on_warning: Say = _silent, on_info: Say = _silent,
+               open_page: PageOpener | None = None, on_warning: Say = silent, on_info: Say = silent,
                on_step: StepFn | None = None, title: str = "") -> Any:
     """Run ``t`` under ``policy`` (elastic/live_policies.py) for ``duration_s`` and return the loop's LiveResult
     (spark/runtime/live.py). On the standalone cluster of ``state`` every replica is pinned and lost workers are watched
@@ -108,7 +109,7 @@ def prepare_live(t: Topology, c: Cluster, policy: str, plan: Any, scheduler: str
     for node, when in kills or []:
         if state is None:
             raise SpecError([Problem("kill", "only a standalone cluster's workers can be killed",
-                                     "run on a cluster `streamplace cluster up` started (its master URL)")])
+                                     "start one with `streamplace cluster up` and give [[master]] its URL")])
         if node not in slots:
             raise SpecError([Problem("kill", f"{node!r} is no node of {c.name}",
                                      f"name one of {', '.join(slots)}")])

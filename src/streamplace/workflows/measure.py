@@ -85,15 +85,25 @@ def profile(spark: Any, topology: Topology | Spec, cores: int, out_file: Path, t
     return Profiled(t, fits, doc, out_file)
 
 
-def sweep(spark: Any, topologies: Sequence[str], clusters: Sequence[str], schedulers: Sequence[str],
-          scales: Sequence[float], seeds: Sequence[int], out_dir: Path, partitions: int | None = None,
-          engine: Engine = "spark", calibration: Path | None = None, params: Mapping[str, str] | None = None,
-          progress: Callable[[int, int], None] | None = None) -> Any:
-    """Plan and predict every topology × cluster × scheduler × scale × seed as Spark tasks and write the rows to
-    ``out_dir`` (Parquet, overwritten); returns spark.measure.sweep.SweepRun. ``params``: engine parameters
-    only (``ENGINE.key``)."""
+@dataclass(frozen=True)
+class SweepSetup:
+    """A sweep checked and loaded, before any Spark: its instances (bench.sweep.grid), the specs they name, the
+    engine and its parameters."""
+
+    instances: list[Any]
+    topologies: dict[str, Topology]
+    clusters: dict[str, Any]
+    engine: Any
+    engine_params: dict[str, str]
+
+
+def prepare_sweep(topologies: Sequence[str], clusters: Sequence[str], schedulers: Sequence[str],
+                  scales: Sequence[float], seeds: Sequence[int], engine: Engine = "spark",
+                  calibration: Path | None = None, params: Mapping[str, str] | None = None) -> SweepSetup:
+    """Every topology × cluster × scheduler × scale × seed of a sweep, the specs loaded and the engine set: each
+    name and parameter checked here, before a Spark session is asked for. ``params``: engine parameters only
+    (``ENGINE.key``)."""
     from streamplace.bench.sweep import grid
-    from streamplace.spark.measure.sweep import run_sweep
 
     unknown = [s for s in schedulers if s not in REGISTRY]
     if unknown:
@@ -107,5 +117,14 @@ def sweep(spark: Any, topologies: Sequence[str], clusters: Sequence[str], schedu
     topos = {name: load_topology(name) for name in topologies}
     clus = {name: load_cluster(name) for name in clusters}
     instances = grid(list(topologies), list(clusters), list(schedulers), list(scales), list(seeds))
-    return run_sweep(spark, instances, topos, clus, out_dir, partitions, progress=progress, engine=eng,
-                     engine_params=engine_p)
+    return SweepSetup(instances, topos, clus, eng, engine_p)
+
+
+def sweep(spark: Any, setup: SweepSetup, out_dir: Path, partitions: int | None = None,
+          progress: Callable[[int, int], None] | None = None) -> Any:
+    """Plan and predict every instance of ``setup`` as Spark tasks and write the rows to ``out_dir`` (Parquet,
+    overwritten); returns spark.measure.sweep.SweepRun."""
+    from streamplace.spark.measure.sweep import run_sweep
+
+    return run_sweep(spark, setup.instances, setup.topologies, setup.clusters, out_dir, partitions,
+                     progress=progress, engine=setup.engine, engine_params=setup.engine_params)

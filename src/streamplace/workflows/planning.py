@@ -42,18 +42,21 @@ from streamplace.workflows.instance import (
 
 def plan(topology: Topology | Spec, cluster: Cluster | Spec, scheduler: str = "r-storm", *,
          params: Mapping[str, Any] | None = None, profile: Profile | Spec | None = None,
-         engine: Engine = DEFAULT_ENGINE, time_limit_s: float | None = None, on_warning: Say = silent) -> Plan:
+         engine: Engine = DEFAULT_ENGINE, calibration: Path | None = None, time_limit_s: float | None = None,
+         profile_path: Path | None = None, on_warning: Say = silent) -> Plan:
     """Plan with one scheduler (``streamplace schedulers`` lists them and their parameters); ``params`` are
     native values or text (``{"weights": {"memory": 2.0}}``, ``{"weights.memory": "2"}``); ``ENGINE.key``
     parameters set the engine. The plan's status is ``ok``, ``timeout`` (best found) or ``infeasible`` with its
-    explanation; it is never an exception. A profile given as a path is recorded in the plan (path and SHA-256)."""
+    explanation; it is never an exception. A profile given as a path (or ``profile_path``, the file a Profile
+    object was read from) is recorded in the plan (path and SHA-256)."""
     inst = load_instance(topology, cluster, profile, on_warning)
-    eng, given = engine_and_rest(engine, params, cluster=inst.cluster)
+    eng, given = engine_and_rest(engine, params, calibration, cluster=inst.cluster)
     if time_limit_s is not None:
         given["time_limit_s"] = time_limit_s
     result = create(scheduler, given).plan(inst.topology, inst.cluster, inst.profile, engine=eng)
-    if isinstance(profile, str | Path):
-        result = result.evolve(profile=profile_record(Path(profile)))
+    recorded = profile_path if profile_path is not None else Path(profile) if isinstance(profile, str | Path) else None
+    if recorded is not None:
+        result = result.evolve(profile=profile_record(recorded))
     return result
 
 
@@ -76,22 +79,25 @@ class Prediction:
 
 def predict(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan | Spec, *,
             profile: Profile | Spec | None = None, engine: Engine = DEFAULT_ENGINE,
-            params: Mapping[str, Any] | None = None, on_warning: Say = silent) -> Prediction:
+            calibration: Path | None = None, params: Mapping[str, Any] | None = None,
+            profile_path: Path | None = None, on_warning: Say = silent) -> Prediction:
     """Every predicted metric of a given plan. ``plan`` and ``profile`` may be paths (``streamplace plan --json``
     output, ``streamplace profile`` output); an infeasible plan, or one naming an operator or node the instance
     does not have, is refused (SpecError with the field). ``params``: engine parameters only (``ENGINE.key``).
-    ``on_warning`` hears where the profile is not the one the plan was made with (its figures then differ)."""
+    ``on_warning`` hears where the profile (``profile_path``: the file a Profile object was read from) is not the
+    one the plan was made with (its figures then differ)."""
     inst = load_instance(topology, cluster, profile, on_warning)
     where = str(plan) if isinstance(plan, str | Path) else "plan"
     pl = plan_for(plan, inst.topology, inst.cluster, where)
     if pl.status == "infeasible":
         raise SpecError([Problem("status", "the plan is infeasible: " + "; ".join(pl.explanation[:3]),
                                  "plan again with another scheduler or a larger cluster")], where)
-    eng, rest = engine_and_rest(engine, params, cluster=inst.cluster)
+    eng, rest = engine_and_rest(engine, params, calibration, cluster=inst.cluster)
     if rest:
         raise SpecError([Problem("params", f"a prediction takes engine parameters only, got {next(iter(rest))!r}",
                                  "write ENGINE.key=value, e.g. spark.trigger_s=2 or storm.max_spout_pending=500")])
-    if isinstance(profile, str | Path | None) and (why := profile_mismatch(pl, Path(profile) if profile else None)):
+    given = profile_path if profile_path is not None else Path(profile) if isinstance(profile, str | Path) else None
+    if (profile is None or given is not None) and (why := profile_mismatch(pl, given)):
         on_warning(why)
     ev = _evaluate(inst.topology, inst.cluster, pl, inst.profile, engine=eng)
     return Prediction(inst, pl, eng, ev, ev.memory_notes() + ev.zero_reasons())

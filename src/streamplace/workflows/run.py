@@ -3,7 +3,7 @@ the model says it sustains, and measure it beside the prediction; the live page 
 
 Nothing here prints or knows the command line: warnings and notes go to ``on_warning`` / ``on_info``, progress
 to ``progress(done_s, total_s)``, the Spark session and the live page come from the caller's ``session`` and
-``open_page``. `streamplace run` (cli/run.py) and the demo's cluster run (cli/demo.py) call :func:`enact_run`.
+``open_page``. `streamplace run` (cli/run.py) and the demo's cluster run (workflows/demo.py) call :func:`enact_run`.
 """
 
 from __future__ import annotations
@@ -20,10 +20,17 @@ from streamplace.model.plan import Plan
 from streamplace.model.topology import Topology
 from streamplace.perf.engines import EngineSettings
 from streamplace.report.compare import mfmt
-from streamplace.workflows.instance import Engine, Spec, engine_and_rest, engine_settings, load_instance, plan_for
+from streamplace.workflows.instance import (
+    Engine,
+    Say,
+    Spec,
+    engine_and_rest,
+    engine_settings,
+    load_instance,
+    plan_for,
+    silent,
+)
 
-#: a line for the caller to show (a warning, or a note such as where the live page was written)
-Say = Callable[[str], None]
 #: progress of the measured pipeline: seconds done of the total (warm-up and measured window)
 ProgressFn = Callable[[float, float], None]
 #: the live page (page/live_run.RunPage) for (title, seconds, the cluster it runs on, the file it is written to),
@@ -33,16 +40,12 @@ PageOpener = Callable[[str, float, Cluster, Path], Any]
 SessionOpener = Callable[[Path], Any]
 
 
-def _silent(text: str) -> None:
-    """The default of ``on_warning`` / ``on_info``: say nothing."""
-
-
 @dataclass(frozen=True)
 class RunDone:
     """What `run` (and the demo's run) measured and predicted, and where its live page was written."""
 
-    result: Any  # spark.run.RunResult
-    admission: Any  # spark.admission.Admission
+    result: Any  # spark.runtime.run.RunResult
+    admission: Any  # spark.runtime.admission.Admission
     predicted: dict[str, Any]
     here: str  # where the prediction is for, in words
     lifted: bool  # CPU quotas were lifted for the start
@@ -50,8 +53,9 @@ class RunDone:
 
 
 def run_dir_for(t: Topology, pl: Plan, sink: str, out_dir: Path | None, option: str = "out_dir") -> Path:
-    """The directory the run of this pipeline writes to and resumes from (spark/outdir.run_dir): ``out_dir``, else
-    ``run-out/TOPOLOGY-DIGEST``; a directory holding another pipeline's run is an error on ``option``."""
+    """The directory the run of this pipeline writes to and resumes from (spark/runtime/outdir.run_dir):
+    ``out_dir``, else ``run-out/TOPOLOGY-DIGEST``; a directory holding another pipeline's run is an error on
+    ``option``."""
     from streamplace.spark.runtime.outdir import run_dir
 
     return run_dir(t, pl, sink, out_dir, option=option)
@@ -62,16 +66,16 @@ def enact_run(t: Topology, c: Cluster, pl: Plan, plan_label: str, state: Any, ma
               engine: Callable[[float | None], EngineSettings], max_rate: float | None, out_dir: Path | None,
               sink: str, warmup: float, duration: float, *, settle_rows: int | None = None,
               settle_max_s: float = 0.0, session: SessionOpener | None = None, open_page: PageOpener | None = None,
-              on_warning: Say = _silent, on_info: Say = _silent, progress: ProgressFn | None = None,
+              on_warning: Say = silent, on_info: Say = silent, progress: ProgressFn | None = None,
               max_rate_name: str = "max_rate", out_option: str = "out_dir") -> RunDone:
     """Run ``pl``'s pipeline on Spark (local, or pinned on the standalone cluster of ``state``) for ``duration``
     after ``warmup``: the sources bounded to what the model says it sustains (or ``max_rate``), warnings said
     (``on_warning``) before it starts, the live page (``open_page``; None: none) served while it runs; the warm-up
     prolonged while the sources' backlog holds more than ``settle_rows`` rows, for at most ``settle_max_s``
-    (spark/run.run_pipeline).
+    (spark/runtime/run.run_pipeline).
 
     ``engine`` gives the engine settings for a trigger (None: auto, chosen from the model); ``session`` opens the
-    SparkSession, its log in the given file (default: spark/session.session_for of ``master``, ``state`` and
+    SparkSession, its log in the given file (default: spark/cluster/connect.session_for of ``master``, ``state`` and
     ``cores``); ``max_rate_name`` is how errors and warnings name ``max_rate`` (the CLI: --max-rate). The run's
     directory (``out_dir``, else run-out/TOPOLOGY-DIGEST: run_dir_for, errors naming ``out_option``) is claimed
     only once every check has passed. The live page is a view: an error of its own is said once and the run goes
@@ -160,7 +164,7 @@ def measured_run(t: Topology, c: Cluster, pl: Plan, target_cluster: Cluster, tar
                  eng: EngineSettings, state: Any, master: str | None, cores: int | None, out_dir: Path, sink: str,
                  workers: Any, placement: str, trigger_s: float, warmup: float, duration: float, live_page: Any,
                  settle_rows: int | None = None, settle_max_s: float = 0.0, *, session: SessionOpener | None = None,
-                 progress: ProgressFn | None = None, on_warning: Say = _silent) -> tuple[Any, bool]:
+                 progress: ProgressFn | None = None, on_warning: Say = silent) -> tuple[Any, bool]:
     """The run's Spark part: the session (``session``, as in enact_run), the pipeline measured for ``duration``
     after ``warmup`` (``progress`` told from its start, the live page fed as micro-batches end); whether CPU quotas
     were lifted for the start."""
@@ -239,13 +243,11 @@ def run(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan | Spec, *
     import os
 
     from streamplace.spark.runtime.admission import admission, admitted_plan, continuous
-    from streamplace.spark.runtime.outdir import run_dir
     from streamplace.spark.runtime.pipeline import PipelineConfig
     from streamplace.spark.runtime.run import run_pipeline, run_target
     from streamplace.spark.runtime.session import local_session
 
-    inst = load_instance(topology, cluster)
-    t, c = inst.topology, inst.cluster
+    t, c = runnable_instance(topology, cluster)  # bad logic fails here, before Spark starts
     for name, value, low in (("duration_s", duration_s, 0.0), ("warmup_s", warmup_s, -1e-12)):
         if not isinstance(value, int | float) or isinstance(value, bool) or not value > low or value > 86_400:
             raise SpecError([Problem(name, f"must be a number of seconds in {'(0' if low == 0 else '[0'}, 86400], "
@@ -257,21 +259,18 @@ def run(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan | Spec, *
                                   or given != given or given == float("inf")):
             raise SpecError([Problem(name, f"must be a finite number > 0 (or None), got {given!r}",
                                      f"give {name} a positive value, or leave it out")])
-    plan = plan_for(plan, t, c)
-    if not plan.usable:
-        raise SpecError([Problem("plan", "the plan is infeasible: " + "; ".join(plan.explanation),
-                                 "plan with another scheduler or a larger cluster")])
+    plan = plan_to_run(plan, "r-storm", t, c)
     eng = engine_settings(engine, cluster=c)
     n = cores or os.cpu_count() or 2
     target_cluster, target_plan, _ = run_target(t, c, plan, None, None, n)  # this machine, as `run` predicts it
     adm = admission(t, target_cluster, target_plan, eng, trigger_s, max_rate)
-    directory = run_dir(t, plan, "parquet", Path(out_dir) if out_dir is not None else None, option="out_dir")
+    directory = run_dir_for(t, plan, "parquet", Path(out_dir) if out_dir is not None else None)
     cfg = PipelineConfig(trigger_s=adm.trigger_s, out_dir=directory, admission=adm.rows_per_trigger)
     return run_pipeline(local_session(n), t, target_cluster, target_plan, duration_s, warmup_s, cfg,
                         engine=continuous(eng, adm.trigger_s), predict_for=admitted_plan(t, target_plan, adm))
 
 
-def runnable_instance(topology: Topology | Spec, cluster: Cluster | Spec, on_warning: Say = _silent,
+def runnable_instance(topology: Topology | Spec, cluster: Cluster | Spec, on_warning: Say = silent,
                       where: str | None = None) -> tuple[Topology, Cluster]:
     """The instance a Spark use case runs: bad logic names or parameters fail here, naming the file (``where``),
     before Spark starts."""
@@ -309,7 +308,7 @@ def check_run_options(sink: str, placement: str, state: Any) -> None:
         raise SpecError([Problem("placement", f"unknown placement {placement!r}", "use plan or spark")])
     if placement == "spark" and state is None:
         raise SpecError([Problem("placement", "spark placement compares schedulers on a cluster of several nodes",
-                                 "run on a cluster `streamplace cluster up` started (its master URL)")])
+                                 "give [[master]] the URL of a cluster `streamplace cluster up` started")])
 
 
 def run_engine(engine: Engine, calibration: Path | None, params: dict[str, str] | None,

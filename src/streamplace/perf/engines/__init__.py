@@ -34,7 +34,6 @@ from streamplace.perf.engines.settings import (
     engine_or_ideal,
     recorded_params,
     replica_cap_of,
-    split_engine_params,
 )
 from streamplace.perf.engines.spark import SparkConstants, SparkEngine, SparkSettings
 from streamplace.perf.engines.storm import StormEngine, StormSettings
@@ -42,4 +41,4 @@ from streamplace.perf.engines.storm import StormEngine, StormSettings
 __all__ = ["ENGINES", "EngineFigures", "EngineInputs", "EngineModel", "EngineSettings", "IdealEngine",
            "IdealSettings", "ReplicaCap", "SparkConstants", "SparkEngine", "SparkSettings", "StormEngine",
            "StormSettings", "engine_model", "engine_names", "engine_or_ideal", "recorded_params", "register",
-           "replica_cap_of", "split_engine_params", "unregister"]
+           "replica_cap_of", "unregister"]

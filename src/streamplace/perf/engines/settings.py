@@ -14,7 +14,7 @@ from typing import Any
 from streamplace.errors import ModelError, Problem
 from streamplace.perf.engines.base import EngineModel, ReplicaCap
 from streamplace.perf.engines.ideal import IdealEngine
-from streamplace.perf.engines.registry import ENGINES, engine_model, engine_names
+from streamplace.perf.engines.registry import ENGINES, engine_model
 
 
 @dataclass(frozen=True, init=False)
@@ -115,11 +115,3 @@ def recorded_params(engine: EngineSettings | None) -> dict[str, Any]:
     model and engine=None record none)."""
     eng = engine_or_ideal(engine)
     return {"engine_params": eng.describe()} if eng.model.records_params else {}
-
-
-def split_engine_params(params: Mapping[str, str]) -> tuple[dict[str, str], dict[str, str]]:
-    """(engine parameters ``NAME.*`` of a registered engine, the rest) of a ``--param`` mapping."""
-    names = engine_names()
-    engine = {k: v for k, v in params.items() if k.partition(".")[0] in names}
-    return engine, {k: v for k, v in params.items() if k not in engine}
-

@@ -242,7 +242,7 @@ def _check_remote(cluster: Cluster, host: str, remote: Collection[str]) -> None:
                                   f"name nodes of {', '.join(names)}, or `all`")])
     if remote and is_loopback(host):
         raise ModelError([Problem("host", f"workers on other hosts cannot reach a master bound to {host}",
-                                  "give --host an address of this machine those hosts reach")])
+                                  "give [[host]] an address of this machine those hosts reach")])
 
 
 def _wait(ready: Any, timeout_s: float, message: str) -> None:

@@ -234,5 +234,5 @@ def state_at(master: str | None, state_dir: Path | None) -> ClusterState | None:
     state = ClusterState.load(state_dir) if state_dir is not None else find_state(master)
     if state is None or state.master_url != master:
         raise ModelError([Problem("master", f"no cluster started here answers at {master}",
-                                  "start it with `streamplace cluster up CLUSTER` (or pass its --state-dir)")])
+                                  "start it with `streamplace cluster up CLUSTER` (or give its [[state_dir]])")])
     return state

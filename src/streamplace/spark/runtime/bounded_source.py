@@ -139,7 +139,7 @@ def arrival_origin(checkpoint: Path) -> float:
         except (OSError, ValueError):
             raise SpecError([Problem(str(path), "the checkpoint has offsets but no arrival origin of the bounded "
                                      "sources (it was written by another source)",
-                                     "delete the output directory or give another one")]) from None
+                                     "delete the output directory or give another [[out_dir]]")]) from None
     now = time.time()
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(".streamplace-origin.tmp")

@@ -138,7 +138,7 @@ def check_enactable(topology: Topology, plan: Plan, workers: list[WorkerLayout],
                 problems.append(Problem(f"replicas.{op.id}.{node}",
                                         f"{c} replicas, but the worker runs at most {by_node[node].replica_slots} "
                                         "of one operator at once",
-                                        "restart the cluster with more replica slots per worker, or re-plan"))
+                                        "restart the cluster with a larger [[replica_slots]], or re-plan"))
     if problems:
         raise ModelError(problems, where)
 

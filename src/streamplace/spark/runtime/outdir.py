@@ -62,13 +62,13 @@ def claim(out_dir: Path, key: dict[str, str], option: str = "out_dir") -> Path:
             raise SpecError([Problem(option, f"the directory holds the checkpoint and output of {what}, not of "
                                              f"this one ({key['topology']!r}, {key['digest']}): resuming would "
                                              "start from that pipeline's offsets",
-                                     "give another output directory (or none: each pipeline gets its own), or delete "
+                                     "give another [[out_dir]] (or none: each pipeline gets its own), or delete "
                                      "the directory to start over")], str(out_dir))
         return out_dir
     if (out_dir / CHECKPOINT).exists():
         raise SpecError([Problem(option, "the directory holds a checkpoint of an earlier run that recorded no "
                                          "pipeline, so it cannot be told whether it is this one",
-                                 "give another output directory, or delete this one to start over")], str(out_dir))
+                                 "give another [[out_dir]], or delete this one to start over")], str(out_dir))
     out_dir.mkdir(parents=True, exist_ok=True)
     marker.write_text(json.dumps(key, indent=2) + "\n", encoding="utf-8")
     return out_dir
