@@ -171,3 +171,19 @@ def test_no_engine_is_the_ideal_engine() -> None:
         b = create(scheduler).plan(t, c, engine=EngineSettings("ideal"))
         assert a.replicas == b.replicas and a.predicted == b.predicted
         assert "engine_params" not in a.predicted  # the ideal model records none, named or not
+
+
+def test_a_cluster_spec_sets_any_registered_engines_parameters() -> None:
+    """The cluster spec's engine block takes every registered engine (ideal's replica_cap included), checked by
+    the engine's own parser: an unknown engine or value is refused naming the file's field."""
+    import streamplace as sp
+    from streamplace.errors import SpecError
+
+    doc = {"name": "c", "nodes": [{"id": "a", "cpu": 400, "memory_mb": 4096}],
+           "engine": {"ideal": {"replica_cap": "thread"}}}
+    cluster = sp.load_cluster(doc)
+    assert sp.engine_settings("ideal", cluster=cluster).ideal.replica_cap == "thread"
+    for bad, words in (({"flink": {"x": 1}}, "no engine parameter 'flink.x'"),
+                       ({"ideal": {"replica_cap": "core"}}, "must be one of machine, thread")):
+        with pytest.raises(SpecError, match=words):
+            sp.load_cluster(doc | {"engine": bad})

@@ -88,7 +88,7 @@ class Cluster:
     links: Links = field(default_factory=Links)
     utilization_limit: float = 1.0
     #: engine model parameters the spec gives (``spark.trigger_s``, ``storm.max_spout_pending``, …)
-    engine_params: Mapping[str, float | int | None] = field(default_factory=lambda: MappingProxyType({}))
+    engine_params: Mapping[str, float | int | str | None] = field(default_factory=lambda: MappingProxyType({}))
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "nodes", tuple(self.nodes))

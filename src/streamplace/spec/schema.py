@@ -7,7 +7,7 @@ booleans, strings, NaN or infinity).
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
@@ -70,8 +70,9 @@ LinksSpec = spec_model(Links, "LinksSpec", base=Strict)
 ClusterSpec = spec_model(
     Cluster, "ClusterSpec", base=Strict, exclude=("engine_params",),
     overrides={"nodes": (list[NodeSpec], ...), "links": (LinksSpec, LinksSpec())},  # type: ignore[valid-type]
-    # engine model parameters for this cluster: {spark: {trigger_s: 2, …}, storm: {max_spout_pending: 1000, …}}
-    extra={"engine": (dict[Literal["spark", "storm"], dict[str, float | int | None]], {})})
+    # engine model parameters for this cluster, per registered engine: {spark: {trigger_s: 2, …}, storm:
+    # {max_spout_pending: 1000, …}, ideal: {replica_cap: thread}}; the engine's own parser checks names and values
+    extra={"engine": (dict[str, dict[str, float | int | str | None]], {})})
 
 ProfileEntrySpec = spec_model(ProfileEntry, "ProfileEntrySpec", base=Strict)
 
