@@ -172,7 +172,8 @@ FLAGS = {"params": "--param", "minutes": "--minutes", "controller": "--controlle
          "schedulers": "--scheduler", "counts_from": "--counts-from", "trigger_s": "--trigger",
          "cluster": "CLUSTER", "include_secret": "--include-secret", "operators": "--operator",
          "sink": "--sink", "placement": "--placement", "max_rate": "--max-rate", "kill": "--kill", "rate": "--rate",
-         "state_dir": "--state-dir", "replica_slots": "--replica-slots", "custom_as_shuffle": "--custom-as-shuffle"}
+         "state_dir": "--state-dir", "replica_slots": "--replica-slots", "custom_as_shuffle": "--custom-as-shuffle",
+         "on": "--on"}
 
 
 #: this command's own names where they differ from FLAGS (`sweep` has --schedulers where compare has --scheduler)

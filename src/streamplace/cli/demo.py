@@ -26,11 +26,8 @@ from streamplace.cli._common import (
     spark_session,
     warn,
 )
-from streamplace.cli.comparison import comparison_legend, placement_pictures, print_comparison
-from streamplace.cli.planning import draw_picture
+from streamplace.cli.comparison import print_comparison
 from streamplace.cli.run import print_run, run_callbacks, run_progress
-from streamplace.errors import ModelError, Problem
-from streamplace.files import write_whole
 from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan, jsonable
 from streamplace.model.topology import Topology
@@ -66,52 +63,37 @@ def demo(
     throughput with every replica on its planned node (its live page's URL printed), prints measured beside
     predicted, stops the cluster, and writes an HTML report. Example: streamplace demo --out demo-report
     """
-    from streamplace.report.html import write_report
-    from streamplace.report.plots import plot_comparison
     from streamplace.workflows import demo as demo_lib
 
-    if on not in ("cluster", "local"):
-        raise ModelError([Problem("--on", f"unknown target {on!r}", "use cluster or local")])
+    demo_lib.check_target(on)
     t, c, p = load_instance(topo, cluster, None)
     eng = engine_settings(engine, calibration, cluster=c)
     with progress_bar("{task.description}", "{task.completed}/{task.total}", disable=as_json) as progress:
         task = progress.add_task("planning", total=len(planning.schedulers()))
-        rows = demo_lib.compare_all(t, c, p, eng, time_limit,
-                                    on_done=lambda n: progress.update(task, advance=1, description=f"planned {n}"))
-    title = f"{t.name} on {c.name} ({eng.name} engine)"
+        rep = demo_lib.compare_and_report(t, c, p, eng, time_limit, out_dir, on_done=lambda n: progress.update(
+            task, advance=1, description=f"planned {n}"))
+    rows, best, png = rep.rows, rep.best, rep.chart
     if not as_json:
-        print_comparison(rows, title)
-    png = plot_comparison(rows, out_dir / "compare.png", title)
-    pictures = placement_pictures(t, c, p, eng, rows)
-    best = demo_lib.best_row(rows)
-    if best is not None and best.plan is not None:
-        write_whole(out_dir / "best-plan.json", best.plan.to_json() + "\n")
-        best_ev = planning.evaluate(t, c, best.plan, profile=p, engine=eng)
-        draw_picture(t, c, best.plan, best_ev, out_dir / "best-plan.svg", quiet=as_json)
-    sections: list[Any] = []
+        print_comparison(rows, rep.title)
+        if best is not None:
+            info(f"picture written to {out_dir / 'best-plan.svg'}")
+    report = out_dir / "report.html"  # the comparison is kept whatever happens to the Spark part
     spark_json: dict[str, Any] | None = None
-
-    def report_now() -> Path:
-        return write_report(rows, png, out_dir / "report.html", f"streamplace demo: {title}",
-                            demo_lib.instance_notes(t, c), sections, legend=comparison_legend(rows),
-                            pictures=pictures)
-
-    report = report_now()  # the comparison is kept whatever happens to the Spark part
     if spark_seconds > 0 and best is not None and best.plan is not None:
         if on == "local":
             import os
 
             run = _demo_spark_run(t, best.plan, cores or os.cpu_count() or 2, spark_seconds, out_dir / "spark-run",
                                   engine_settings("spark", calibration), as_json)
-            sections.append(run.section)
+            rep.sections.append(run.section)
             spark_json = {"on": "local", "rows": [dict(zip(("quantity", "predicted", "measured", "ratio"), r,
                                                            strict=True)) for r in run.rows],
                           "agrees": run.agrees, "verdict": run.verdict}
         else:
             section, spark_json = _demo_on_cluster(t, c, best.plan, spark_seconds, out_dir, calibration, page_port,
                                                    as_json)
-            sections.append(section)
-        report = report_now()
+            rep.sections.append(section)
+        report = rep.write()
     if as_json:
         emit_json(jsonable({"report": str(report), "plot": str(png), "topology": t.name, "cluster": c.name,
                           "engine": eng.name, "run": best.scheduler if spark_json is not None and best else None,

@@ -32,7 +32,7 @@ from streamplace.cli._common import (
     parse_params,
     warn,
 )
-from streamplace.cli.comparison import compare_report, print_comparison, run_comparison
+from streamplace.cli.comparison import print_comparison, run_comparison
 from streamplace.errors import ModelError, Problem
 from streamplace.files import replace_whole, write_whole
 from streamplace.model.cluster import Cluster
@@ -236,7 +236,7 @@ def compare_cmd(
 
         plot_comparison(rows, plot, f"{t.name} on {c.name}")
     if html is not None:
-        compare_report(t, c, p, eng, rows, html, plot)
+        planning.write_compare_report(t, c, p, eng, rows, html, plot)
     if as_json:
         emit_json(jsonable({"topology": t.name, "cluster": c.name, "engine": eng.name, "engine_params": eng.describe(),
                           "rows": [r.as_dict() for r in rows]}))

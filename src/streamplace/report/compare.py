@@ -189,3 +189,11 @@ def fmt(value: Any) -> str:
 def mfmt(value: Any) -> str:
     """A measured figure: n/a when it could not be measured (``fmt`` reads None as ∞, a model's unbounded)."""
     return "n/a" if value is None else fmt(value)
+
+
+def comparison_legend(rows: list[ComparisonRow]) -> str:
+    """What the comparison's figures mean: its operating points and the best-value mark."""
+    offered = next((r.at_offered.get("offered_throughput") for r in rows if r.at_offered), None)
+    at = f"the offered {fmt(offered)} t/s into sinks" if offered is not None else "the offered source rates"
+    return (f"max t/s: each plan's own limit; the other figures at {at}; * marks the best value of a column; "
+            "latency ∞: the plan cannot keep up with the offered rate")

@@ -19,6 +19,7 @@ import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 
@@ -30,9 +31,11 @@ from matplotlib.patches import FancyArrowPatch, Rectangle
 
 from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
+from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
 from streamplace.perf.engines import EngineSettings
 from streamplace.perf.evaluate import Evaluation, evaluate
+from streamplace.report.compare import ComparisonRow
 
 #: above this many nodes the picture shows one box per rack and machine type
 DETAIL_NODES = 48
@@ -281,3 +284,16 @@ __all__: Sequence[str] = ("DETAIL_NODES", "boxes", "node_traffic", "placement_fi
 def plan_svg(topology: Topology, cluster: Cluster, plan: Plan, engine: EngineSettings | None = None) -> str:
     """The plan's picture on the cluster it was made for, evaluated by ``engine``'s model, as SVG text."""
     return svg_text(topology, cluster, plan, evaluate(topology, cluster, plan, None, engine=engine))
+
+
+def placement_pictures(t: Topology, c: Cluster, p: Profile | None, eng: EngineSettings,
+                       rows: Sequence[ComparisonRow]) -> list[Any]:
+    """Every usable plan's placement picture, captioned with its scheduler, for an HTML report."""
+    from streamplace.report.html import Picture
+
+    out = []
+    for r in rows:
+        if r.plan is not None and r.has_values:
+            ev = evaluate(t, c, r.plan, p, engine=eng)
+            out.append(Picture(r.scheduler, svg_text(t, c, r.plan, ev)))
+    return out

@@ -20,11 +20,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from streamplace.errors import Problem, SpecError
 from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
 from streamplace.perf.engines import EngineSettings
+from streamplace.perf.evaluate import evaluate
 from streamplace.report.compare import ComparisonRow, compare
 from streamplace.report.html import Section
 
@@ -253,3 +255,64 @@ def stop_driver() -> None:
     session = SparkSession.getActiveSession()
     if session is not None:
         session.stop()
+
+
+TARGETS = ("cluster", "local")
+
+
+@dataclass
+class DemoReport:
+    """The demo's comparison and its HTML report (``out_dir/report.html``), written whole each time a part is
+    added, so the comparison is kept whatever happens to the Spark run after it."""
+
+    topology: Topology
+    cluster: Cluster
+    engine: EngineSettings
+    rows: list[ComparisonRow]
+    out_dir: Path
+    chart: Path
+    pictures: list[Any]
+    best: ComparisonRow | None
+    sections: list[Any]
+
+    @property
+    def title(self) -> str:
+        return f"{self.topology.name} on {self.cluster.name} ({self.engine.name} engine)"
+
+    def write(self) -> Path:
+        """The report as it stands: table, chart, every plan's picture, the sections added so far."""
+        from streamplace.report.compare import comparison_legend
+        from streamplace.report.html import write_report
+
+        return write_report(self.rows, self.chart, self.out_dir / "report.html", f"streamplace demo: {self.title}",
+                            instance_notes(self.topology, self.cluster), self.sections,
+                            legend=comparison_legend(self.rows), pictures=self.pictures)
+
+
+def check_target(on: str) -> None:
+    """Refuse a demo target other than ``cluster`` (the emulated cluster) or ``local`` (local Spark)."""
+    if on not in TARGETS:
+        raise SpecError([Problem("on", f"unknown target {on!r}", "use cluster or local")])
+
+
+def compare_and_report(topology: Topology, cluster: Cluster, profile: Profile | None, engine: EngineSettings,
+                       time_limit_s: float, out_dir: Path,
+                       on_done: Callable[[str], None] | None = None) -> DemoReport:
+    """Every scheduler on the instance (compare_all), the chart and every plan's picture, the best plan written
+    as ``best-plan.json`` and drawn as ``best-plan.svg``, and the report written with them."""
+    from streamplace.files import replace_whole, write_whole
+    from streamplace.report.placement import placement_pictures, write_placement
+    from streamplace.report.plots import plot_comparison
+
+    rows = compare_all(topology, cluster, profile, engine, time_limit_s, on_done=on_done)
+    report = DemoReport(topology, cluster, engine, rows, out_dir, out_dir / "compare.png", [], best_row(rows), [])
+    plot_comparison(rows, report.chart, report.title)
+    report.pictures = placement_pictures(topology, cluster, profile, engine, rows)
+    best = report.best
+    if best is not None and best.plan is not None:
+        plan = best.plan
+        write_whole(out_dir / "best-plan.json", plan.to_json() + "\n")
+        ev = evaluate(topology, cluster, plan, profile, engine=engine)
+        replace_whole(out_dir / "best-plan.svg", lambda tmp: write_placement(topology, cluster, plan, ev, tmp))
+    report.write()
+    return report

@@ -211,3 +211,22 @@ def import_flux(flux_file: Path, rate: float = 1000.0, custom_as_shuffle: bool =
                      "class may not do")
     text = json_text(topology_to_doc(topo)) + "\n" if as_json else dump_topology(topo)
     return Converted(topo, text, notes)
+
+
+def write_compare_report(t: Topology, c: Cluster, p: Profile | None, eng: EngineSettings,
+                         rows: list[ComparisonRow], html: Path, plot: Path | None) -> None:
+    """``compare --html``: the comparison table, the bar chart and every plan's picture side by side."""
+    import tempfile
+
+    from streamplace.files import replace_whole
+    from streamplace.report.compare import comparison_legend
+    from streamplace.report.html import write_report
+    from streamplace.report.placement import placement_pictures
+    from streamplace.report.plots import plot_comparison
+
+    title = f"{t.name} on {c.name} ({eng.name} engine)"
+    with tempfile.TemporaryDirectory() as tmp:
+        chart = plot if plot is not None else plot_comparison(rows, Path(tmp) / "compare.png", title)
+        pictures = placement_pictures(t, c, p, eng, rows)
+        replace_whole(html, lambda out: write_report(rows, chart, out, f"streamplace compare: {title}", [],
+                                                     legend=comparison_legend(rows), pictures=pictures))
