@@ -29,7 +29,9 @@ def test_parameters_go_to_their_owner() -> None:
     assert isinstance(ctrl, BtuController) and ctrl.weights == (1.0, 2.0, 3.0, 4.0) and ctrl.history == 5
     assert cfg.btu_minutes == 60 and cfg.history == 5 and cfg.service_ratio == 0.5 and cfg.seed == 7
     ctrl, _ = build("threshold", {"up": "20"}, 30, 0)
-    assert isinstance(ctrl, ThresholdController) and ctrl.up == 20
+    assert isinstance(ctrl, ThresholdController) and ctrl.up == 20 and ctrl.trigger == "algorithm1"
+    ctrl, cfg = build("threshold", {"trigger": "queue", "history": "5"}, 30, 0)
+    assert isinstance(ctrl, ThresholdController) and ctrl.trigger == "queue" and ctrl.history == 5 == cfg.history
 
 
 @pytest.mark.parametrize(("name", "params", "needle"), [

@@ -58,8 +58,10 @@ def test_scales_with_the_load() -> None:
     assert result.summary["scaling"]["up"] > 0
 
 
-def view_with(queue: float, instances: int, hosts: dict[str, HostView]) -> View:
-    op = OperatorView("O1", queue, instances, instances, 1500, 64.5, 452)
+def view_with(queue: float, instances: int, hosts: dict[str, HostView],
+              durations: tuple[float, ...] = (3000.0,)) -> View:
+    """O1 (SLO 1500 ms) with ``queue`` items waiting; by default its last processing duration is over the SLO."""
+    op = OperatorView("O1", queue, instances, instances, 1500, 64.5, 452, list(durations))
     return View(0.0, {"O1": op}, hosts, 600, 400, 7168)
 
 
@@ -107,6 +109,27 @@ def test_threshold_rules() -> None:
     rec = Recorder()
     c.reason(view_with(0, 1, {"a": host("a", 64.5, {"O1": 1})}), rec)
     assert rec.calls == []  # never below one instance
+
+
+def test_threshold_upscales_on_algorithm_1_like_the_btu_controller() -> None:
+    # the paper: "as soon as oqueue exceeds an upper threshold according to Algorithm 1": a long queue alone does
+    # not scale up while the durations are within the SLO and not trending over it; trigger="queue" (our earlier
+    # reading) does
+    def hosts() -> dict[str, HostView]:
+        return {"a": host("a", 64.5, {"O1": 1})}
+
+    for durations, adds in (((1500.0, 1500.0, 1500.0), 0), ((1000.0, 1400.0), 1), ((3000.0,), 1)):
+        rec = Recorder()
+        ThresholdController().reason(view_with(60, 1, hosts(), durations), rec)
+        assert rec.calls.count(("add", "O1", "a")) == adds, durations
+    rec = Recorder()
+    ThresholdController(trigger="queue").reason(view_with(60, 1, hosts(), (1500.0,)), rec)
+    assert rec.calls == [("add", "O1", "a")]
+    rec = Recorder()
+    ThresholdController().reason(view_with(40, 1, hosts(), (9000.0,)), rec)
+    assert rec.calls == []  # late, but 40 queued is a short peak (scalingThreshold 50)
+    with pytest.raises(ValueError, match="trigger"):
+        ThresholdController(trigger="duration")  # type: ignore[arg-type]
 
 
 def test_threshold_scale_down_takes_the_loneliest_instance_like_the_authors_code() -> None:

@@ -2,7 +2,8 @@
 
 A key names either a controller constant (``btu``: scaling_threshold, history, cf,
 ql, weights, penalty, release_window, max_release_share, double_threshold,
-migrate_with_scaledown, cooldown_s, vm_start_guard_s; ``threshold``: up, double_up, down, victim) or a
+migrate_with_scaledown, cooldown_s, vm_start_guard_s; ``threshold``: up, double_up, down, victim, trigger,
+history) or a
 simulation setting (``SimConfig``: btu_minutes, price_per_btu, penalty_per_item,
 service_ratio, dt, lease_delay_s, …). Tuples are written comma-separated
 (``weights=1,1,2,1``). An unknown key is an error that lists the valid ones.
