@@ -19,6 +19,7 @@ import psutil
 import pytest
 
 from streamplace.spark.cluster import zygote
+from streamplace.spark.runtime.zygote_client import SOCKET_ENV
 
 
 def _wait(cond, timeout_s: float = 60.0) -> None:
@@ -49,10 +50,10 @@ def served(tmp_path: Path) -> Iterator[tuple[str, psutil.Process]]:
 
 def _daemon(name: str | None, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
     env = {**os.environ, "PYTHON_WORKER_FACTORY_SECRET": "s", "PYTHONHASHSEED": "0", **(env or {})}
-    env.pop(zygote.SOCKET_ENV, None)
+    env.pop(SOCKET_ENV, None)
     if name:
-        env[zygote.SOCKET_ENV] = name
-    return subprocess.Popen([sys.executable, "-m", "streamplace.spark.cluster.worker_daemon"], stdin=subprocess.PIPE,
+        env[SOCKET_ENV] = name
+    return subprocess.Popen([sys.executable, "-m", "streamplace.spark.runtime.worker_daemon"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
 
 

@@ -52,6 +52,7 @@ from streamplace.spark.runtime.layout import (
     link_latencies,
     worker_layout,
 )
+from streamplace.spark.runtime.zygote_client import SOCKET_ENV
 
 
 def spark_class() -> Path:
@@ -212,7 +213,7 @@ def up(cluster: Cluster, state_dir: Path | None = None, host: str = "127.0.0.1",
             pid = _spawn([str(spark_class()), "org.apache.spark.deploy.worker.Worker", state.master_url,
                           "--host", hosts[w.node], "--cores", str(w.cores), "--memory", f"{w.memory_mb}m",
                           "--webui-port", str(wport), "--work-dir", str(work), "--properties-file", str(props)],
-                         {**node_env, zygote.SOCKET_ENV: str(sock)}, log, group)
+                         {**node_env, SOCKET_ENV: str(sock)}, log, group)
             state.workers.append(WorkerState(w.node, w.resource, w.replica_slots, w.speedup, w.cores, w.memory_mb,
                                              wport, pid, str(props), str(log),
                                              quotas.cores[w.node] if group is not None and quotas else None,

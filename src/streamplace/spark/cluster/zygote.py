@@ -22,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import select
 import signal
 import socket
 import struct
@@ -30,15 +29,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-#: the worker's environment variable naming its node's zygote socket (set by `cluster up`)
-SOCKET_ENV = "STREAMPLACE_ZYGOTE"
+from streamplace.spark.runtime.zygote_client import HEADER, socket_address
+
 #: environment variables the zygote's imports read (PySpark's serializers and worker_util at import, hash
 #: randomization at interpreter start): a daemon whose executor sets another value is not forked from it
 IMPORT_ENV = ("PYTHONHASHSEED", "PYSPARK_ENABLE_NAMEDTUPLE_PATCH", "SPARK_TESTING", "OPENBLAS_NUM_THREADS",
               "OMP_NUM_THREADS", "JE_ARROW_MALLOC_CONF")
 #: what PySpark gives its workers when the driver sets none (pyspark/core/context.py)
 HASH_SEED = "0"
-_HEADER = struct.Struct("!I")
 
 
 def socket_name(state_dir: Path, resource: str) -> str:
@@ -49,65 +47,6 @@ def socket_name(state_dir: Path, resource: str) -> str:
     return f"@streamplace-zygote-{group_name(state_dir)}-{resource}"
 
 
-def _address(name: str) -> str:
-    return "\0" + name[1:] if name.startswith("@") else name
-
-
-# ------------------------------------------------------------------ the executor's side
-def fork_daemon(path: str, argv: list[str], timeout_s: float = 5.0) -> bool:
-    """Ask the zygote at ``path`` for a daemon on this process's standard streams; on success wait for it to exit
-    (passing on SIGTERM/SIGINT/SIGHUP) and return True; False when there is no zygote or it refused, having
-    touched nothing (the caller then starts the daemon itself)."""
-    try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-            sock.settimeout(timeout_s)
-            sock.connect(_address(path))
-            body = json.dumps({"argv": argv, "cwd": os.getcwd(), "env": dict(os.environ),
-                               "executable": sys.executable}).encode()
-            socket.send_fds(sock, [_HEADER.pack(len(body))], [0, 1, 2])
-            sock.sendall(body)
-            reply = json.loads(_read_line(sock))
-    except (OSError, ValueError):
-        return False
-    if "pid" not in reply:
-        print(f"streamplace zygote at {path} refused: {reply.get('refused', reply)}; importing here",
-              file=sys.stderr, flush=True)
-        return False
-    _wait_for(int(reply["pid"]))
-    return True
-
-
-def _read_line(sock: socket.socket) -> bytes:
-    data = b""
-    while not data.endswith(b"\n"):
-        chunk = sock.recv(4096)
-        if not chunk:
-            raise ValueError("the zygote closed the connection")
-        data += chunk
-    return data
-
-
-def _wait_for(pid: int) -> None:
-    """Stand in for the daemon: the executor holds this process, stops it with SIGTERM and reads its stdout."""
-    try:
-        pidfd = os.pidfd_open(pid)
-    except ProcessLookupError:  # it ran and exited already
-        return
-    def stop(_signum: int, _frame: Any) -> None:
-        with contextlib.suppress(ProcessLookupError):  # it has exited already
-            signal.pidfd_send_signal(pidfd, signal.SIGTERM)
-
-    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(signum, stop)
-    # the daemon has the executor's pipes now: this process keeps none open (stderr stays for messages)
-    devnull = os.open(os.devnull, os.O_RDWR)
-    os.dup2(devnull, 0)
-    os.dup2(devnull, 1)
-    os.close(devnull)
-    while True:
-        with contextlib.suppress(InterruptedError):
-            if select.select([pidfd], [], [])[0]:
-                return
 
 
 # ------------------------------------------------------------------ the zygote
@@ -129,7 +68,7 @@ def refusal(request: dict[str, Any], files: dict[str, tuple[int, int]]) -> str |
     """Why a request cannot be served by this zygote (its imports), or None."""
     if request.get("executable") != sys.executable:
         return f"the executor runs {request.get('executable')}, the zygote {sys.executable}"
-    from streamplace.spark.cluster.threadless import with_threadless_defaults
+    from streamplace.spark.runtime.threadless import with_threadless_defaults
 
     env = with_threadless_defaults(request.get("env", {}))  # as the executor's own daemon would have them
     for key in IMPORT_ENV:
@@ -147,14 +86,14 @@ def refusal(request: dict[str, Any], files: dict[str, tuple[int, int]]) -> str |
 
 def serve(path: str) -> None:
     """Import once, then fork a daemon for each request on the Unix socket ``path`` (until SIGTERM)."""
-    from streamplace.spark.cluster.threadless import ready_to_fork
+    from streamplace.spark.runtime.threadless import ready_to_fork
 
     if not ready_to_fork():
         raise SystemExit(f"zygote {path}: a thread is running after the imports; not forking from it")
     files = module_files()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the daemons are reaped by the kernel
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(_address(path))  # abstract: only the uid check below keeps other users out
+    listener.bind(socket_address(path))  # abstract: only the uid check below keeps other users out
     listener.listen(64)
     while True:
         conn, _ = listener.accept()
@@ -167,11 +106,11 @@ def _handle(conn: socket.socket, listener: socket.socket, files: dict[str, tuple
     try:
         conn.settimeout(10.0)
         peer, uid, _ = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))
-        data, fds, _, _ = socket.recv_fds(conn, _HEADER.size, 3)
+        data, fds, _, _ = socket.recv_fds(conn, HEADER.size, 3)
         if uid != os.getuid():
             _reply(conn, {"refused": f"uid {uid} is not the zygote's"})
             return
-        (size,) = _HEADER.unpack(data)
+        (size,) = HEADER.unpack(data)
         body = b""
         while len(body) < size:
             chunk = conn.recv(size - len(body))
@@ -215,7 +154,7 @@ def _become_daemon(conn: socket.socket, listener: socket.socket, fds: list[int],
             os.close(fd)
         fds.clear()
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        from streamplace.spark.cluster.threadless import with_threadless_defaults
+        from streamplace.spark.runtime.threadless import with_threadless_defaults
 
         os.environ.clear()
         os.environ.update(with_threadless_defaults(request["env"]))
@@ -248,7 +187,7 @@ def command(path: str) -> list[str]:
 def environment(base: dict[str, str]) -> dict[str, str]:
     """A zygote's environment: ``base`` with the values the executors' daemons get (PYTHONHASHSEED as PySpark
     sets it for workers when the driver has none; the single-thread settings of worker_daemon.py)."""
-    from streamplace.spark.cluster.threadless import THREADLESS_ENV
+    from streamplace.spark.runtime.threadless import THREADLESS_ENV
 
     return {**base, "PYTHONHASHSEED": HASH_SEED, **THREADLESS_ENV}
 

@@ -13,8 +13,9 @@ pool and jemalloc's background thread. Both are switched off here before the imp
 1, ``JE_ARROW_MALLOC_CONF`` background_thread:false; each worker runs one task on one thread anyway); should
 a thread still be running after them, the daemon forks nothing from it and leaves the imports to the workers.
 
-On a cluster that `cluster up` started here, the node's zygote (zygote.py) has done these imports once for all
-the node's executors: this module asks it to fork the daemon, and imports for itself only where there is no
+On a cluster that `cluster up` started here, the node's zygote (spark/cluster/zygote.py) has done these imports
+once for all the node's executors: this module asks it to fork the daemon (zygote_client.py), and imports for
+itself only where there is no
 zygote or it refuses.
 """
 
@@ -22,16 +23,16 @@ from __future__ import annotations
 
 import os
 
-from streamplace.spark.cluster.threadless import ready_to_fork
+from streamplace.spark.runtime.threadless import ready_to_fork
 
 
 def main() -> None:
     import sys
 
-    from streamplace.spark.cluster.zygote import SOCKET_ENV, fork_daemon
+    from streamplace.spark.runtime.zygote_client import SOCKET_ENV, fork_daemon
 
     zygote = os.environ.get(SOCKET_ENV)
-    if zygote and fork_daemon(zygote, sys.argv):  # its node's zygote forked the daemon, imports done (zygote.py)
+    if zygote and fork_daemon(zygote, sys.argv):  # its node's zygote forked the daemon, imports done
         return
     if not ready_to_fork():  # never fork from a process with threads: start again without the imports
         os.execv(sys.executable, [sys.executable, "-m", "pyspark.daemon", *sys.argv[1:]])
