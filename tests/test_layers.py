@@ -44,9 +44,19 @@ def _part(module: str) -> str:
     return parts[1] if len(parts) > 1 else "__init__"
 
 
-def _imports(path: Path) -> list[tuple[str, int]]:
+def _imports(path: Path, typing_too: bool = True) -> list[tuple[str, int]]:
+    """The streamplace modules a file imports, with their lines (``typing_too=False``: those under ``if
+    TYPE_CHECKING:`` left out, the imports that run)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only: set[int] = set()
+    if not typing_too:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                typing_only |= {id(n) for child in node.body for n in ast.walk(child)}
     out = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names = [node.module]
         elif isinstance(node, ast.Import):
@@ -143,33 +153,12 @@ CLI_MAY_IMPORT = {"cli", "workflows", "report", "page", "model", "errors", "file
                   "__init__"}
 
 
-def _runtime_imports(path: Path) -> list[tuple[str, int]]:
-    """The streamplace imports of a file that run (those under ``if TYPE_CHECKING:`` left out)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    typing_only = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            typing_only |= {id(n) for child in node.body for n in ast.walk(child)}
-    out = []
-    for node in ast.walk(tree):
-        if id(node) in typing_only:
-            continue
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names = [node.module]
-        elif isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
-        else:
-            continue
-        out += [(n, node.lineno) for n in names if n == "streamplace" or n.startswith("streamplace.")]
-    return out
-
-
 def test_the_command_line_calls_the_workflows() -> None:
     """cli/ parses text, calls one workflow and renders: it reaches no scheduler, engine, spec loader, simulator
     or Spark module itself."""
     problems = [f"cli/{path.name}:{line}: imports {module}"
                 for path in sorted((PACKAGE / "cli").glob("*.py"))
-                for module, line in _runtime_imports(path) if _part(module) not in CLI_MAY_IMPORT]
+                for module, line in _imports(path, typing_too=False) if _part(module) not in CLI_MAY_IMPORT]
     assert not problems, "\n".join(problems)
 
 
@@ -178,5 +167,5 @@ def test_only_the_workflows_call_spark() -> None:
     problems = [f"{path.relative_to(PACKAGE)}:{line}: imports {module}"
                 for path in sorted(PACKAGE.rglob("*.py"))
                 if path.relative_to(PACKAGE).parts[0] not in ("spark", "workflows")
-                for module, line in _runtime_imports(path) if _part(module) == "spark"]
+                for module, line in _imports(path, typing_too=False) if _part(module) == "spark"]
     assert not problems, "\n".join(problems)

@@ -15,11 +15,6 @@ from dataclasses import dataclass
 _FIELD = re.compile(r"\[\[([A-Za-z_][\w.]*)\]\]")
 
 
-def field(name: str) -> str:
-    """``name`` marked as a parameter inside a Problem's text (see :func:`named`)."""
-    return f"[[{name}]]"
-
-
 def named(text: str, name_of: Callable[[str], str] = lambda f: f) -> str:
     """``text`` with every marked parameter written as ``name_of(field)``: the field's own name by default, its
     option on the command line."""
@@ -29,7 +24,7 @@ def named(text: str, name_of: Callable[[str], str] = lambda f: f) -> str:
 @dataclass(frozen=True)
 class Problem:
     """One validation finding: a field path, what is wrong, and the fix. The message and the fix may name other
-    parameters as ``[[field]]`` (:func:`field`)."""
+    parameters as ``[[field]]`` (see :func:`named`)."""
 
     path: str
     message: str
