@@ -28,12 +28,11 @@ from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
 from streamplace.params import parse_assignments
 from streamplace.workflows.instance import engine_catalog
-from streamplace.workflows.instance import engine_settings as workflow_engine
 from streamplace.workflows.instance import load_instance as workflow_instance
 from streamplace.workflows.session import open_session, spark_log
 
 if TYPE_CHECKING:
-    from streamplace.perf.engines import EngineSettings
+    pass
 
 app = typer.Typer(
     name="streamplace",
@@ -288,13 +287,6 @@ def _log_hint() -> str:
 def parse_params(items: list[str] | None) -> dict[str, str]:
     """``--param`` items as a mapping (streamplace.params: one grammar for every command)."""
     return parse_assignments(items)
-
-
-def engine_settings(name: str, calibration: Path | None, params: dict[str, str] | None = None,
-                    trigger_s: float | None = None, cluster: Cluster | None = None) -> EngineSettings:
-    """The engine a command predicts for: its name, Spark's constants (calibration file or defaults), the cluster
-    spec's ``engine:`` block, then the ``spark.*`` / ``storm.*`` parameters of the command line."""
-    return workflow_engine(name, calibration, params, cluster, trigger_s)
 
 
 def load_instance(topo: str, cluster: str, profile: Path | None) -> tuple[Topology, Cluster, Profile | None]:

@@ -16,7 +16,6 @@ from streamplace.cli._common import (
     PagePortOpt,
     app,
     emit_json,
-    engine_settings,
     err,
     friendly,
     info,
@@ -32,6 +31,7 @@ from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan, jsonable
 from streamplace.model.topology import Topology
 from streamplace.workflows import planning
+from streamplace.workflows.instance import engine_settings
 
 if TYPE_CHECKING:
     from streamplace.perf.engines import EngineSettings

@@ -19,7 +19,6 @@ from streamplace.cli._common import (
     TriggerOpt,
     app,
     emit_json,
-    engine_settings,
     err,
     friendly,
     out,
@@ -31,6 +30,7 @@ from streamplace.errors import ModelError, Problem
 from streamplace.model.plan import jsonable
 from streamplace.report.compare import fmt, mfmt
 from streamplace.workflows.cluster import cluster_at
+from streamplace.workflows.instance import engine_settings
 from streamplace.workflows.live import enact_live, prepare_live
 
 

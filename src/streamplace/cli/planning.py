@@ -23,7 +23,6 @@ from streamplace.cli._common import (
     app,
     bench_app,
     emit_json,
-    engine_settings,
     friendly,
     info,
     list_option,
@@ -40,7 +39,7 @@ from streamplace.model.plan import Plan, jsonable
 from streamplace.model.topology import Topology
 from streamplace.report.compare import fmt
 from streamplace.workflows import planning
-from streamplace.workflows.instance import engine_and_rest, engine_summary
+from streamplace.workflows.instance import engine_and_rest, engine_settings, engine_summary
 
 if TYPE_CHECKING:
     from streamplace.perf.evaluate import Evaluation
