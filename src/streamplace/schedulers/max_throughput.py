@@ -21,14 +21,20 @@ and says how far from the optimum it can be:
 2. **Starts.** The LP's split rounded to integer counts (as many replicas as
    the threads need, shared out by largest remainder), and the plans of the
    paper's algorithm (``hetero``) as its text and as its authors' simulator
-   run it.
+   run it. Where only the machine caps a replica, also the best
+   ``uniform_plans`` plans that give each operator every machine of one
+   group of identical machines, the same count on each (uniform_starts.py:
+   a beam search, exhaustive on 3 types and 5 operators).
 3. **Population local search.** ``chains`` count matrices (the starts and
    perturbed copies of them) climb together: every round each takes its best
    improving neighbour — a replica of an operator on a bottleneck node (or at
    its one-thread limit) added elsewhere, moved off, dropped, or swapped with
-   another operator's replica, and an operator grown or shrunk by one replica
+   another operator's replica off the bottleneck, and an operator grown or shrunk by one replica
    on every machine of a type that holds it (identical machines sharing a
-   bottleneck need that: one replica off one of them leaves the others at it)
+   bottleneck need that: one replica off one of them leaves the others at it),
+   and, where only the machine caps a replica, a node off the bottleneck
+   emptied for 1–3 replicas of an operator at the bottleneck (the optimum of
+   nasiri-large × Diamond is two such moves from a uniform start)
    — scored in one vectorized batch by the exact
    model, leximin: the scale, then how many nodes and replicas sit at it, so
    ties between bottlenecks are progress. A chain at a local optimum first
@@ -100,6 +106,7 @@ from streamplace.schedulers.throughput_search import (
     population_search,
     spark_search,
 )
+from streamplace.schedulers.uniform_starts import uniform_starts
 
 #: HiGHS settings of the exact check, a feasibility question on a small model: no presolve and no restarts (on
 #: the authors' data and hetero-3 restarts re-ran the root three times, 650 ms for a proof that takes 80 ms
@@ -129,6 +136,7 @@ class MaxThroughput(BaseScheduler):
     exact_solves: int = 1  # the exact check's feasibility MILPs at most (0 turns the check off)
     exact_nodes: int = 10  # branch-and-bound nodes per exact-check solve at most: a budget in work, not time
     exact_radius: int = 3  # the check asks about plans whose replica totals are within this of the plan's (k: all)
+    uniform_plans: int = 4  # starts giving each operator every machine of one group (the best this many; 0: none)
     tasks_per_node: int | None = None  # Nasiri et al.'s k_j: at most this many replicas on one node (None: no cap)
 
     def requested_counts(self, topology: Topology) -> dict[str, int]:
@@ -178,6 +186,8 @@ class MaxThroughput(BaseScheduler):
                 spread = round_flows(model, flows, bound, k, per_node)
                 if spread is not None:
                     starts.append((f"lp-{per_node:g}-per-node", spread))
+            # each operator on every machine of one group of identical machines (uniform_starts.py)
+            starts += [(f"uniform-{j}", c) for j, c in enumerate(uniform_starts(model, k, self.uniform_plans))]
         first = first_assignment(model, selectivities(topology, profile), 0.01)
         if not isinstance(first, str):  # the paper's algorithm, as its text and as its authors' simulator run it
             for label, rules in (("hetero", Rules()), ("hetero-authors", Rules("ratio", 199, "lowest-id"))):

@@ -53,6 +53,7 @@ RANGES: dict[str, Range] = {
     "exact_solves": _int(0, 1_000),
     "exact_nodes": _int(1, 1_000_000_000),
     "exact_radius": _int(0, 1_000_000),
+    "uniform_plans": _int(0, 10_000),
     # ds2
     "target_scale": Range(0.0, 1e6, lo_open=True),
     "target_utilization": Range(0.0, 1.0, lo_open=True),

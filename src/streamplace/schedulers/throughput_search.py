@@ -27,18 +27,31 @@ TIE = 1e-9  # relative: two scales this close are equal
 
 def node_and_thread_scales(model: ThroughputModel, batch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per count matrix: the scale at which each node hits its CPU budget (batch, nodes) and the scale at which
-    a replica of operator i on node u hits one thread (batch, ops, nodes; inf where there is none)."""
-    n = batch.sum(axis=2)
+    a replica of operator i on node u hits one thread (batch, ops, nodes; inf where there is none — everywhere
+    where only the machine caps a replica, and then not computed: the hot path of the search, 3× cheaper)."""
+    counts = batch.astype(np.float64)
+    n = counts.sum(axis=2)
     per = np.divide(model.lam, n, out=np.zeros(n.shape), where=n > 0) + np.where(n > 0, model.lam_all, 0.0)
-    thread = per[:, :, None] * model.rate_cost[None]  # points per replica at scale 1
-    a = (batch * thread).sum(axis=1) + model.remote_points(batch)
-    budget = model.cap[None] - np.einsum("biu,iu->bu", batch, model.met)
+    # Σ_i c_iu · per_i · r_iu: the replicas' points per unit scale on each node, without a (batch, ops, nodes)
+    # temporary per factor
+    a = np.einsum("biu,bi,iu->bu", counts, per, model.rate_cost, optimize=["einsum_path", (0, 1), (0, 1)]) \
+        + model.remote_points(batch)
+    budget = model.cap[None] - np.einsum("biu,iu->bu", counts, model.met)
     node_s = np.full(a.shape, np.inf)
     np.divide(budget, a, out=node_s, where=a > 0)
     node_s[(a <= 0) & (budget < -1e-9)] = 0.0
+    np.maximum(node_s, 0.0, out=node_s)
+    if not has_thread_cap(model):  # a read-only view, no (batch, ops, nodes) array written
+        return node_s, np.broadcast_to(np.float64(np.inf), batch.shape)
     cell_s = np.full(batch.shape, np.inf)
+    thread = per[:, :, None] * model.rate_cost[None]  # points per replica at scale 1
     np.divide((model.thread_points[None, :] - model.met)[None], thread, out=cell_s, where=(batch > 0) & (thread > 0))
-    return np.maximum(node_s, 0.0), np.maximum(cell_s, 0.0)
+    return node_s, np.maximum(cell_s, 0.0)
+
+
+def has_thread_cap(model: ThroughputModel) -> bool:
+    """Whether some node caps one replica below its machine (one thread), so cell scales can bind."""
+    return bool(np.isfinite(model.thread_points).any())
 
 
 def leximin_key(model: ThroughputModel, batch: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -46,9 +59,14 @@ def leximin_key(model: ThroughputModel, batch: np.ndarray) -> tuple[np.ndarray, 
     at their CPU budget plus fewer replicas at their one-thread limit — so moving replicas off a binding cell one
     by one is progress."""
     node_s, cell_s = node_and_thread_scales(model, batch)
-    scale = np.minimum(np.minimum(node_s.min(axis=1), cell_s.min(axis=(1, 2))), S_CAP)
+    scale = node_s.min(axis=1)
+    if has_thread_cap(model):
+        scale = np.minimum(scale, cell_s.min(axis=(1, 2)))
+    scale = np.minimum(scale, S_CAP)
     limit = scale * (1 + TIE)
-    at = (node_s <= limit[:, None]).sum(axis=1) + np.where(cell_s <= limit[:, None, None], batch, 0).sum(axis=(1, 2))
+    at = (node_s <= limit[:, None]).sum(axis=1)
+    if has_thread_cap(model):
+        at = at + np.where(cell_s <= limit[:, None, None], batch, 0).sum(axis=(1, 2))
     return scale, at, node_s, cell_s
 
 
@@ -79,7 +97,11 @@ def neighbours(model: ThroughputModel, pop: np.ndarray, k: np.ndarray, node_s: n
     n_ops = pop.shape[1]
     other = ~np.eye(n_ops, dtype=bool)[:, None, :, None] & off_diagonal[None, :, None, :]  # (i, u, j, v)
     fits = model.allowed[:, None, None, :] & model.allowed.T[None, :, :, None]  # i may go to v, j to u
-    sp, si, su, sj, sv = np.nonzero(hot[:, :, :, None, None] & (pop > 0)[:, None, None, :, :] & (other & fits)[None])
+    # only with a replica off the bottleneck: a swap between two bottleneck cells leaves a node at it unless the
+    # operators' costs differ a lot there (pruned for speed: about a third of the batch; no plan of
+    # max_throughput_gap.py's 36 changed, under either replica cap)
+    sp, si, su, sj, sv = np.nonzero(hot[:, :, :, None, None] & ((pop > 0) & ~hot)[:, None, None, :, :]
+                                    & (other & fits)[None])
     swap_mem = (mem[sp, sv] - model.memory[sj] + model.memory[si] <= model.node_memory[sv] + 1e-9) & \
         (mem[sp, su] - model.memory[si] + model.memory[sj] <= model.node_memory[su] + 1e-9)
     sp, si, su, sj, sv = sp[swap_mem], si[swap_mem], su[swap_mem], sj[swap_mem], sv[swap_mem]
@@ -100,7 +122,43 @@ def neighbours(model: ThroughputModel, pop: np.ndarray, k: np.ndarray, node_s: n
     if groups is not None:
         more, whose = group_moves(model, pop, k, groups)
         batch, owner = np.concatenate([batch, more]), np.concatenate([owner, whose])
+    if model.replica_cap == "machine":
+        more, whose = vacate_moves(model, pop, k, hot, node_s)
+        batch, owner = np.concatenate([batch, more]), np.concatenate([owner, whose])
     return batch, owner
+
+
+#: the most replicas a vacate move puts on the node it empties
+VACATE_FILL = 3
+
+
+def vacate_moves(model: ThroughputModel, pop: np.ndarray, k: np.ndarray, hot: np.ndarray,
+                 node_s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where only the machine caps a replica: candidates that empty a node off the bottleneck and give it to an
+    operator on the bottleneck, 1..VACATE_FILL replicas. The operators the node held lose a replica each (their
+    other replicas take more of the split), the bottleneck operator gains some. The optimum of nasiri-large ×
+    Diamond is two such moves from the best plan that gives each operator one type: `mid` takes a Core i3 the
+    spout and `join` leave (10 replicas, not 8), then the spout takes a Pentium `low` leaves — each raises the
+    scale, while no single-replica move does (3.8 % → 0 % below the optimum). O(P·nodes·ops·VACATE_FILL)."""
+    n = pop.sum(axis=2)  # (P, ops)
+    calm = node_s > node_s.min(axis=1, keepdims=True) * (1 + TIE)  # (P, nodes): off the bottleneck
+    only_here = (pop > 0) & (n[:, :, None] == pop)  # (P, ops, nodes): the operator's only node
+    # emptying u leaves an operator without a replica unless it is the one that refills u
+    lone = only_here.sum(axis=1)  # (P, nodes)
+    fill = np.arange(1, VACATE_FILL + 1)[None, None, None, :]  # (P, ops j, nodes u, fills c) below
+    valid = (lone[:, None, :] == 0) | ((lone[:, None, :] == 1) & only_here)  # (P, ops j, nodes u)
+    mask = (np.asarray(hot.any(axis=2))[:, :, None, None] & model.allowed[None, :, :, None]
+            & (calm & (pop.sum(axis=1) > 0))[:, None, :, None] & valid[:, :, :, None]
+            & ((n[:, :, None] - pop)[..., None] + fill <= k[None, :, None, None])
+            & (fill * model.memory[None, :, None, None] <= model.node_memory[None, None, :, None] + 1e-9)
+            & (fill <= model.slots[None, None, :, None])
+            & ((pop[..., None] != fill) | (pop.sum(axis=1)[:, None, :] != pop)[..., None]))  # not the node as it is
+    vp, vj, vu, vc = np.nonzero(mask)
+    batch = pop[vp]
+    r = np.arange(len(vp))
+    batch[r, :, vu] = 0
+    batch[r, vj, vu] = vc + 1
+    return batch, vp
 
 
 def node_groups(model: ThroughputModel) -> np.ndarray:
@@ -331,6 +389,7 @@ def population_search(model: ThroughputModel, starts: list[np.ndarray], k: np.nd
     for c in range(len(starts), len(pop)):
         pop[c] = kick(model, pop[c], k, rng)
     scale, at, node_s, cell_s = leximin_key(model, pop)
+    cell_s = np.array(cell_s)  # the chains' own, written as they move
     groups = node_groups(model)
     j = int(np.lexsort((at, -scale))[0])
     best, best_scale, best_at = pop[j].copy(), float(scale[j]), int(at[j])
@@ -379,6 +438,7 @@ def polish(model: ThroughputModel, counts: np.ndarray, k: np.ndarray, groups: np
     kicked away from it before its last climb."""
     pop = counts[None].copy()
     scale, at, node_s, cell_s = leximin_key(model, pop)
+    cell_s = np.array(cell_s)
     steps = 0
     for _ in range(rounds):
         if scale[0] >= bound * (1 - TIE):
