@@ -177,6 +177,7 @@ VARIANTS: tuple[tuple[str, dict[str, str]], ...] = (
     ("billing of started BTUs only", {"billing": "started"}),
     ("20 % rule rounded up (at least one instance)", {"release_rounding": "ceil"}),
     ("one instance per BTU upscaling (double_threshold off)", {"double_threshold": "1e9"}),
+    ("queue read as RabbitMQ's messages (waiting + in service, the authors' code)", {"queue_reading": "messages"}),
 )
 LEVELS = (("realtime", "Real-time compliance"), ("near_realtime", "Near real-time compliance"),
           ("relaxed", "Relaxed compliance"))

@@ -245,3 +245,40 @@ def test_committed_billing_pays_a_btu_a_prolongation_committed_to() -> None:
     committed = simulate(topo, VM, pattern, ProlongAll(), SimConfig(minutes=10, btu_minutes=10))
     assert started.summary["paid_btus"] == 1 and committed.summary["paid_btus"] == 2
     assert committed.summary["lease_prolongations"] >= 1
+
+
+class Record:
+    """Keeps everything as it is and records the queue the controller sees for ``work`` every interval."""
+
+    name = "record"
+
+    def __init__(self) -> None:
+        self.queues: list[float] = []
+
+    def reason(self, view: View, backend: object) -> None:
+        self.queues.append(view.operators["work"].queue)
+
+
+def test_the_authors_queue_reading_counts_the_items_in_service_too() -> None:
+    """queue_reading="messages" (RabbitMQ's message count, as the authors' code reads it): with fluid load and
+    enough capacity nothing waits, so the text's reading sees an empty queue every minute while the instance is
+    busy half the time — the messages reading sees that half item, the one in service (Little's law)."""
+    pattern = Pattern("one", np.ones(5))
+    topo = one_operator(2.0, 1000.0)  # 2 items/s × 0.26 s of service: 0.52 of one instance busy
+    seen = {}
+    for reading in ("waiting", "messages"):
+        rec = Record()
+        simulate(topo, VM, pattern, rec, SimConfig(minutes=5, arrivals="fluid", service="fluid",
+                                                   queue_reading=reading))  # type: ignore[arg-type]
+        seen[reading] = rec.queues
+    assert seen["waiting"] and all(q == 0.0 for q in seen["waiting"])
+    assert all(q == pytest.approx(2.0 * 0.26) for q in seen["messages"][1:])
+
+
+def test_with_the_authors_queue_reading_the_baseline_stops_removing_busy_instances() -> None:
+    """The baseline removes an instance of a type whose queue reads below one item. Read as waiting items, a
+    type that keeps up reads 0 and loses instances every interval; read as RabbitMQ's messages, a busy type
+    reads its items in service and keeps them: far fewer scale-downs on the same run."""
+    downs = {r: run("stepwise", 30, queue_reading=r).summary["scaling"]["down"]  # type: ignore[arg-type]
+             for r in ("waiting", "messages")}
+    assert downs["messages"] < downs["waiting"] / 2

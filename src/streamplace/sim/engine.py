@@ -116,6 +116,11 @@ class SimConfig:
     #: included even where the run ends before it starts (the paper bills every prolongation); "started": only
     #: BTUs that started before the run's end
     billing: Literal["committed", "started"] = "committed"
+    #: what monitoring reports as an operator's queue: "waiting", the items waiting on its incoming queue (the
+    #: paper's text); "messages", RabbitMQ's message count as the authors' code reads it — every item delivered and
+    #: not yet acknowledged too, i.e. the waiting items plus those in service (an instance holds up to five
+    #: prefetched ones, but ready plus unacknowledged counts each item once either way)
+    queue_reading: Literal["waiting", "messages"] = "waiting"
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -188,6 +193,7 @@ class Simulator:
         self.alpha = {op.id: float(alpha[topology.index[op.id]]) for op in topology.operators}
         self.downstream = {op.id: topology.successors(op.id) for op in topology.operators}
         self.queues: dict[str, deque] = {op.id: deque() for op in self.ops}
+        self.in_service = {op.id: 0.0 for op in self.ops}  # items being served at the end of the last step
         self.counters = {op.id: [0.0, 0.0, 0.0] for op in self.ops}  # arrived, processed, dropped
         self.hosts: dict[str, Host] = {}
         self.leases: list[Lease] = []
@@ -277,7 +283,10 @@ class Simulator:
         operators = {}
         for op in self.ops:
             mine = [i for i in self.instances if i.operator == op.id]
-            operators[op.id] = OperatorState(float(sum(b[1] for b in self.queues[op.id])), len(mine),
+            queue = float(sum(b[1] for b in self.queues[op.id]))
+            if self.cfg.queue_reading == "messages":
+                queue += self.in_service[op.id]
+            operators[op.id] = OperatorState(queue, len(mine),
                                              sum(i.ready_at <= self.now for i in mine), op.cost_ms,
                                              tuple(self.history[op.id]), self.scalings[op.id])
         hosts = []
@@ -340,6 +349,8 @@ class Simulator:
             if self.cfg.service == "poisson" and np.isfinite(capacity) and self.queues[op.id]:
                 capacity = float(self.load_rng.poisson(capacity))
             served = self._serve(op.id, capacity, op.cost_ms)
+            # Little's law over the step: the items in service are the busy instances
+            self.in_service[op.id] = min(float(ready.get(op.id, 0)), served * service_ms / (dt * 1000.0))
             if served > 0:
                 out = served * self.alpha[op.id]
                 for d in self.downstream[op.id]:
