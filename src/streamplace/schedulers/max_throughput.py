@@ -23,8 +23,8 @@ and says how far from the optimum it can be:
    paper's algorithm (``hetero``) as its text and as its authors' simulator
    run it. Where only the machine caps a replica, also the best
    ``uniform_plans`` plans that give each operator every machine of one
-   group of identical machines, the same count on each (uniform_starts.py:
-   a beam search, exhaustive on 3 types and 5 operators).
+   group of identical machines (uniform_starts.py:
+   one or two replicas per machine; a beam search).
 3. **Population local search.** ``chains`` count matrices (the starts and
    perturbed copies of them) climb together: every round each takes its best
    improving neighbour — a replica of an operator on a bottleneck node (or at

@@ -15,10 +15,15 @@ every machine of a group carries the same load, so a plan's scale is computed pe
     scale = min over groups g of (cap_g − Σ_i c_i·MET_ig) / Σ_i (λ_i·r_ig / |g| + c_i·λall_i·r_ig)
 
 (the operators i placed on g; and, under one thread per replica, each replica's (100 − MET) / (its rate · r)).
+Where only the machine caps a replica, c = 1 scores best — a machine's share of the rate is λ_i / |g| whatever
+c is, and each further replica adds MET and its copy of any broadcast input — but plans with c = 2 are kept
+among the choices (``max_per_node``): as starts they lead the search elsewhere (with c = 1 only, 2 of
+max_throughput_gap.py's 36 instances gained 0.66–0.79 % and nasiri-medium × RollingCount lost 4.0 %).
 A beam search places the operators in decreasing order of work, keeping the ``beam`` partial plans of highest
-scale (a partial plan's scale bounds every completion's from above: operators only add load); with 3 groups
-and 5 operators and a beam of 256 it is exhaustive (3⁵ = 243). The best ``top`` complete plans that fit memory
-and the per-node replica cap are returned, in node space, for the population search to refine.
+scale (a partial plan's scale bounds every completion's from above: operators only add load); where the
+plans number at most ``beam`` it is exhaustive (nasiri-large: three types of eight machines, k = 10, so one
+replica per machine: 3⁵ = 243). The best ``top`` complete plans that fit memory and the per-node replica cap
+are returned, in node space, for the population search to refine.
 
 Complexity: O(ops · beam · options · groups) arithmetic, options = Σ_g ⌊k_i / |g|⌋ capped at ``max_per_node``
 per group — vectorized per operator.
