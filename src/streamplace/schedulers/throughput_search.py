@@ -41,7 +41,7 @@ def node_and_thread_scales(model: ThroughputModel, batch: np.ndarray) -> tuple[n
     np.divide(budget, a, out=node_s, where=a > 0)
     node_s[(a <= 0) & (budget < -1e-9)] = 0.0
     np.maximum(node_s, 0.0, out=node_s)
-    if not has_thread_cap(model):  # a read-only view, no (batch, ops, nodes) array written
+    if model.replica_cap == "machine":  # a read-only view, no (batch, ops, nodes) array written
         return node_s, np.broadcast_to(np.float64(np.inf), batch.shape)
     cell_s = np.full(batch.shape, np.inf)
     thread = per[:, :, None] * model.rate_cost[None]  # points per replica at scale 1
@@ -49,23 +49,19 @@ def node_and_thread_scales(model: ThroughputModel, batch: np.ndarray) -> tuple[n
     return node_s, np.maximum(cell_s, 0.0)
 
 
-def has_thread_cap(model: ThroughputModel) -> bool:
-    """Whether some node caps one replica below its machine (one thread), so cell scales can bind."""
-    return bool(np.isfinite(model.thread_points).any())
-
-
 def leximin_key(model: ThroughputModel, batch: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(scale, what sits at it, node scales, cell scales) per count matrix: higher scale first, then fewer nodes
     at their CPU budget plus fewer replicas at their one-thread limit — so moving replicas off a binding cell one
     by one is progress."""
     node_s, cell_s = node_and_thread_scales(model, batch)
+    thread_cap = model.replica_cap == "thread"  # else every cell scale is inf: nothing to add
     scale = node_s.min(axis=1)
-    if has_thread_cap(model):
+    if thread_cap:
         scale = np.minimum(scale, cell_s.min(axis=(1, 2)))
     scale = np.minimum(scale, S_CAP)
     limit = scale * (1 + TIE)
     at = (node_s <= limit[:, None]).sum(axis=1)
-    if has_thread_cap(model):
+    if thread_cap:
         at = at + np.where(cell_s <= limit[:, None, None], batch, 0).sum(axis=(1, 2))
     return scale, at, node_s, cell_s
 
