@@ -21,6 +21,7 @@ LAYERS: list[set[str]] = [
     {"netcoord"},
     {"schedulers"},
     {"elastic"},
+    {"autoscaler"},
     {"sim"},
     {"bench"},
     {"report"},

@@ -1,0 +1,369 @@
+"""The decision: the smallest, cheapest allocation that keeps a query's batches within target. Pure.
+
+``decide(view, memory, options)`` reads the collected state (state.View), evaluates it (evaluate.py) and returns
+a Decision — add executors of these worker types, release these executors, or keep — with a reason a person can
+read, and the Memory the next call starts from. No clock, no Spark, no I/O: the live autoscaler and a simulated
+query call the same function.
+
+The rule, in order:
+
+1. **Need.** Rows a batch must carry = (arrival rate + backlog / ``catch_up_s``) × target batch time; the capacity
+   that runs them within ``target_utilization`` × target, from the query's own cost fit (fit.py). With too few
+   settled batches for a fit, a conservative rule: scale up by the ratio of the settled batches' utilization to
+   the target, never down.
+2. **Band.** Nothing changes while the predicted utilization at the current capacity stays within target ±
+   ``utilization_band``.
+3. **Guards.** No change while executors are still registering, nor within ``stabilization_s`` of the last
+   change, nor past ``max_changes_per_hour``. Scale-ups: not repeated after one that realized under
+   ``ineffective_share`` of its expected gain (for ``ineffective_block_s``). Scale-downs: none while a backlog
+   drains; delayed by ``scale_down_window_s`` and then sized by the window's highest need; at most down to
+   ``min_scale_down_keep`` of the capacity in one step.
+4. **Which executors.** Added: the worker types whose capacity is cheapest (price per unit of time per reference
+   core), as the cluster has them free. Released: only executors within the last ``release_window`` of their
+   paid billing unit (or the next ``release_horizon_s``), the dearest capacity first (Hochreiner et al.'s BTU
+   rule: an hour already paid for is used, not given back).
+5. **What cannot change** is said where it limits the decision: a stateful query's shuffle partitions (the most
+   tasks its stateful stage runs at once, fixed in the checkpoint), state locality, a fixed cost per batch that
+   alone exceeds the target, a cluster with nothing left to give.
+
+O(batches in the window + executors · log executors) per call.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import statistics
+from dataclasses import dataclass
+from typing import Any
+
+from streamplace.autoscaler.evaluate import Evaluation, capacity_of, evaluate, settled
+from streamplace.autoscaler.options import AutoscaleOptions, WorkerType
+from streamplace.autoscaler.state import Change, Executor, Memory, View
+from streamplace.elastic.billing import Lease, remaining_in_btu
+
+HOUR_S = 3600.0
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What to do now and why. ``add``: one worker type name per executor to request; ``release``: executor ids."""
+
+    at_s: float
+    action: str  # "up", "down" or "keep"
+    reason: str
+    executors: int
+    target_executors: int
+    capacity: float
+    target_capacity: float
+    add: tuple[str, ...] = ()
+    release: tuple[str, ...] = ()
+    limits: tuple[str, ...] = ()
+    arrival_rows_s: float | None = None
+    backlog_rows: float = 0.0
+    utilization: float | None = None  # measured, recent batches
+    predicted_utilization: float | None = None  # at the current capacity, catch-up included
+    needed_capacity: float | None = None
+    fit: dict[str, Any] | None = None
+    rule: str = "model"  # "model", "fallback" (too few points) or "none" (nothing to decide on yet)
+    recommend_only: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        out = dataclasses.asdict(self)
+        for key in ("capacity", "target_capacity", "arrival_rows_s", "backlog_rows", "utilization",
+                    "predicted_utilization", "needed_capacity"):
+            value = out[key]
+            if isinstance(value, float):
+                out[key] = round(value, 4) if math.isfinite(value) else None
+        out["add"], out["release"], out["limits"] = list(self.add), list(self.release), list(self.limits)
+        return out
+
+
+def _cost_per_core_s(kind: WorkerType, cores: float) -> float:
+    return kind.price / kind.unit_s / max(cores * kind.speed, 1e-12)
+
+
+def _new_cores(executors: tuple[Executor, ...], type_name: str) -> int:
+    """Cores a new executor of ``type_name`` is expected to have: the median of its live ones, else of all, else 1."""
+    same = [e.cores for e in executors if e.type_name == type_name] or [e.cores for e in executors]
+    return int(statistics.median(same)) if same else 1
+
+
+def choose_adds(view: View, options: AutoscaleOptions, deficit: float, room: int) -> tuple[str, ...]:
+    """Worker types to add, cheapest capacity first, until ``deficit`` reference cores are covered or ``room``
+    executors are requested."""
+    free = dict(view.available) if view.available is not None else {"default": room}
+    kinds = sorted(free, key=lambda t: (_cost_per_core_s(options.worker_types[t], _new_cores(view.executors, t)),
+                                        -options.worker_types[t].speed, t))
+    out: list[str] = []
+    covered = 0.0
+    for name in kinds:
+        gain = _new_cores(view.executors, name) * options.worker_types[name].speed
+        while free[name] > 0 and covered < deficit - 1e-9 and len(out) < room:
+            out.append(name)
+            free[name] -= 1
+            covered += gain
+    return tuple(out)
+
+
+def paid_left_s(e: Executor, now_s: float, options: AutoscaleOptions) -> float:
+    """Seconds until the end of the billing unit ``e`` has already paid for."""
+    return remaining_in_btu(Lease(e.started_s), now_s, options.worker_types[e.type_name].unit_s)
+
+
+def releasable(e: Executor, now_s: float, options: AutoscaleOptions) -> bool:
+    unit = options.worker_types[e.type_name].unit_s
+    return paid_left_s(e, now_s, options) <= max(options.release_window * unit, options.release_horizon_s)
+
+
+def choose_releases(view: View, options: AutoscaleOptions, floor: float) -> tuple[str, ...]:
+    """Executors to release, keeping at least ``floor`` reference cores and ``min_executors``: only those at the end
+    of a paid unit, the dearest capacity first, then the one whose paid time runs out soonest."""
+    capacity = capacity_of(view.executors, options)
+    left = len(view.executors)
+    candidates = sorted((e for e in view.executors if releasable(e, view.now_s, options)),
+                        key=lambda e: (-_cost_per_core_s(options.worker_types[e.type_name], e.cores),
+                                       paid_left_s(e, view.now_s, options), e.id))
+    out = []
+    for e in candidates:
+        gain = e.cores * options.worker_types[e.type_name].speed
+        if capacity - gain >= floor - 1e-9 and left - 1 >= options.min_executors:
+            out.append(e.id)
+            capacity -= gain
+            left -= 1
+    return tuple(out)
+
+
+def _judge_last_up(view: View, ev: Evaluation, memory: Memory, options: AutoscaleOptions) -> tuple[Memory, str]:
+    """Memory with an ineffective scale-up blocked (and a note saying so), once its settled batches are in."""
+    last = next((c for c in reversed(memory.changes) if c.kind == "up"), None)
+    if last is None or memory.judged_up_s == last.at_s or ev.fit is None or last.row_cost_before is None \
+            or last.row_cost_expected is None:
+        return memory, ""
+    after = [b for b in settled(view.batches, options.warmup_batches)
+             if b.at_s > last.at_s and b.rows > 0 and math.isclose(b.capacity, last.capacity_after, rel_tol=0.02)]
+    if len(after) < 3:
+        return memory, ""
+    realized = statistics.median(max(0.0, b.duration_s - ev.fit.fixed_s) / b.rows for b in after)
+    expected_gain = last.row_cost_before - last.row_cost_expected
+    memory = dataclasses.replace(memory, judged_up_s=last.at_s)
+    if expected_gain <= 0:
+        return memory, ""
+    share = (last.row_cost_before - realized) / expected_gain
+    if share >= options.ineffective_share:
+        return memory, ""
+    until = view.now_s + options.ineffective_block_s
+    return dataclasses.replace(memory, blocked_until_s=until), (
+        f"the scale-up at {last.at_s:.0f} s ({last.capacity_before:g} → {last.capacity_after:g} cores) realized "
+        f"{100 * share:.0f} % of the per-row gain it expected (under {100 * options.ineffective_share:.0f} %): "
+        f"ineffective, no further scale-up until {until:.0f} s")
+
+
+def _max_executors(view: View, options: AutoscaleOptions) -> int:
+    cap = options.max_executors if options.max_executors is not None else 1_000_000
+    if view.available is not None:
+        cap = min(cap, len(view.executors) + view.pending + sum(view.available.values()))
+    return cap
+
+
+def decide(view: View, memory: Memory, options: AutoscaleOptions) -> tuple[Decision, Memory]:
+    """The decision for ``view`` and the memory the next call starts from (see the module's docstring)."""
+    ev = evaluate(view, options)
+    memory, judged = _judge_last_up(view, ev, memory, options)
+    limits: list[str] = [judged] if judged else []
+    target_s, rho, band = view.target_batch_s, options.target_utilization, options.utilization_band
+    n, cap_now = len(view.executors), ev.capacity
+    base: dict[str, Any] = dict(at_s=view.now_s, executors=n, capacity=cap_now, arrival_rows_s=ev.arrival_rows_s,
+                                backlog_rows=ev.backlog_rows, utilization=ev.utilization,
+                                fit=ev.fit.summary() if ev.fit is not None else None,
+                                recommend_only=not view.can_act)
+    if not ev.arrival_from_offsets and ev.arrival_rows_s is not None:
+        limits.append("the sources report no numeric offsets: the arrival rate is the processed rate, which a "
+                      "rate cap (maxOffsetsPerTrigger) would hide")
+
+    def keep(reason: str, rule: str = "model", **extra: Any) -> tuple[Decision, Memory]:
+        return Decision(action="keep", reason=reason, target_executors=n, target_capacity=cap_now, rule=rule,
+                        limits=tuple(limits), **{**base, **extra}), memory
+
+    if not view.batches or ev.arrival_rows_s is None:
+        return keep("no micro-batch has finished yet", rule="none")
+    if view.pending:
+        return keep(f"waiting for {view.pending} requested executor(s) to register")
+    if not view.executors:
+        return keep("the application has no live executor to measure or release")
+
+    max_n = _max_executors(view, options)
+    speeds = [options.worker_types[t].speed for t in (view.available or {})] + \
+        [options.worker_types[e.type_name].speed for e in view.executors]
+    usable = ev.state_partitions * max(speeds) if ev.state_partitions else math.inf
+
+    fit = ev.fit
+    if fit is None:
+        return _fallback(view, ev, memory, options, limits, base, max_n)
+
+    rate_req = ev.arrival_rows_s + ev.backlog_rows / options.catch_up_s
+    rows_req = rate_req * target_s
+    predicted = fit.batch_s(rows_req, cap_now) / target_s
+    need = fit.capacity_for(rows_req, rho * target_s)
+    base.update(predicted_utilization=predicted, needed_capacity=need)
+    if math.isinf(need):
+        limits.append(f"a batch's fixed cost ({fit.fixed_s:.2f} s) alone exceeds {rho:g} × the target "
+                      f"({target_s:g} s): no executor count meets it (fix: a longer trigger or target_batch_s)")
+    if need > usable:
+        limits.append(f"the stateful query's {ev.state_partitions} shuffle partitions run at most "
+                      f"{ev.state_partitions} tasks at once: capacity beyond {usable:g} reference cores adds nothing "
+                      "(fixed in the checkpoint; a new checkpoint with more spark.sql.shuffle.partitions lifts it)")
+        need = usable
+
+    if rho - band <= predicted <= rho + band:
+        memory = dataclasses.replace(memory, down_since_s=None, down_need=0.0)
+        return keep(f"predicted utilization {predicted:.2f} is within {rho - band:.2f}–{rho + band:.2f} "
+                    f"at {ev.arrival_rows_s:,.0f} rows/s")
+
+    since_last = view.now_s - memory.last_change.at_s if memory.last_change is not None else math.inf
+    if predicted > rho + band and need > cap_now * (1 + 1e-9):
+        memory = dataclasses.replace(memory, down_since_s=None, down_need=0.0)
+        return _scale_up(view, ev, memory, options, limits, base, need, predicted, since_last, max_n)
+    if predicted < rho - band and need < cap_now * (1 - 1e-9):
+        return _scale_down(view, ev, memory, options, limits, base, need, predicted, since_last)
+    return keep(f"predicted utilization {predicted:.2f} is outside {rho - band:.2f}–{rho + band:.2f} but "
+                f"{cap_now:g} reference cores is already what the query can use")
+
+
+def _guard(view: View, memory: Memory, options: AutoscaleOptions, since_last: float) -> str:
+    """Why no change may happen now ('' when one may)."""
+    if since_last < options.stabilization_s:
+        return (f"stabilizing: the last change was {since_last:.0f} s ago (stabilization_s "
+                f"{options.stabilization_s:g} s)")
+    if memory.changes_since(view.now_s - HOUR_S) >= options.max_changes_per_hour:
+        return f"{options.max_changes_per_hour} changes in the last hour already (max_changes_per_hour)"
+    return ""
+
+
+def _up_decision(view: View, ev: Evaluation, memory: Memory, options: AutoscaleOptions, limits: list[str],
+                 base: dict[str, Any], target: float, reason: str, max_n: int, rule: str,
+                 row_cost: tuple[float | None, float | None] = (None, None)) -> tuple[Decision, Memory]:
+    n, cap_now = len(view.executors), ev.capacity
+    room = max(0, max_n - n - view.pending)
+    add = choose_adds(view, options, target - cap_now, room)
+    if not add:
+        limits.append(f"needs {target:.2f} reference cores, has {cap_now:g}, and the cluster has no free worker "
+                      "(or max_executors is reached)")
+        return Decision(action="keep", reason=f"{reason}, but nothing can be added", target_executors=n,
+                        target_capacity=cap_now, limits=tuple(limits), rule=rule, **base), memory
+    gained = sum(_new_cores(view.executors, t) * options.worker_types[t].speed for t in add)
+    if cap_now + gained < target - 1e-9:
+        limits.append(f"needs {target:.2f} reference cores; the cluster gives at most {cap_now + gained:.2f}")
+    if ev.state_partitions:
+        limits.append("state stores stay on the executors that hold them (Spark prefers their locations): a new "
+                      "executor takes stateful tasks only as the scheduler moves them")
+    after = cap_now + gained
+    change = Change(view.now_s, "up", cap_now, after, row_cost[0], row_cost[1])
+    memory = dataclasses.replace(memory, changes=(*memory.changes, change))
+    return Decision(action="up", reason=reason, target_executors=n + len(add), target_capacity=after, add=add,
+                    limits=tuple(limits), rule=rule, **base), memory
+
+
+def _scale_up(view: View, ev: Evaluation, memory: Memory, options: AutoscaleOptions, limits: list[str],
+              base: dict[str, Any], need: float, predicted: float, since_last: float,
+              max_n: int) -> tuple[Decision, Memory]:
+    n, cap_now = len(view.executors), ev.capacity
+    blocked = memory.blocked_until_s is not None and view.now_s < memory.blocked_until_s
+    why = (f"predicted utilization {predicted:.2f} > {options.target_utilization + options.utilization_band:.2f} at "
+           f"{ev.arrival_rows_s:,.0f} rows/s" + (f" + a backlog of {ev.backlog_rows:,.0f} rows to drain in "
+                                                 f"{options.catch_up_s:g} s" if ev.backlog_rows > 0 else ""))
+    hold = _guard(view, memory, options, since_last) or (
+        f"an earlier scale-up was ineffective: none before {memory.blocked_until_s:.0f} s" if blocked else "")
+    if hold:
+        return Decision(action="keep", reason=f"{why}; kept: {hold}", target_executors=n, target_capacity=cap_now,
+                        limits=tuple(limits), **base), memory
+    assert ev.fit is not None
+    target = need if math.isfinite(need) else math.inf
+    reason = f"{why}: {target:.2f} reference cores keep it at {options.target_utilization:g}" \
+        if math.isfinite(target) else f"{why}: as much as the cluster gives"
+    after_guess = min(target, cap_now * 64) if math.isfinite(target) else cap_now * 64
+    return _up_decision(view, ev, memory, options, limits, base, target, reason, max_n, "model",
+                        (ev.fit.row_time_s(cap_now), ev.fit.row_time_s(after_guess)))
+
+
+def _scale_down(view: View, ev: Evaluation, memory: Memory, options: AutoscaleOptions, limits: list[str],
+                base: dict[str, Any], need: float, predicted: float,
+                since_last: float) -> tuple[Decision, Memory]:
+    n, cap_now = len(view.executors), ev.capacity
+
+    def keep(reason: str) -> tuple[Decision, Memory]:
+        return Decision(action="keep", reason=reason, target_executors=n, target_capacity=cap_now,
+                        limits=tuple(limits), **base), memory
+
+    batch_rows = (ev.arrival_rows_s or 0.0) * view.target_batch_s
+    if ev.backlog_rows > max(batch_rows, 1.0) or ev.backlog_growing:
+        memory = dataclasses.replace(memory, down_since_s=None, down_need=0.0)
+        return keep(f"predicted utilization {predicted:.2f} is low, but a backlog of {ev.backlog_rows:,.0f} rows "
+                    "is draining: no scale-down during catch-up")
+    since = memory.down_since_s if memory.down_since_s is not None else view.now_s
+    window_need = max(memory.down_need, need)
+    memory = dataclasses.replace(memory, down_since_s=since, down_need=window_need)
+    waited = view.now_s - since
+    if waited < options.scale_down_window_s:
+        return keep(f"predicted utilization {predicted:.2f} < "
+                    f"{options.target_utilization - options.utilization_band:.2f}: a scale-down to "
+                    f"{window_need:.2f} reference cores is recommended; waiting "
+                    f"{options.scale_down_window_s - waited:.0f} s more for the window's highest need")
+    hold = _guard(view, memory, options, since_last)
+    if hold:
+        return keep(f"scale-down to {window_need:.2f} reference cores due; kept: {hold}")
+    floor = max(window_need, options.min_scale_down_keep * cap_now)
+    release = choose_releases(view, options, floor)
+    if not release:
+        paying = sorted(view.executors, key=lambda e: paid_left_s(e, view.now_s, options))
+        soonest = paying[0]
+        return keep(f"scale-down to {floor:.2f} reference cores due, but no executor is at the end of its paid "
+                    f"unit: {soonest.id} ({soonest.host}) has {paid_left_s(soonest, view.now_s, options):.0f} s "
+                    "paid left, kept until then")
+    gone = {e.id: e for e in view.executors if e.id in release}
+    after = cap_now - sum(e.cores * options.worker_types[e.type_name].speed for e in gone.values())
+    if ev.state_partitions:
+        limits.append("the released executors' state stores are reloaded from the checkpoint by the executors "
+                      "that take their partitions: the next batches are slower")
+    if floor > window_need + 1e-9:
+        limits.append(f"a step keeps at least {options.min_scale_down_keep:g} of the capacity (min_scale_down_keep)")
+    change = Change(view.now_s, "down", cap_now, after)
+    memory = dataclasses.replace(memory, changes=(*memory.changes, change), down_since_s=None, down_need=0.0,
+                                 blocked_until_s=None)
+    reason = (f"predicted utilization {predicted:.2f} < {options.target_utilization - options.utilization_band:.2f} "
+              f"for {waited:.0f} s; the window's highest need is {window_need:.2f} reference cores: releasing "
+              + ", ".join(f"{e.id} ({e.host}, {paid_left_s(e, view.now_s, options):.0f} s of its paid unit left)"
+                          for e in gone.values()))
+    return Decision(action="down", reason=reason, target_executors=n - len(release), target_capacity=after,
+                    release=release, limits=tuple(limits), **base), memory
+
+
+def _fallback(view: View, ev: Evaluation, memory: Memory, options: AutoscaleOptions, limits: list[str],
+              base: dict[str, Any], max_n: int) -> tuple[Decision, Memory]:
+    """Too few settled batches for a fit: scale up in proportion to the settled batches' utilization, never down."""
+    n, cap_now = len(view.executors), ev.capacity
+    ready = settled(view.batches, options.warmup_batches)
+    note = f"fallback rule: the fit needs {options.min_points} settled batches, has {ev.points}"
+    if not ready:
+        return Decision(action="keep", reason=f"{note}; the executors are warming up (the first "
+                        f"{options.warmup_batches} batches after a start or change are not judged)",
+                        target_executors=n, target_capacity=cap_now, limits=tuple(limits), rule="fallback",
+                        **base), memory
+    recent = ready[-3:]
+    used = statistics.fmean(b.duration_s for b in recent) / view.target_batch_s
+    upper = options.target_utilization + options.utilization_band
+    if used <= upper:
+        return Decision(action="keep", reason=f"{note}; settled batches use {used:.2f} of the target (≤ {upper:.2f}); "
+                        "no scale-down before the fit", target_executors=n, target_capacity=cap_now,
+                        limits=tuple(limits), rule="fallback", **base), memory
+    since_last = view.now_s - memory.last_change.at_s if memory.last_change is not None else math.inf
+    hold = _guard(view, memory, options, since_last)
+    if hold:
+        return Decision(action="keep", reason=f"{note}; settled batches use {used:.2f} of the target; kept: {hold}",
+                        target_executors=n, target_capacity=cap_now, limits=tuple(limits), rule="fallback",
+                        **base), memory
+    target = cap_now * used / options.target_utilization
+    return _up_decision(view, ev, memory, options, limits, base, target,
+                        f"{note}; settled batches use {used:.2f} of the target: {target:.2f} reference cores "
+                        f"bring it to {options.target_utilization:g} if the query scales linearly",
+                        max_n, "fallback")

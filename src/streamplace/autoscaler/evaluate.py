@@ -1,0 +1,120 @@
+"""From collected batches to what a decision needs: arrival rate, backlog, utilization and the cost fit. Pure.
+
+* **Arrival rate** from the sources' offsets: the latest available offset (summed over sources and partitions)
+  advances with what arrives, whatever a batch admits; ``rows`` over the offsets a batch advanced converts
+  offsets to rows (1 for Kafka; a rate source's offsets count seconds). Where the sources give no numeric
+  offsets, the processed rows per second, and the evaluation says the rate may hide a cap.
+* **Backlog**: latest − end offset of the last batch, in rows.
+* **Points of the fit**: batches that ran on settled executors — not the query's first ``warmup_batches``, not the
+  first ``warmup_batches`` after a change of capacity, not one during which executors changed — the most recent
+  ``window_points`` of them.
+* **Utilization**: the recent batches' time over the target batch time.
+
+O(batches in the window) per call.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from streamplace.autoscaler.fit import CostFit, Point, fit_cost
+from streamplace.autoscaler.options import AutoscaleOptions
+from streamplace.autoscaler.state import Batch, Executor, View
+
+#: seconds of recent batches the arrival rate and the utilization are averaged over (at least RATE_MIN_BATCHES)
+RATE_WINDOW_S = 30.0
+RATE_MIN_BATCHES = 3
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    arrival_rows_s: float | None  # None: no batch yet
+    arrival_from_offsets: bool
+    backlog_rows: float  # rows available at the sources and not yet processed
+    backlog_growing: bool  # larger than a window ago
+    utilization: float | None  # recent batches' time / target
+    capacity: float  # reference cores of the live executors
+    fit: CostFit | None
+    points: int  # settled points available (the fit may need more)
+    state_partitions: int | None
+
+
+def settled(batches: Sequence[Batch], warmup: int) -> list[Batch]:
+    """The batches that ran on settled executors (see the module's docstring), oldest first."""
+    out = []
+    since_change = 0
+    previous: float | None = None
+    for b in batches:
+        if previous is None or not math.isclose(b.capacity, previous, rel_tol=1e-6):
+            since_change = 0
+        previous = b.capacity
+        since_change += 1
+        if since_change > warmup and not b.unsettled:
+            out.append(b)
+    return out
+
+
+def _recent(batches: Sequence[Batch], now_s: float) -> list[Batch]:
+    recent = [b for b in batches if b.at_s >= now_s - RATE_WINDOW_S]
+    if len(recent) < RATE_MIN_BATCHES:
+        recent = list(batches[-RATE_MIN_BATCHES:])
+    return recent
+
+
+def rows_per_offset(batches: Sequence[Batch]) -> float | None:
+    """Rows per unit of the sources' offsets, from what the batches read (None: offsets not numeric or none read)."""
+    rows = advanced = 0.0
+    for b in batches:
+        if b.started is not None and b.processed is not None and b.processed > b.started:
+            rows += b.rows
+            advanced += b.processed - b.started
+    return rows / advanced if advanced > 0 and rows > 0 else None
+
+
+def arrival(batches: Sequence[Batch], now_s: float) -> tuple[float | None, bool]:
+    """(rows/s arriving, whether from the offsets) over the recent window."""
+    if not batches:
+        return None, False
+    recent = _recent(batches, now_s)
+    scale = rows_per_offset(batches[-max(len(recent), 20):])
+    first, last = recent[0], recent[-1]
+    if scale is not None and first.position is not None and last.position is not None and last.at_s > first.at_s:
+        return max(0.0, (last.position - first.position) * scale / (last.at_s - first.at_s)), True
+    span = sum(b.duration_s for b in recent) if len(recent) == 1 else last.at_s - first.at_s
+    rows = sum(b.rows for b in recent[1:]) if len(recent) > 1 else recent[0].rows
+    return (rows / span if span > 0 else None), False
+
+
+def backlog(batches: Sequence[Batch]) -> float:
+    if not batches:
+        return 0.0
+    last = batches[-1]
+    scale = rows_per_offset(batches[-20:])
+    if scale is None or last.position is None or last.processed is None:
+        return 0.0
+    return max(0.0, (last.position - last.processed) * scale)
+
+
+def capacity_of(executors: Sequence[Executor], options: AutoscaleOptions) -> float:
+    """Reference cores: Σ cores × the speed of each executor's worker type."""
+    return sum(e.cores * options.worker_types[e.type_name].speed for e in executors)
+
+
+def evaluate(view: View, options: AutoscaleOptions) -> Evaluation:
+    batches = view.batches
+    capacity = capacity_of(view.executors, options)
+    rate, from_offsets = arrival(batches, view.now_s)
+    queue = backlog(batches)
+    earlier = [b for b in batches if b.at_s <= view.now_s - RATE_WINDOW_S]
+    growing = bool(earlier) and queue > backlog(earlier) * 1.05 + 1.0
+    recent = _recent(batches, view.now_s) if batches else []
+    utilization = (sum(b.duration_s for b in recent) / len(recent) / view.target_batch_s) if recent else None
+    points = [Point(b.rows, b.capacity, b.duration_s) for b in settled(batches, options.warmup_batches)]
+    points = points[-options.window_points:]
+    fit = fit_cost(points, options.prior_scaling, min_points=options.min_points)
+    partitions = next((b.state_partitions for b in reversed(batches) if b.state_partitions), None)
+    return Evaluation(arrival_rows_s=rate, arrival_from_offsets=from_offsets, backlog_rows=queue,
+                      backlog_growing=growing, utilization=utilization, capacity=capacity, fit=fit,
+                      points=len(points), state_partitions=partitions)

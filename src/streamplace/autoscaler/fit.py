@@ -1,0 +1,171 @@
+"""A query's micro-batch cost, fitted online from its own batches.
+
+The spark engine's model of a micro-batch (perf/engines/spark.py) is ``B = F + s · D · W``: a fixed cost per
+batch and work proportional to the data it carries. A user's query is not a streamplace topology, so its F and W
+are not computed from operators: they are fitted from the batches it ran, with the capacity it ran them on:
+
+    B = F + rows · w / C^β
+
+F seconds per batch (offsets, planning, WAL, commit, stage scheduling), w seconds per row on one reference core,
+C the executors' capacity in reference cores (Σ cores × speed), and β ∈ (0, 1] how well the query uses more
+capacity: doubling C divides the per-row time by 2^β. β is not assumed: it is fitted where the query ran on
+two capacities at least ``MIN_SPREAD`` apart, else it is the options' prior (``prior_scaling``, 0.8: a scale-up
+expects less than linear gain) for capacities above the current one and 1 (linear) below it, so a scale-down
+is never justified by a gain the query has not shown.
+
+Fitting: for β on a grid of 20 values in (0, 1] (fixed where it cannot be fitted), F and w by least squares on
+x = rows / C^β, both kept ≥ 0; points whose residual exceeds ``OUTLIER_MADS`` median absolute deviations (a GC
+pause, a slow first task) are dropped once and the fit repeated. Where the batches' x hardly vary (every batch
+the same size on the same capacity) F and w cannot be told apart: F is then the spark engine's built-in
+fixed cost per batch (capped by the fastest batch) and w what is left, and the fit says so. O(points × grid).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from streamplace.perf.engines.spark import SparkConstants
+
+#: the smallest ratio between the largest and the smallest capacity the points ran on for β to be fitted
+MIN_SPREAD = 1.2
+#: the smallest coefficient of variation of x = rows / C^β for F and w to be told apart
+MIN_X_CV = 0.15
+OUTLIER_MADS = 4.0
+BETA_GRID = np.linspace(0.05, 1.0, 20)
+
+
+@dataclass(frozen=True)
+class Point:
+    rows: float
+    capacity: float
+    batch_s: float
+
+
+@dataclass(frozen=True)
+class CostFit:
+    """B = fixed_s + rows · row_s / capacity ** exponent, with how well it fits and what it rests on."""
+
+    fixed_s: float
+    row_s: float  # seconds per row on one reference core
+    exponent: float  # β
+    exponent_fitted: bool  # False: the prior (above the reference capacity) and 1 (below)
+    prior_exponent: float
+    reference_capacity: float  # the capacity of the latest point: the prior's β applies away from it
+    points: int
+    dropped: int  # outliers left out
+    capacities: int  # distinct capacities among the points
+    rmse_s: float
+    r2: float | None  # None: the batch times hardly vary
+    fixed_from_prior: bool  # F could not be separated from w: the spark engine's built-in batch cost
+
+    def exponent_towards(self, capacity: float) -> float:
+        """β for a prediction at ``capacity``: the fitted one, else the prior above the reference and 1 below."""
+        if self.exponent_fitted:
+            return self.exponent
+        return self.prior_exponent if capacity > self.reference_capacity else 1.0
+
+    def row_time_s(self, capacity: float) -> float:
+        """Batch seconds per row at ``capacity`` reference cores."""
+        if capacity <= 0:
+            return math.inf
+        reference = self.row_s / self.reference_capacity ** self.exponent
+        return reference * (self.reference_capacity / capacity) ** self.exponent_towards(capacity)
+
+    def batch_s(self, rows: float, capacity: float) -> float:
+        """Predicted batch time for ``rows`` rows on ``capacity``."""
+        return self.fixed_s + rows * self.row_time_s(capacity)
+
+    def capacity_for(self, rows: float, budget_s: float) -> float:
+        """The least capacity whose batch of ``rows`` takes at most ``budget_s`` (inf: the fixed cost alone
+        exceeds it; 0: no rows)."""
+        room = budget_s - self.fixed_s
+        if room <= 0:
+            return math.inf
+        if rows <= 0 or self.row_s <= 0:
+            return 0.0
+        reference = self.row_s / self.reference_capacity ** self.exponent
+        # rows · reference · (C_ref / C)^β ≤ room  ⇔  C ≥ C_ref · (rows · reference / room)^(1/β)
+        ratio = rows * reference / room
+        # ratio > 1: more capacity than the reference's is needed (the prior's β where β is not fitted)
+        beta = self.exponent if self.exponent_fitted else (self.prior_exponent if ratio > 1.0 else 1.0)
+        return self.reference_capacity * ratio ** (1.0 / beta)
+
+    def summary(self) -> dict[str, float | int | bool | None]:
+        return {"fixed_s": round(self.fixed_s, 4), "row_ms_per_core": round(1000 * self.row_s, 5),
+                "exponent": round(self.exponent, 3), "exponent_fitted": self.exponent_fitted,
+                "points": self.points, "dropped": self.dropped, "capacities": self.capacities,
+                "rmse_s": round(self.rmse_s, 4), "r2": None if self.r2 is None else round(self.r2, 3),
+                "fixed_from_prior": self.fixed_from_prior}
+
+
+def _least_squares(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """F, w ≥ 0 minimizing Σ (y − F − w x)²."""
+    if len(x) >= 2 and float(np.var(x)) > 0:
+        w, f = np.polyfit(x, y, 1)
+        if f >= 0 and w >= 0:
+            return float(f), float(w)
+    # one of them at its bound: the better of F = 0 and w = 0
+    sxx = float(x @ x)
+    w0 = max(0.0, float(x @ y) / sxx) if sxx > 0 else 0.0
+    f0 = max(0.0, float(y.mean()))
+    sse_w = float(((y - w0 * x) ** 2).sum())
+    sse_f = float(((y - f0) ** 2).sum())
+    return (0.0, w0) if sse_w <= sse_f else (f0, 0.0)
+
+
+def _fit_beta(rows: np.ndarray, cap: np.ndarray, y: np.ndarray, betas: np.ndarray) -> tuple[float, float, float]:
+    best = (math.inf, 0.0, 0.0, 1.0)
+    for beta in betas:
+        x = rows / cap ** beta
+        f, w = _least_squares(x, y)
+        sse = float(((y - f - w * x) ** 2).sum())
+        if sse < best[0] - 1e-12:
+            best = (sse, f, w, float(beta))
+    return best[1], best[2], best[3]
+
+
+def fit_cost(points: Sequence[Point], prior_exponent: float, constants: SparkConstants | None = None,
+             min_points: int = 2) -> CostFit | None:
+    """The cost fit of ``points`` (None: fewer than ``min_points``)."""
+    if len(points) < max(2, min_points):
+        return None
+    rows = np.array([p.rows for p in points], dtype=float)
+    cap = np.array([p.capacity for p in points], dtype=float)
+    y = np.array([p.batch_s for p in points], dtype=float)
+    keep = cap > 0
+    rows, cap, y = rows[keep], cap[keep], y[keep]
+    if len(y) < max(2, min_points):
+        return None
+    reference = float(cap[-1])
+    capacities = len(np.unique(np.round(cap, 6)))
+    fitted = capacities >= 2 and float(cap.max() / cap.min()) >= MIN_SPREAD
+    betas = BETA_GRID if fitted else np.array([1.0])  # one capacity: β drops out of x up to a constant factor
+    dropped = 0
+    f, w, beta = _fit_beta(rows, cap, y, betas)
+    resid = y - f - w * rows / cap ** beta
+    mad = float(np.median(np.abs(resid - np.median(resid))))
+    if mad > 0:
+        inliers = np.abs(resid - np.median(resid)) <= OUTLIER_MADS * 1.4826 * mad
+        if int(inliers.sum()) >= max(2, min_points) and not inliers.all():
+            dropped = int((~inliers).sum())
+            rows, cap, y = rows[inliers], cap[inliers], y[inliers]
+            f, w, beta = _fit_beta(rows, cap, y, betas)
+    x = rows / cap ** beta
+    fixed_from_prior = False
+    mean_x = float(x.mean())
+    if mean_x <= 0 or float(x.std()) / mean_x < MIN_X_CV:
+        consts = constants or SparkConstants()
+        f = min(consts.batch_s, float(y.min()))
+        w = max(0.0, float(((y - f) / np.maximum(x, 1e-12)).mean())) if mean_x > 0 else 0.0
+        fixed_from_prior = True
+    resid = y - f - w * x
+    rmse = float(np.sqrt((resid ** 2).mean()))
+    var = float(((y - y.mean()) ** 2).sum())
+    r2 = 1.0 - float((resid ** 2).sum()) / var if var > 1e-12 * max(1.0, float((y ** 2).sum())) else None
+    return CostFit(fixed_s=f, row_s=w, exponent=beta if fitted else 1.0, exponent_fitted=fitted,
+                   prior_exponent=prior_exponent, reference_capacity=reference, points=len(y), dropped=dropped,
+                   capacities=capacities, rmse_s=rmse, r2=r2, fixed_from_prior=fixed_from_prior)

@@ -1,0 +1,250 @@
+"""The autoscaler's fit and decisions on hand-worked cases (autoscaler/: pure, no Spark).
+
+Batches are made from a known cost, B = F + rows · w / C^β, so every expected number below is worked by hand
+from F, w and β.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from streamplace.autoscaler.decide import Decision, decide
+from streamplace.autoscaler.fit import Point, fit_cost
+from streamplace.autoscaler.options import AutoscaleOptions, WorkerType, options_from
+from streamplace.autoscaler.state import Batch, Change, Executor, Memory, View
+from streamplace.errors import ModelError
+
+F, W = 0.5, 0.002  # seconds per batch; seconds per row on one reference core
+TRIGGER = 2.0
+
+
+def cost(rows: float, capacity: float, beta: float = 1.0) -> float:
+    return F + rows * W / capacity ** beta
+
+
+def batches(rows: list[float], capacities: list[float], arrival: float | None = None, beta: float = 1.0,
+            start: float = 0.0, backlog: float = 0.0) -> list[Batch]:
+    """One batch per TRIGGER seconds; offsets in rows: the batch reads ``rows``, the sources hold ``backlog``
+    more; ``arrival`` (rows/s) sets how fast the latest offset grows (default: rows / TRIGGER, no backlog)."""
+    out = []
+    done = 0.0
+    for i, (r, c) in enumerate(zip(rows, capacities, strict=True)):
+        at = start + TRIGGER * (i + 1)
+        latest = (arrival * at if arrival is not None else done + r) + backlog
+        out.append(Batch(at_s=at, batch_id=i, rows=int(r), duration_s=cost(r, c, beta), capacity=c, executors=int(c),
+                         started=done, processed=done + r, position=latest))
+        done += r
+    return out
+
+
+def executors(n: int, started: float = 0.0, cores: int = 1, host: str = "h") -> tuple[Executor, ...]:
+    return tuple(Executor(str(i), f"{host}{i}", cores, started) for i in range(n))
+
+
+# ---------------------------------------------------------------- the fit
+
+def test_fit_recovers_fixed_cost_and_row_time_on_one_capacity() -> None:
+    pts = [Point(r, 2.0, cost(r, 2.0)) for r in (500, 1000, 1500, 2000, 800)]
+    fit = fit_cost(pts, prior_exponent=0.8)
+    assert fit is not None and not fit.exponent_fitted
+    assert fit.fixed_s == pytest.approx(F, abs=1e-9) and fit.row_s == pytest.approx(W, rel=1e-9)
+    assert fit.points == 5 and fit.capacities == 1 and fit.rmse_s == pytest.approx(0, abs=1e-9)
+    # up: the prior's β = 0.8. 3000 rows in 1.5 s after F: per-row time at C_ref = 2 is 0.001 s, ratio 2 → C = 2·2^1.25
+    assert fit.capacity_for(3000, 2.0) == pytest.approx(2 * 2 ** 1.25)
+    # down: linear. 1000 rows: ratio 2/3 → C = 4/3
+    assert fit.capacity_for(1000, 2.0) == pytest.approx(4 / 3)
+    assert math.isinf(fit.capacity_for(10, 0.4))  # the fixed cost alone is over budget
+
+
+def test_fit_learns_the_scaling_exponent_from_two_capacities() -> None:
+    beta = 0.5
+    pts = [Point(r, c, cost(r, c, beta)) for c in (2.0, 4.0) for r in (500, 1000, 2000)]
+    fit = fit_cost(pts, prior_exponent=0.8)
+    assert fit is not None and fit.exponent_fitted and fit.exponent == pytest.approx(beta)
+    # 3000 rows in 2 s: 3000 · 0.002 / C^0.5 ≤ 1.5 → C ≥ 16
+    assert fit.capacity_for(3000, 2.0) == pytest.approx(16.0, rel=1e-6)
+    assert fit.batch_s(1000, 16.0) == pytest.approx(0.5 + 1000 * 0.002 / 4)
+
+
+def test_fit_drops_an_outlier_and_says_so() -> None:
+    pts = [Point(r, 2.0, cost(r, 2.0)) for r in (500, 700, 900, 1100, 1300, 1500, 1700)]
+    pts.append(Point(1000, 2.0, 9.0))  # a GC pause
+    fit = fit_cost(pts, prior_exponent=0.8)
+    assert fit is not None and fit.dropped == 1 and fit.row_s == pytest.approx(W, rel=1e-6)
+
+
+def test_fit_falls_back_to_the_engines_fixed_cost_when_batches_do_not_vary() -> None:
+    pts = [Point(1000, 2.0, cost(1000, 2.0))] * 6
+    fit = fit_cost(pts, prior_exponent=0.8)
+    assert fit is not None and fit.fixed_from_prior and fit.fixed_s == pytest.approx(0.135)  # SparkConstants.batch_s
+    assert fit.batch_s(1000, 2.0) == pytest.approx(cost(1000, 2.0))  # still exact where it was measured
+    assert fit_cost(pts[:1], prior_exponent=0.8) is None
+
+
+# ---------------------------------------------------------------- decisions
+
+def view(bs: list[Batch], exe: tuple[Executor, ...], now: float | None = None, **kw: object) -> View:
+    return View(now_s=now if now is not None else bs[-1].at_s, target_batch_s=TRIGGER, batches=tuple(bs),
+                executors=exe, **kw)  # type: ignore[arg-type]
+
+
+OPTS = AutoscaleOptions(warmup_batches=0)
+#: batches of several sizes (the fit tells F from w), then 32 s at 1500 rows/s: the last 30 s hold only the step
+STEP = [400, 800, 1200, 600, 1000] + [3000] * 16
+
+
+def test_a_step_up_asks_for_the_capacity_the_fit_predicts() -> None:
+    rows = STEP
+    bs = batches(rows, [2.0] * len(rows))
+    d, memory = decide(view(bs, executors(2)), Memory(), OPTS)
+    # arrival 1500 rows/s (offsets), 3000 rows a batch: predicted (0.5 + 3000·0.001) / 2 = 1.75 > 0.9;
+    # need: 3000 rows within 0.7 · 2 = 1.4 s → ratio 3000·0.001/0.9 → C = 2 · (10/3)^1.25 (prior β 0.8)
+    assert d.action == "up" and d.rule == "model"
+    assert d.arrival_rows_s == pytest.approx(1500.0)
+    assert d.predicted_utilization == pytest.approx(1.75)
+    need = 2 * (10 / 3) ** 1.25
+    assert d.needed_capacity == pytest.approx(need)
+    assert len(d.add) == math.ceil(need - 2) and d.target_executors == 2 + math.ceil(need - 2)
+    assert "1.75" in d.reason and "1,500 rows/s" in d.reason
+    assert memory.last_change is not None and memory.last_change.kind == "up"
+    # the same view a second later: stabilizing, nothing more
+    d2, _ = decide(view(bs, executors(2), now=bs[-1].at_s + 1), memory, OPTS)
+    assert d2.action == "keep" and "stabilizing" in d2.reason
+
+
+def test_a_step_down_inside_a_paid_hour_keeps_the_executors() -> None:
+    rows = [100, 200, 150, 120, 180, 100, 100, 100]
+    bs = batches(rows, [4.0] * len(rows))
+    exe = executors(4)
+    first, memory = decide(view(bs, exe), Memory(), OPTS)
+    # 50 rows/s: (0.5 + 100 · 0.0005) / 2 = 0.275 < 0.5: a scale-down, first only recommended (the window)
+    assert first.action == "keep" and "recommended" in first.reason
+    later = batches(rows, [4.0] * len(rows), start=200.0)
+    d, memory = decide(view(later, exe), memory, OPTS)
+    # 216 s into the executors' first paid hour: none may go
+    assert d.action == "keep" and "paid" in d.reason and "3384 s" in d.reason
+    # per-minute billing: 216 s is 24 s before a minute ends (within release_horizon_s 30 s): released, at most
+    # 40 % of the capacity (4 → 2.4 kept, so one... the need is 0.33 cores: the step floor rules)
+    minutes = AutoscaleOptions(warmup_batches=0, worker_types={"default": WorkerType(unit_s=60.0)})
+    d, _ = decide(view(later, exe), memory, minutes)
+    assert d.action == "down" and len(d.release) == 1 and d.target_capacity == 3.0
+    assert any("min_scale_down_keep" in x for x in d.limits)
+
+
+def test_no_scale_down_while_a_backlog_drains() -> None:
+    rows = [100, 200, 150, 120, 180, 100, 100, 100]
+    bs = batches(rows, [4.0] * len(rows), backlog=2000.0)
+    d, memory = decide(view(bs, executors(4)), Memory(), OPTS)
+    # 50 rows/s + 2000 / 300 s = 56.7 rows/s: 113 rows a batch, still low utilization, but the backlog is 2000 rows
+    assert d.action == "keep" and "draining" in d.reason and d.backlog_rows == pytest.approx(2000.0)
+    assert memory.down_since_s is None
+
+
+def test_a_backlog_to_catch_up_scales_up() -> None:
+    rows = [400, 800, 1200, 600, 1000] + [1000] * 16
+    bs = batches(rows, [2.0] * len(rows), backlog=150_000.0)
+    d, _ = decide(view(bs, executors(2)), Memory(), OPTS)
+    # 500 rows/s + 150,000 / 300 = 1000 rows/s: 2000 rows a batch, (0.5 + 2000 · 0.001) / 2 = 1.25 > 0.9
+    assert d.action == "up" and d.predicted_utilization == pytest.approx(1.25) and "backlog" in d.reason
+
+
+def test_an_ineffective_scale_up_is_not_repeated() -> None:
+    # the query ran at 2 cores, scaled to 4, and its per-row time did not move (a bottleneck elsewhere)
+    before = batches([400, 800, 1200, 600, 1000, 3000], [2.0] * 6)
+    after = [Batch(at_s=20.0 + 2 * i, batch_id=6 + i, rows=3000, duration_s=cost(3000, 2.0), capacity=4.0,
+                   executors=4, started=8000.0 + 3000 * i, processed=11000.0 + 3000 * i,
+                   position=11000.0 + 3000 * i) for i in range(4)]
+    memory = Memory(changes=(Change(12.0, "up", 2.0, 4.0, row_cost_before=0.001, row_cost_expected=0.0005),))
+    exe = executors(4)
+    d, memory = decide(view(before + after, exe, now=120.0), memory, OPTS)
+    assert memory.blocked_until_s == pytest.approx(120.0 + 1800.0)
+    assert any("ineffective" in x for x in d.limits)
+    assert d.action == "keep" and "ineffective" in d.reason
+
+
+def test_changes_per_hour_are_capped() -> None:
+    rows = STEP
+    bs = batches(rows, [2.0] * len(rows))
+    busy = Memory(changes=tuple(Change(float(t), "up", 2.0, 2.0) for t in range(-1000, -400, 50)))
+    d, _ = decide(view(bs, executors(2)), busy, OPTS)
+    assert d.action == "keep" and "12 changes in the last hour" in d.reason
+
+
+def test_the_cheapest_capacity_is_added_and_the_dearest_released() -> None:
+    kinds = {"default": WorkerType(), "fast": WorkerType(speed=2.0, price=1.5), "slow": WorkerType(speed=0.5,
+                                                                                                   price=0.9)}
+    opts = AutoscaleOptions(warmup_batches=0, worker_types=kinds, executor_types={"f0": "fast", "s0": "slow"})
+    rows = STEP
+    bs = batches(rows, [2.0] * len(rows))
+    d, _ = decide(view(bs, executors(2), available={"fast": 5, "slow": 5, "default": 5}), Memory(), opts)
+    # price per reference core: fast 0.75, default 1, slow 1.8 → fast executors first
+    assert d.action == "up" and set(d.add) == {"fast"}
+    exe = (Executor("a", "f0", 1, 0.0, "fast"), Executor("b", "s0", 1, 0.0, "slow"), Executor("c", "d0", 1, 0.0),
+           Executor("d", "d1", 1, 0.0))
+    quiet = batches([100, 200, 150, 120, 180, 100, 100, 100], [4.5] * 8, start=3540.0)
+    opts2 = AutoscaleOptions(warmup_batches=0, worker_types=kinds, executor_types={"f0": "fast", "s0": "slow"},
+                             scale_down_window_s=0.0)
+    d, _ = decide(view(quiet, exe), Memory(), opts2)
+    assert d.action == "down" and d.release[0] == "b"  # the slow one: 1.8 per reference core
+
+
+def test_too_few_points_use_the_fallback_rule_and_never_scale_down() -> None:
+    bs = batches([3000, 3000, 3000], [2.0] * 3)
+    d, _ = decide(view(bs, executors(2)), Memory(), AutoscaleOptions(warmup_batches=0, min_points=5))
+    # utilization (0.5 + 3000 · 0.002 / 2) / 2 = 1.75 > 0.9: up to 2 · 1.75 / 0.7 = 5 cores
+    assert d.rule == "fallback" and d.action == "up" and d.target_capacity == 5.0
+    assert "fallback" in d.reason
+    quiet = batches([10, 10, 10], [2.0] * 3)
+    d, _ = decide(view(quiet, executors(2)), Memory(), AutoscaleOptions(warmup_batches=0, min_points=5))
+    assert d.action == "keep" and "no scale-down before the fit" in d.reason
+
+
+def test_the_first_batches_are_not_read_as_load() -> None:
+    bs = batches([3000, 3000], [2.0] * 2)
+    d, _ = decide(view(bs, executors(2)), Memory(), AutoscaleOptions())
+    assert d.action == "keep" and "warming up" in d.reason
+
+
+def test_a_stateful_querys_partitions_limit_the_need_and_say_so() -> None:
+    rows = STEP
+    bs = [Batch(**{**b.__dict__, "state_partitions": 4}) for b in batches(rows, [2.0] * len(rows))]
+    d, _ = decide(view(bs, executors(2)), Memory(), OPTS)
+    assert d.action == "up" and d.target_capacity == 4.0
+    assert any("4 shuffle partitions" in x for x in d.limits) and any("state stores" in x for x in d.limits)
+
+
+def test_recommend_only_decides_the_same() -> None:
+    rows = STEP
+    bs = batches(rows, [2.0] * len(rows))
+    acted, _ = decide(view(bs, executors(2)), Memory(), OPTS)
+    told, _ = decide(view(bs, executors(2), can_act=False), Memory(), OPTS)
+    assert told.recommend_only and not acted.recommend_only
+    assert (told.action, told.add, told.target_capacity) == (acted.action, acted.add, acted.target_capacity)
+    assert isinstance(told.to_dict()["add"], list)
+
+
+# ---------------------------------------------------------------- refused options
+
+@pytest.mark.parametrize(("values", "field"), [
+    ({"target_utilization": 1.5}, "autoscale.target_utilization"),
+    ({"catch_up_s": 0}, "autoscale.catch_up_s"),
+    ({"max_changes_per_hour": 2.5}, "autoscale.max_changes_per_hour"),
+    ({"min_executors": 3, "max_executors": 2}, "autoscale.max_executors"),
+    ({"target_utilization": 0.9, "utilization_band": 0.3}, "autoscale.utilization_band"),
+    ({"worker_types": {"big": {"speed": -1}}}, "autoscale.worker_types.big.speed"),
+    ({"executor_types": {"10.0.0.1": "huge"}}, "autoscale.executor_types.10.0.0.1"),
+    ({"cooldown": 3}, "autoscale.cooldown"),
+])
+def test_bad_options_are_refused_naming_the_field(values: dict[str, object], field: str) -> None:
+    with pytest.raises(ModelError) as err:
+        options_from(values)
+    assert field in str(err.value) and "fix:" in str(err.value)
+
+
+def test_good_options_are_kept() -> None:
+    opts = options_from({"target_utilization": 0.6, "worker_types": {"fast": {"speed": 2.0, "price": 3.0}},
+                         "executor_types": {"10.0.0.2": "fast"}})
+    assert opts.type_of("10.0.0.2").speed == 2.0 and opts.type_of("10.0.0.9").speed == 1.0
+    assert isinstance(decide, object) and Decision.__name__ == "Decision"
