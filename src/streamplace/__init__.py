@@ -2,7 +2,8 @@
 
 The Python API (api.py, which gathers the use cases of ``streamplace.workflows``) is importable from here:
 ``load_topology``, ``load_cluster``, ``load_profile``, ``load_instance``, ``plan``, ``predict``, ``evaluate``,
-``compare``, ``schedulers``, ``run``, ``engine_settings``. They are loaded on first use, so ``import streamplace``
+``compare``, ``schedulers``, ``run``, ``engine_settings``, and ``autoscale`` / ``recommend`` for any running
+Structured Streaming query. They are loaded on first use, so ``import streamplace``
 stays cheap. The layers are in docs/architecture.md; tests/test_layers.py enforces them.
 """
 
@@ -12,8 +13,9 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-__all__ = ["Engine", "Instance", "Prediction", "Spec", "compare", "engine_settings", "evaluate", "load_cluster",
-           "load_instance", "load_profile", "load_topology", "plan", "predict", "run", "schedulers"]
+__all__ = ["AutoscaleHandle", "Engine", "Instance", "Prediction", "Spec", "autoscale", "compare", "engine_settings",
+           "evaluate", "load_cluster", "load_instance", "load_profile", "load_topology", "plan", "predict", "recommend",
+           "run", "schedulers"]
 
 
 def __getattr__(name: str) -> Any:

@@ -24,6 +24,7 @@ only gathers them.
 
 from __future__ import annotations
 
+from streamplace.workflows.autoscale import AutoscaleHandle, autoscale, recommend
 from streamplace.workflows.instance import (
     Engine,
     Instance,
@@ -37,5 +38,6 @@ from streamplace.workflows.instance import (
 from streamplace.workflows.planning import Prediction, compare, evaluate, plan, predict, schedulers
 from streamplace.workflows.run import run
 
-__all__ = ["Engine", "Instance", "Prediction", "Spec", "compare", "engine_settings", "evaluate", "load_cluster",
-           "load_instance", "load_profile", "load_topology", "plan", "predict", "run", "schedulers"]
+__all__ = ["AutoscaleHandle", "Engine", "Instance", "Prediction", "Spec", "autoscale", "compare", "engine_settings",
+           "evaluate", "load_cluster", "load_instance", "load_profile", "load_topology", "plan", "predict", "recommend",
+           "run", "schedulers"]

@@ -1,7 +1,7 @@
 """From collected batches to what a decision needs: arrival rate, backlog, utilization and the cost fit. Pure.
 
-* **Arrival rate** from the sources' offsets: the latest available offset (summed over sources and partitions)
-  advances with what arrives, whatever a batch admits; ``rows`` over the offsets a batch advanced converts
+* **Arrival rate** from the sources' offsets: the latest available offset (summed over sources and partitions,
+  read when a batch starts) advances with what arrives, whatever a batch admits; ``rows`` over the offsets a batch advanced converts
   offsets to rows (1 for Kafka; a rate source's offsets count seconds). Where the sources give no numeric
   offsets, the processed rows per second, and the evaluation says the rate may hide a cap.
 * **Backlog**: latest − end offset of the last batch, in rows.
@@ -80,8 +80,10 @@ def arrival(batches: Sequence[Batch], now_s: float) -> tuple[float | None, bool]
     recent = _recent(batches, now_s)
     scale = rows_per_offset(batches[-max(len(recent), 20):])
     first, last = recent[0], recent[-1]
-    if scale is not None and first.position is not None and last.position is not None and last.at_s > first.at_s:
-        return max(0.0, (last.position - first.position) * scale / (last.at_s - first.at_s)), True
+    # a batch's latest offsets are read when its trigger fires: at its start
+    begun = last.at_s - last.duration_s - (first.at_s - first.duration_s)
+    if scale is not None and first.position is not None and last.position is not None and begun > 0:
+        return max(0.0, (last.position - first.position) * scale / begun), True
     span = sum(b.duration_s for b in recent) if len(recent) == 1 else last.at_s - first.at_s
     rows = sum(b.rows for b in recent[1:]) if len(recent) > 1 else recent[0].rows
     return (rows / span if span > 0 else None), False

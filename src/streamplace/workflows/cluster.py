@@ -126,3 +126,15 @@ def kill_worker(state: Any, node: str) -> None:
     from streamplace.spark.cluster.standalone import kill_worker as kill
 
     kill(state, node)
+
+
+def alive_hosts_of(master: str) -> list[str] | None:
+    """The hosts of the workers alive on a cluster `cluster up` started here at ``master`` (one executor each for an
+    application); None for a master started elsewhere or one that does not answer."""
+    from streamplace.spark.cluster.state import find_state, placement_hosts
+
+    state = find_state(master)
+    if state is None:
+        return None
+    hosts = placement_hosts(state)
+    return sorted(hosts.values()) if hosts else None
