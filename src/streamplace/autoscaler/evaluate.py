@@ -1,9 +1,9 @@
 """From collected batches to what a decision needs: arrival rate, backlog, utilization and the cost fit. Pure.
 
 * **Arrival rate** from the sources' offsets: the latest available offset (summed over sources and partitions,
-  read when a batch starts) advances with what arrives, whatever a batch admits; ``rows`` over the offsets a batch advanced converts
-  offsets to rows (1 for Kafka; a rate source's offsets count seconds). Where the sources give no numeric
-  offsets, the processed rows per second, and the evaluation says the rate may hide a cap.
+  read when a batch starts) advances with what arrives, whatever a batch admits; ``rows`` over the offsets a
+  batch advanced converts offsets to rows (1 for Kafka; a rate source's offsets count seconds). Where the sources
+  give no numeric offsets, the processed rows per second, and the evaluation says the rate may hide a cap.
 * **Backlog**: latest − end offset of the last batch, in rows.
 * **Points of the fit**: batches that ran on settled executors — not the query's first ``warmup_batches``, not the
   first ``warmup_batches`` after a change of capacity, not one during which executors changed — the most recent

@@ -1,6 +1,7 @@
 """A Structured Streaming progress report (``StreamingQueryProgress.json``) as the autoscaler reads it. Pure.
 
-From each report: the batch id, when it started (``timestamp``), the rows it read (``numInputRows``), its time (``durationMs.triggerExecution``),
+From each report: the batch id, when it started (``timestamp``), the rows it read (``numInputRows``), its time
+(``durationMs.triggerExecution``),
 the sources' start, end and latest offsets summed over every source and partition (a Kafka offset is
 ``{"topic": {"0": 17, "1": 4}}``, a rate source's a number, a Python data source's whatever JSON it returns: every
 number in it counts; a source whose offsets hold none makes the sums None) and the shuffle partitions of its
