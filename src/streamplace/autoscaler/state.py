@@ -68,6 +68,14 @@ class Memory:
     blocked_until_s: float | None = None
     #: the last scale-up whose effect has been judged (so it is judged once)
     judged_up_s: float | None = None
+    #: baselines.py's rules (the decision above does not read these). The end (``at_s``) of the last batch a rule
+    #: has read: each batch is read once, whatever the number of calls (an idle report repeats a batch id)
+    seen_until_s: float | None = None
+    #: the occupation rule's smoothed usage (None: the source's seed, 1.0) and the weight behind it (its seed 1.0)
+    smoothed_usage: float | None = None
+    usage_weight: float = 1.0
+    #: the DStreams rule's timer: when its last check was due
+    last_check_s: float | None = None
 
     @property
     def last_change(self) -> Change | None:
