@@ -99,15 +99,17 @@ def test_a_step_up_asks_for_the_capacity_the_fit_predicts() -> None:
     rows = STEP
     bs = batches(rows, [2.0] * len(rows))
     d, memory = decide(view(bs, executors(2)), Memory(), OPTS)
-    # arrival 1500 rows/s (offsets), 3000 rows a batch: predicted (0.5 + 3000·0.001) / 2 = 1.75 > 0.9;
-    # need: 3000 rows within 0.7 · 2 = 1.4 s → ratio 3000·0.001/0.9 → C = 2 · (10/3)^1.25 (prior β 0.8)
+    # arrival 1500 rows/s (offsets); the last batch took 0.5 + 3000·0.002/2 = 3.5 s, 1.5 s over the trigger: 2250
+    # rows wait (backlog), drained over catch_up_s 300 s → 1507.5 rows/s, 3015 rows a batch;
+    # predicted (0.5 + 3015·0.001) / 2 = 1.7575 > 0.9; need: 3015 rows within 0.7 · 2 = 1.4 s → ratio
+    # 3015·0.001/0.9 → C = 2 · (3.015/0.9)^1.25 (prior β 0.8)
     assert d.action == "up" and d.rule == "model"
-    assert d.arrival_rows_s == pytest.approx(1500.0)
-    assert d.predicted_utilization == pytest.approx(1.75)
-    need = 2 * (10 / 3) ** 1.25
+    assert d.arrival_rows_s == pytest.approx(1500.0) and d.backlog_rows == pytest.approx(2250.0)
+    assert d.predicted_utilization == pytest.approx(1.7575)
+    need = 2 * (3.015 / 0.9) ** 1.25
     assert d.needed_capacity == pytest.approx(need)
     assert len(d.add) == math.ceil(need - 2) and d.target_executors == 2 + math.ceil(need - 2)
-    assert "1.75" in d.reason and "1,500 rows/s" in d.reason
+    assert "1.76" in d.reason and "1,500 rows/s" in d.reason and "2,250 rows" in d.reason
     assert memory.last_change is not None and memory.last_change.kind == "up"
     # the same view a second later: stabilizing, nothing more
     d2, _ = decide(view(bs, executors(2), now=bs[-1].at_s + 1), memory, OPTS)

@@ -4,7 +4,8 @@
   read when a batch starts) advances with what arrives, whatever a batch admits; ``rows`` over the offsets a
   batch advanced converts offsets to rows (1 for Kafka; a rate source's offsets count seconds). Where the sources
   give no numeric offsets, the processed rows per second, and the evaluation says the rate may hide a cap.
-* **Backlog**: latest − end offset of the last batch, in rows.
+* **Backlog**: latest − end offset of the last batch, in rows, plus the rows that arrived while it overran the
+  target (an uncapped source's lag).
 * **Points of the fit**: batches that ran on settled executors — not the query's first ``warmup_batches``, not the
   first ``warmup_batches`` after a change of capacity, not one during which executors changed — the most recent
   ``window_points`` of them.
@@ -89,14 +90,18 @@ def arrival(batches: Sequence[Batch], now_s: float) -> tuple[float | None, bool]
     return (rows / span if span > 0 else None), False
 
 
-def backlog(batches: Sequence[Batch]) -> float:
+def backlog(batches: Sequence[Batch], rate: float | None, target_s: float) -> float:
+    """Rows waiting after the last batch: what its sources held back when it started (latest − end offsets: a rate
+    cap's queue), plus what arrived while it overran the target (a source without a cap hands those to the next
+    batch at once: the lag of a query that fell behind)."""
     if not batches:
         return 0.0
     last = batches[-1]
+    overrun = (rate or 0.0) * max(0.0, last.duration_s - target_s)
     scale = rows_per_offset(batches[-20:])
     if scale is None or last.position is None or last.processed is None:
-        return 0.0
-    return max(0.0, (last.position - last.processed) * scale)
+        return overrun
+    return max(0.0, (last.position - last.processed) * scale) + overrun
 
 
 def capacity_of(executors: Sequence[Executor], options: AutoscaleOptions) -> float:
@@ -108,9 +113,9 @@ def evaluate(view: View, options: AutoscaleOptions) -> Evaluation:
     batches = view.batches
     capacity = capacity_of(view.executors, options)
     rate, from_offsets = arrival(batches, view.now_s)
-    queue = backlog(batches)
+    queue = backlog(batches, rate, view.target_batch_s)
     earlier = [b for b in batches if b.at_s <= view.now_s - RATE_WINDOW_S]
-    growing = bool(earlier) and queue > backlog(earlier) * 1.05 + 1.0
+    growing = bool(earlier) and queue > backlog(earlier, rate, view.target_batch_s) * 1.05 + 1.0
     recent = _recent(batches, view.now_s) if batches else []
     utilization = (sum(b.duration_s for b in recent) / len(recent) / view.target_batch_s) if recent else None
     points = [Point(b.rows, b.capacity, b.duration_s) for b in settled(batches, options.warmup_batches)]

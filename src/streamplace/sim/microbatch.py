@@ -18,12 +18,11 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from streamplace.autoscaler.baselines import Policy
 from streamplace.autoscaler.decide import Decision
 from streamplace.autoscaler.evaluate import capacity_of
 from streamplace.autoscaler.options import AutoscaleOptions
 from streamplace.autoscaler.state import Batch, Executor, Memory, View
-
-Policy = Callable[[View, Memory, AutoscaleOptions], tuple[Decision, Memory]]
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from streamplace.autoscaler.decide import Decision, decide
+from streamplace.autoscaler.baselines import POLICIES, Policy
+from streamplace.autoscaler.decide import Decision
 from streamplace.autoscaler.evaluate import capacity_of
 from streamplace.autoscaler.options import AutoscaleOptions, options_from
 from streamplace.autoscaler.progress import read_progress
@@ -63,6 +64,7 @@ class AutoscaleHandle:
     target_batch_s: float
     log_path: Path | None
     why_not_acting: str = ""
+    policy: str = "streamplace"
     decisions: list[Decision] = field(default_factory=list)
     batches: list[Batch] = field(default_factory=list)
     page_url: str | None = None
@@ -111,9 +113,18 @@ def _target_batch(query: Any, options: AutoscaleOptions) -> float:
     return interval
 
 
+def _policy(name: str) -> Policy:
+    if name not in POLICIES:
+        raise ModelError([Problem("autoscale.policy", f"unknown policy {name!r}",
+                                  f"use one of {', '.join(POLICIES)} (streamplace: ours; the others are the rules "
+                                  "users have today, for comparison)")])
+    return POLICIES[name]
+
+
 def _start(query: Any, acting: bool, options: Mapping[str, Any], log_path: str | Path | None, page: bool,
-           page_port: int, on_decision: Callable[[Decision], None] | None) -> AutoscaleHandle:
+           page_port: int, on_decision: Callable[[Decision], None] | None, policy: str) -> AutoscaleHandle:
     opts = options_from(options)
+    rule = _policy(policy)
     from streamplace.spark.autoscale.executors import AllocationRefused, ExecutorClient, allocation_mode
     from streamplace.spark.autoscale.listener import progress_listener, session_of
 
@@ -126,7 +137,7 @@ def _start(query: Any, acting: bool, options: Mapping[str, Any], log_path: str |
     query_id = str(query.id)
     path = Path(log_path) if log_path is not None else _default_log(query_id)
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle = AutoscaleHandle(query_id, acting, opts, target_s, path, why_not)
+    handle = AutoscaleHandle(query_id, acting, opts, target_s, path, why_not, policy=policy)
     client = ExecutorClient(spark) if not why_not or "dynamicAllocation" in why_not else None
     local_cores = int(spark.sparkContext.defaultParallelism) if client is None else 0
     reports: queue.Queue[tuple[str, str]] = queue.Queue()
@@ -140,25 +151,29 @@ def _start(query: Any, acting: bool, options: Mapping[str, Any], log_path: str |
         handle.page_url = run_page.url
         handle._cleanup.append(run_page.close)
     available = _available_workers(spark, opts)
-    loop = _Loop(handle, client, local_cores, reports, run_page, available, on_decision)
+    loop = _Loop(handle, client, local_cores, reports, run_page, available, on_decision, rule)
     handle._thread = threading.Thread(target=loop.run, name="streamplace-autoscaler", daemon=True)
     handle._thread.start()
     return handle
 
 
 def autoscale(query: Any, *, log_path: str | Path | None = None, page: bool = False, page_port: int = 0,
-              on_decision: Callable[[Decision], None] | None = None, **options: Any) -> AutoscaleHandle:
+              on_decision: Callable[[Decision], None] | None = None, policy: str = "streamplace",
+              **options: Any) -> AutoscaleHandle:
     """Scale ``query``'s executors from now on (a running ``StreamingQuery`` of a classic PySpark session on a
     cluster with dynamic allocation off). ``options``: AutoscaleOptions' fields (target_batch_s,
-    target_utilization, catch_up_s, worker_types, …). Refuses, before touching the query, options out of range
-    and applications whose executors the driver cannot change (saying what to change)."""
-    return _start(query, True, options, log_path, page, page_port, on_decision)
+    target_utilization, catch_up_s, worker_types, …); ``policy``: "streamplace" (ours), or "occupation" /
+    "dstreams" — the rules users have today (autoscaler/baselines.py), for comparison. Refuses, before touching
+    the query, options out of range and applications whose executors the driver cannot change (saying what to
+    change)."""
+    return _start(query, True, options, log_path, page, page_port, on_decision, policy)
 
 
 def recommend(query: Any, *, log_path: str | Path | None = None, page: bool = False, page_port: int = 0,
-              on_decision: Callable[[Decision], None] | None = None, **options: Any) -> AutoscaleHandle:
+              on_decision: Callable[[Decision], None] | None = None, policy: str = "streamplace",
+              **options: Any) -> AutoscaleHandle:
     """Decide for ``query`` as ``autoscale`` would, and only report: works in local mode and on clusters alike."""
-    return _start(query, False, options, log_path, page, page_port, on_decision)
+    return _start(query, False, options, log_path, page, page_port, on_decision, policy)
 
 
 def _available_workers(spark: Any, options: AutoscaleOptions) -> Callable[[list[Executor]], dict[str, int] | None]:
@@ -189,7 +204,8 @@ class _Loop:
 
     def __init__(self, handle: AutoscaleHandle, client: Any, local_cores: int, reports: queue.Queue[tuple[str, str]],
                  page: RunPage | None, available: Callable[[list[Executor]], dict[str, int] | None],
-                 on_decision: Callable[[Decision], None] | None):
+                 on_decision: Callable[[Decision], None] | None, policy: Policy):
+        self.policy = policy
         self.h, self.client, self.local_cores, self.reports = handle, client, local_cores, reports
         self.page, self.available, self.on_decision = page, available, on_decision
         self.t0_mono, self.t0_wall = time.monotonic(), time.time()
@@ -259,7 +275,7 @@ class _Loop:
         view = View(now_s=now, target_batch_s=self.h.target_batch_s, batches=tuple(self.batches),
                     executors=tuple(executors), pending=pending, available=self.available(executors),
                     can_act=self.h.acting, notes=notes)
-        decision, self.memory = decide(view, self.memory, self.h.options)
+        decision, self.memory = self.policy(view, self.memory, self.h.options)
         if self.h.acting and decision.action == "up":
             self.client.set_total(len(executors) + len(decision.add))
         elif self.h.acting and decision.action == "down":
