@@ -43,6 +43,8 @@ from streamplace.autoscaler.state import Change, Executor, Memory, View
 from streamplace.elastic.billing import Lease, remaining_in_btu
 
 HOUR_S = 3600.0
+#: a fitted β below this is said: added capacity barely helps the query
+LITTLE_GAIN_EXPONENT = 0.3
 
 
 @dataclass(frozen=True)
@@ -206,6 +208,10 @@ def decide(view: View, memory: Memory, options: AutoscaleOptions) -> tuple[Decis
     predicted = fit.batch_s(rows_req, cap_now) / target_s
     need = fit.capacity_for(rows_req, rho * target_s)
     base.update(predicted_utilization=predicted, needed_capacity=need)
+    if fit.exponent_fitted and fit.exponent < LITTLE_GAIN_EXPONENT:
+        limits.append(f"the query's own capacity changes show little gain from added capacity (β = "
+                      f"{fit.exponent:.2f}: doubling it speeds rows up {2 ** fit.exponent:.2f}×); a bottleneck "
+                      "outside the executors (the source, the driver, one partition) may bound it")
     if math.isinf(need):
         limits.append(f"a batch's fixed cost ({fit.fixed_s:.2f} s) alone exceeds {rho:g} × the target "
                       f"({target_s:g} s): no executor count meets it (fix: a longer trigger or target_batch_s)")

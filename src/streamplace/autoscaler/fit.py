@@ -9,9 +9,9 @@ are not computed from operators: they are fitted from the batches it ran, with t
 F seconds per batch (offsets, planning, WAL, commit, stage scheduling), w seconds per row on one reference core,
 C the executors' capacity in reference cores (Σ cores × speed), and β ∈ (0, 1] how well the query uses more
 capacity: doubling C divides the per-row time by 2^β. β is not assumed: it is fitted where the query ran on
-two capacities at least ``MIN_SPREAD`` apart, else it is the options' prior (``prior_scaling``, 0.8: a scale-up
-expects less than linear gain) for capacities above the current one and 1 (linear) below it, so a scale-down
-is never justified by a gain the query has not shown.
+two capacities at least ``MIN_SPREAD`` apart with ``MIN_POINTS_PER_CAPACITY`` batches each, else it is the
+options' prior (``prior_scaling``, 0.8: a scale-up expects less than linear gain) for capacities above the current
+one and 1 (linear) below it, so a scale-down is never justified by a gain the query has not shown.
 
 Fitting: for β on a grid of 20 values in (0, 1] (fixed where it cannot be fitted), F and w by least squares on
 x = rows / C^β, both kept ≥ 0; points whose residual exceeds ``OUTLIER_MADS`` median absolute deviations (a GC
@@ -32,6 +32,8 @@ from streamplace.perf.engines.spark import SparkConstants
 
 #: the smallest ratio between the largest and the smallest capacity the points ran on for β to be fitted
 MIN_SPREAD = 1.2
+#: the points each of those capacities needs
+MIN_POINTS_PER_CAPACITY = 3
 #: the smallest coefficient of variation of x = rows / C^β for F and w to be told apart
 MIN_X_CV = 0.15
 OUTLIER_MADS = 4.0
@@ -141,8 +143,12 @@ def fit_cost(points: Sequence[Point], prior_exponent: float, constants: SparkCon
     if len(y) < max(2, min_points):
         return None
     reference = float(cap[-1])
-    capacities = len(np.unique(np.round(cap, 6)))
-    fitted = capacities >= 2 and float(cap.max() / cap.min()) >= MIN_SPREAD
+    levels, counts = np.unique(np.round(cap, 6), return_counts=True)
+    capacities = len(levels)
+    # β from capacities that each carry a few points, far enough apart (one batch on a new capacity, its executors
+    # still cold, once gave β = 0.05 and a need of millions of cores)
+    solid = levels[counts >= MIN_POINTS_PER_CAPACITY]
+    fitted = len(solid) >= 2 and float(solid.max() / solid.min()) >= MIN_SPREAD
     betas = BETA_GRID if fitted else np.array([1.0])  # one capacity: β drops out of x up to a constant factor
     dropped = 0
     f, w, beta = _fit_beta(rows, cap, y, betas)
