@@ -63,10 +63,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
-from streamplace.autoscaler.decide import Decision, choose_adds, decide
+from streamplace.autoscaler.decide import Decision, choose_adds, decide, new_cores
 from streamplace.autoscaler.evaluate import capacity_of
 from streamplace.autoscaler.options import AutoscaleOptions
 from streamplace.autoscaler.state import Batch, Change, Executor, Memory, View
@@ -101,18 +100,13 @@ def _id_order(e: Executor) -> tuple[int, int, float, str]:
     return (0, int(e.id), e.started_s, e.id) if e.id.isdecimal() else (1, 0, e.started_s, e.id)
 
 
-def _new_cores(executors: Sequence[Executor], type_name: str) -> int:
-    same = [e.cores for e in executors if e.type_name == type_name] or [e.cores for e in executors]
-    return int(statistics.median(same)) if same else 1
-
-
 def _act(view: View, memory: Memory, options: AutoscaleOptions, rule: str, action: str, reason: str,
          utilization: float | None, add: tuple[str, ...] = (), release: tuple[str, ...] = (),
          limits: tuple[str, ...] = ()) -> tuple[Decision, Memory]:
     """The Decision, with the Change recorded in the memory when it is one (as decide does)."""
     n, cap = len(view.executors), capacity_of(view.executors, options)
     gone = [e for e in view.executors if e.id in release]
-    after = cap + sum(_new_cores(view.executors, t) * options.worker_types[t].speed for t in add) \
+    after = cap + sum(new_cores(view.executors, t) * options.worker_types[t].speed for t in add) \
         - sum(e.cores * options.worker_types[e.type_name].speed for e in gone)
     if action != "keep":
         memory = dataclasses.replace(memory, changes=(*memory.changes, Change(view.now_s, action, cap, after)))

@@ -85,7 +85,7 @@ def _cost_per_core_s(kind: WorkerType, cores: float) -> float:
     return kind.price / kind.unit_s / max(cores * kind.speed, 1e-12)
 
 
-def _new_cores(executors: tuple[Executor, ...], type_name: str) -> int:
+def new_cores(executors: tuple[Executor, ...], type_name: str) -> int:
     """Cores a new executor of ``type_name`` is expected to have: the median of its live ones, else of all, else 1."""
     same = [e.cores for e in executors if e.type_name == type_name] or [e.cores for e in executors]
     return int(statistics.median(same)) if same else 1
@@ -95,12 +95,12 @@ def choose_adds(view: View, options: AutoscaleOptions, deficit: float, room: int
     """Worker types to add, cheapest capacity first, until ``deficit`` reference cores are covered or ``room``
     executors are requested."""
     free = dict(view.available) if view.available is not None else {"default": room}
-    kinds = sorted(free, key=lambda t: (_cost_per_core_s(options.worker_types[t], _new_cores(view.executors, t)),
+    kinds = sorted(free, key=lambda t: (_cost_per_core_s(options.worker_types[t], new_cores(view.executors, t)),
                                         -options.worker_types[t].speed, t))
     out: list[str] = []
     covered = 0.0
     for name in kinds:
-        gain = _new_cores(view.executors, name) * options.worker_types[name].speed
+        gain = new_cores(view.executors, name) * options.worker_types[name].speed
         while free[name] > 0 and covered < deficit - 1e-9 and len(out) < room:
             out.append(name)
             free[name] -= 1
@@ -257,7 +257,7 @@ def _up_decision(view: View, ev: Evaluation, memory: Memory, options: AutoscaleO
                       "(or max_executors is reached)")
         return Decision(action="keep", reason=f"{reason}, but nothing can be added", target_executors=n,
                         target_capacity=cap_now, limits=tuple(limits), rule=rule, **base), memory
-    gained = sum(_new_cores(view.executors, t) * options.worker_types[t].speed for t in add)
+    gained = sum(new_cores(view.executors, t) * options.worker_types[t].speed for t in add)
     if cap_now + gained < target - 1e-9:
         limits.append(f"needs {target:.2f} reference cores; the cluster gives at most {cap_now + gained:.2f}")
     if ev.state_partitions:
