@@ -250,3 +250,19 @@ def test_good_options_are_kept() -> None:
                          "executor_types": {"10.0.0.2": "fast"}})
     assert opts.type_of("10.0.0.2").speed == 2.0 and opts.type_of("10.0.0.9").speed == 1.0
     assert isinstance(decide, object) and Decision.__name__ == "Decision"
+
+
+def test_two_executors_can_become_one_although_a_step_keeps_sixty_percent() -> None:
+    # 2 executors of 2 cores; 50 rows/s needs (100 rows · 0.001 s) within 1.4 − 0.5 s: 0.22 reference cores at most.
+    # A 40 % cut of 4 cores keeps 2.4, more than one executor's 2: one may still go (measured on the emulated
+    # cluster: without this rule two executors never became one)
+    rows = [100, 200, 150, 120, 180, 100, 100, 100]
+    quiet = batches(rows, [4.0] * len(rows))
+    per_second = AutoscaleOptions(warmup_batches=0, scale_down_window_s=0.0,
+                                  worker_types={"default": WorkerType(unit_s=1.0)})
+    d, _ = decide(view(quiet, executors(2, cores=2)), Memory(), per_second)
+    assert d.action == "down" and len(d.release) == 1 and d.target_capacity == 2.0
+    one = AutoscaleOptions(warmup_batches=0, scale_down_window_s=0.0, min_executors=2,
+                           worker_types={"default": WorkerType(unit_s=1.0)})
+    d, _ = decide(view(quiet, executors(2, cores=2)), Memory(), one)
+    assert d.action == "keep" and "min_executors 2" in d.reason

@@ -318,7 +318,13 @@ def _scale_down(view: View, ev: Evaluation, memory: Memory, options: AutoscaleOp
     hold = _guard(view, memory, options, since_last)
     if hold:
         return keep(f"scale-down to {window_need:.2f} reference cores due; kept: {hold}")
-    floor = max(window_need, options.min_scale_down_keep * cap_now)
+    # a step keeps min_scale_down_keep of the capacity, but may always release one executor when the need allows:
+    # with whole executors a 40 % cut of two would never release either
+    smallest = min(e.cores * options.worker_types[e.type_name].speed for e in view.executors)
+    floor = max(window_need, min(options.min_scale_down_keep * cap_now, cap_now - smallest))
+    if len(view.executors) <= options.min_executors or cap_now - smallest < window_need - 1e-9:
+        return keep(f"predicted utilization {predicted:.2f} is low, but {window_need:.2f} reference cores are "
+                    f"needed and {len(view.executors)} executor(s) run (min_executors {options.min_executors})")
     release = choose_releases(view, options, floor)
     if not release:
         paying = sorted(view.executors, key=lambda e: paid_left_s(e, view.now_s, options))
