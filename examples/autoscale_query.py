@@ -119,9 +119,26 @@ def burner(cost_us: float) -> Any:
     return burn
 
 
+def executor_lifetimes(spark: SparkSession) -> list[dict[str, Any]]:
+    """Every executor the application had (the driver left out): id, host, cores, added and removed (epoch s;
+    removed None while alive), from Spark's status store (through PySpark's gateway: no public Python API)."""
+    found = spark.sparkContext._jsc.sc().statusStore().executorList(False)
+    out = []
+    for i in range(found.size()):
+        e = found.apply(i)
+        if str(e.id()) == "driver":
+            continue
+        removed = e.removeTime()
+        out.append({"id": str(e.id()), "host": str(e.hostPort()).rsplit(":", 1)[0], "cores": int(e.totalCores()),
+                    "added": e.addTime().getTime() / 1000.0,
+                    "removed": removed.get().getTime() / 1000.0 if removed.isDefined() else None})
+    return out
+
+
 def session(args: argparse.Namespace) -> SparkSession:
     b = SparkSession.builder.master(args.master).appName(f"autoscale-query-{args.mode}")
     b = b.config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", str(args.partitions))
+    b = b.config("spark.sql.streaming.numRecentProgressUpdates", "100000")  # every report, for --record
     # the Python workers' interpreter (the driver's data-source runner and the executors'): this one, which has
     # pyarrow (on this machine's emulated cluster the executors run it too)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -156,13 +173,16 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--executors", type=int, default=0, help="mode none: cap the executors (0: all)")
     ap.add_argument("--executor-cores", type=int, default=1)
     ap.add_argument("--option", action="append", default=[], help="an autoscaler option KEY=VALUE (repeatable)")
+    ap.add_argument("--policy", default="streamplace", help="autoscale/recommend: streamplace, occupation, dstreams")
+    ap.add_argument("--record", action="store_true", help="write run.json: every progress report and executor")
     args = ap.parse_args(argv)
     out = Path(args.out or f"/tmp/autoscale-query-{int(time.time())}")
     out.mkdir(parents=True, exist_ok=True)
     spark = session(args)
     spark.sparkContext.setLogLevel("ERROR")
     spark.dataSource.register(PatternSource)
-    rows = (spark.readStream.format("pattern").option("levels", args.levels).option("start", str(time.time()))
+    start = time.time()
+    rows = (spark.readStream.format("pattern").option("levels", args.levels).option("start", str(start))
             .option("partitions", str(args.partitions)).load())
     burned = rows.select(burner(args.cost_us)("id").alias("id"), "key", "ts")
     if args.sink == "parquet":
@@ -178,12 +198,17 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
         options = {k: json.loads(v) for k, v in (o.split("=", 1) for o in args.option)}
         attach = streamplace.autoscale if args.mode == "autoscale" else streamplace.recommend
-        handle = attach(query, log_path=out / "decisions.jsonl", **options)
+        handle = attach(query, log_path=out / "decisions.jsonl", policy=args.policy, **options)
     query.awaitTermination(args.duration)
     progress = [json.loads(p.json) for p in query.recentProgress]
     query.stop()
+    ended = time.time()
     if handle is not None:
         handle.stop()
+    if args.record:
+        (out / "run.json").write_text(json.dumps({"start": start, "end": ended, "levels": args.levels,
+                                                  "trigger_s": args.trigger, "progress": progress,
+                                                  "executors": executor_lifetimes(spark)}))
     result = {"mode": args.mode, "batches": len(progress), "last_batch": progress[-1]["batchId"] if progress else None,
               "out": str(out), "decisions": str(out / "decisions.jsonl") if handle else None,
               "autoscaler_error": handle.error if handle else None}
