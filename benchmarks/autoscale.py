@@ -1,0 +1,314 @@
+"""Autoscalers on a plain PySpark query, on the emulated standalone cluster, beside what users have today (issue 52).
+
+The query is examples/autoscale_query.py — a Python streaming data source whose rate follows a pattern, a pandas
+UDF that costs CPU per row, a windowed count per key; nothing of streamplace in it but the two lines that attach
+an autoscaler. It runs on ``cluster up``'s emulation of examples/autoscale-cluster.yaml (four workers, each under a
+CPU quota of its share of this machine's cores, one executor each) under a stepped and a random-walk input rate,
+once per policy:
+
+* ``streamplace``: streamplace.autoscale (per-minute billing units, so it may release within a run; its
+  stabilization and scale-down window scaled to runs of minutes: 20 s and 30 s, ``--options``);
+* ``dynamic``: Spark's dynamic allocation (shuffle tracking on, min 1 executor);
+* ``static``: every worker's executor for the whole run (the allocation sized for the peak);
+* ``occupation``: the occupation rule (AmadeusITGroup/Elastic-Scaling), through the same loop;
+* ``dstreams``: DStreams' ratio rule (spark.streaming.dynamicAllocation), through the same loop.
+
+Per run, from every progress report and every executor's lifetime (Spark's status store): the share of batches
+within target (batch time ≤ the trigger; the query's first batch, which starts the executors' JVMs and Python
+workers, left out and counted apart), the oldest backlog (the age of the oldest unprocessed row when a batch
+starts, from the third batch on — the second reads what arrived during the start-up —: the source's arrival
+times are known from its pattern), executor-minutes, the cost under per-minute and
+per-hour billing (each executor a lease; the spec's price per node-hour), and scaling actions (changes of the
+executor count after the first batch, those within 10 s counted once). Goals: ≥ 95 % of batches within target;
+≥ 30 % fewer executor-minutes than dynamic allocation and than the static peak; no more misses than the
+occupation rule; ≤ 12 scaling actions per hour. ``--recommend`` adds the recommend-only check:
+streamplace.recommend on a local query at a constant rate, then the same query on the cores it recommended,
+measured.
+
+Run: .venv/bin/python benchmarks/autoscale.py [--minutes 6] [--patterns step,walk]
+     [--policies streamplace,dynamic,static,occupation,dstreams] [--smoke]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import math
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+QUERY = ROOT / "examples" / "autoscale_query.py"
+
+
+def _query_module() -> Any:
+    """examples/autoscale_query.py as a module: its pattern's functions are the one definition of the arrivals."""
+    spec = importlib.util.spec_from_file_location("autoscale_query", QUERY)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_QUERY = _query_module()
+parse_levels, rows_by = _QUERY.parse_levels, _QUERY.rows_by
+CLUSTER = ROOT / "examples" / "autoscale-cluster.yaml"
+PRICE_PER_NODE_HOUR = 0.10  # examples/autoscale-cluster.yaml's cost_per_hour
+GOALS = {"within": 0.95, "fewer_than_dynamic": 0.30, "fewer_than_static": 0.30, "actions_per_hour": 12.0}
+ACTION_GAP_S = 10.0
+
+
+def step_levels(seconds: float, low: float, high: float) -> str:
+    """Low for the first quarter, high for the middle half, low again: one step up and one down."""
+    q = seconds / 4
+    return f"0:{low:g},{q:g}:{high:g},{3 * q:g}:{low:g}"
+
+
+def walk_levels(seconds: float, low: float, high: float, seed: int, every_s: float = 30.0) -> str:
+    """A random walk of the rate (Hochreiner et al.'s Eq. 6 shape): every ``every_s`` seconds one step down with
+    probability 0.4, up with 0.4, else level; eight levels between ``low`` and ``high``, starting at the third."""
+    rng = random.Random(seed)
+    levels = [low + (high - low) * k / 7 for k in range(8)]
+    at, k, parts = 0.0, 2, []
+    while at < seconds:
+        parts.append(f"{at:g}:{levels[k]:.0f}")
+        r = rng.random()
+        k = max(0, k - 1) if r < 0.4 else (min(7, k + 1) if r > 0.6 else k)
+        at += every_s
+    return ",".join(parts)
+
+
+def arrival_time(levels: list[tuple[float, float]], row: float) -> float:
+    """Seconds after the start at which row number ``row`` arrived (the inverse of rows_by)."""
+    total = 0.0
+    for k, (start, rate) in enumerate(levels):
+        end = levels[k + 1][0] if k + 1 < len(levels) else math.inf
+        span = rate * (end - start)
+        if rate > 0 and total + span > row:
+            return start + (row - total) / rate
+        total += span
+    return math.inf
+
+
+def epoch(stamp: str) -> float:
+    from datetime import datetime
+
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+
+
+def offset_row(offset: Any) -> float | None:
+    if isinstance(offset, str):
+        offset = json.loads(offset) if offset.strip() not in ("", "None", "null") else None
+    return float(offset["row"]) if isinstance(offset, dict) and "row" in offset else None
+
+
+def metrics(run: dict[str, Any]) -> dict[str, float]:
+    """The figures of one run (see the module's docstring)."""
+    levels = parse_levels(run["levels"])
+    start, end, trigger = run["start"], run["end"], run["trigger_s"]
+    batches = [p for p in run["progress"] if p.get("numInputRows", 0) > 0 or p["batchId"] > 0]
+    timed = batches[1:]  # the first batch starts every executor's JVM and Python workers
+    first_s = batches[0]["durationMs"]["triggerExecution"] / 1000 if batches else math.nan
+    within = sum(p["durationMs"]["triggerExecution"] <= 1000 * trigger for p in timed) / max(1, len(timed))
+    lags = []
+    # the batch after the first reads what arrived while the executors started: its lag is the start-up's
+    for p in timed[1:]:
+        src = p["sources"][0]
+        first = offset_row(src.get("startOffset"))
+        latest = offset_row(src.get("latestOffset"))
+        if first is None or latest is None or latest <= first:
+            continue
+        lags.append(epoch(p["timestamp"]) - (start + arrival_time(levels, first)))
+    minutes = 0.0
+    per_minute = per_hour = 0.0
+    events: list[float] = []
+    # executors that register while the first batch runs are the start, not a scaling action
+    settled = epoch(batches[0]["timestamp"]) + first_s if batches else start
+    for e in run["executors"]:
+        added, removed = max(e["added"], start), min(e["removed"] or end, end)
+        if removed <= added:
+            continue
+        held = removed - added
+        minutes += held / 60
+        per_minute += math.ceil(held / 60) * PRICE_PER_NODE_HOUR / 60
+        per_hour += math.ceil(held / 3600) * PRICE_PER_NODE_HOUR
+        if e["added"] > settled:
+            events.append(e["added"])
+        if e["removed"] is not None and settled < e["removed"] < end - 1:
+            events.append(e["removed"])
+    actions = 0
+    last = -math.inf
+    for t in sorted(events):
+        if t - last > ACTION_GAP_S:
+            actions += 1
+        last = t
+    hours = (end - start) / 3600
+    return {"batches": len(timed), "within": within, "first_batch_s": first_s,
+            "oldest_backlog_s": max(lags, default=0.0),
+            "p95_backlog_s": statistics.quantiles(lags, n=20)[-1] if len(lags) >= 20 else max(lags, default=0.0),
+            "executor_min": minutes, "cost_per_minute": per_minute, "cost_per_hour": per_hour, "actions": actions,
+            "actions_per_hour": actions / hours if hours > 0 else math.nan,
+            "rows": rows_by(levels, end - start)}
+
+
+def run_query(policy: str, levels: str, args: argparse.Namespace, master: str, secret: Path, out: Path,
+              env: dict[str, str]) -> dict[str, Any]:
+    mode = {"dynamic": "dynamic", "static": "none"}.get(policy, "autoscale")
+    cmd = [sys.executable, str(QUERY), "--master", master, "--secret-file", str(secret), "--mode", mode,
+           "--levels", levels, "--cost-us", str(args.cost_us), "--trigger", str(args.trigger),
+           "--duration", str(args.minutes * 60), "--out", str(out), "--record"]
+    if mode == "autoscale":
+        cmd += ["--policy", policy, "--option", 'worker_types={"default": {"unit_s": 60}}']
+        if policy == "streamplace":
+            for pair in args.options.split(","):
+                if pair:
+                    cmd += ["--option", pair]
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=args.minutes * 60 + 900)
+    if done.returncode != 0:
+        raise SystemExit(f"{policy}: the query failed: {done.stderr[-3000:]}")
+    return json.loads((out / "run.json").read_text())
+
+
+def recommend_check(args: argparse.Namespace, home: Path, env: dict[str, str]) -> list[str]:
+    """recommend on a local query at a constant rate, then the query run at that rate on the cores it recommended:
+    did the measured run sustain it (batches within target)?"""
+    rate, minutes = args.recommend_rate, args.recommend_minutes
+    common = ["--levels", f"0:{rate:g}", "--cost-us", str(args.cost_us), "--trigger", str(args.trigger),
+              "--duration", str(minutes * 60), "--record"]
+    advised = home / "recommend"
+    done = subprocess.run([sys.executable, str(QUERY), "--master", "local[2]", "--mode", "recommend",
+                           "--out", str(advised), *common], capture_output=True, text=True, env=env,
+                          timeout=minutes * 60 + 600)
+    if done.returncode != 0:
+        raise SystemExit(f"recommend: the query failed: {done.stderr[-3000:]}")
+    decisions = [json.loads(x) for x in (advised / "decisions.jsonl").read_text().splitlines()]
+    needs = [d["needed_capacity"] for d in decisions if d.get("needed_capacity") is not None]
+    if not needs:
+        return [f"recommend: no model decision in {len(decisions)} batches (the fit never had its points)"]
+    need = needs[-1]
+    cores = max(1, math.ceil(need))
+    if cores > 2:
+        return [f"recommend at {rate:g} rows/s: {need:.2f} cores, more than this machine's 2: not checked"]
+    measured = home / "recommended"
+    done = subprocess.run([sys.executable, str(QUERY), "--master", f"local[{cores}]", "--mode", "none",
+                           "--out", str(measured), *common], capture_output=True, text=True, env=env,
+                          timeout=minutes * 60 + 600)
+    if done.returncode != 0:
+        raise SystemExit(f"the recommended run failed: {done.stderr[-3000:]}")
+    m = metrics(json.loads((measured / "run.json").read_text()))
+    return [f"recommend (local[2], {rate:g} rows/s): {need:.2f} cores needed → local[{cores}] measured "
+            f"{100 * m['within']:.1f} % of {m['batches']:.0f} batches within target, oldest backlog "
+            f"{m['oldest_backlog_s']:.1f} s (goal: the recommendation sustains the load, ≥ "
+            f"{100 * GOALS['within']:.0f} % within target)"]
+
+
+def start_cluster(env: dict[str, str], state_dir: Path, archives: bool = True) -> str:
+    up = subprocess.run([sys.executable, "-m", "streamplace", "cluster", "up", str(CLUSTER), "--state-dir",
+                         str(state_dir), "--jvm-archives" if archives else "--no-jvm-archives"],
+                        capture_output=True, text=True, env=env, timeout=900)
+    if up.returncode != 0:
+        raise SystemExit(f"cluster up failed: {up.stderr[-2000:]}")
+    return up.stdout.strip().splitlines()[-1]
+
+
+def table(rows: list[tuple[str, str, dict[str, float]]]) -> list[str]:
+    out = ["| pattern | policy | batches | within target | oldest backlog s | executor-min | cost /min billing | "
+           "cost /h billing | actions | actions/h |", "| --- " * 10 + "|"]
+    for pattern, policy, m in rows:
+        out.append(f"| {pattern} | {policy} | {m['batches']:.0f} | {100 * m['within']:.1f} % | "
+                   f"{m['oldest_backlog_s']:.1f} | {m['executor_min']:.2f} | {m['cost_per_minute']:.4f} | "
+                   f"{m['cost_per_hour']:.2f} | {m['actions']:.0f} | {m['actions_per_hour']:.1f} |")
+    return out
+
+
+def goals(rows: list[tuple[str, str, dict[str, float]]]) -> list[str]:
+    out = []
+    by = {(p, q): m for p, q, m in rows}
+    for pattern in dict.fromkeys(p for p, _, _ in rows):
+        ours = by.get((pattern, "streamplace"))
+        if ours is None:
+            continue
+        out.append(f"{pattern}: within target {100 * ours['within']:.1f} % (goal ≥ {100 * GOALS['within']:.0f} %)")
+        for other, key in (("dynamic", "fewer_than_dynamic"), ("static", "fewer_than_static")):
+            if (pattern, other) in by:
+                saved = 1 - ours["executor_min"] / by[(pattern, other)]["executor_min"]
+                out.append(f"{pattern}: executor-minutes {100 * saved:.1f} % fewer than {other} "
+                           f"(goal ≥ {100 * GOALS[key]:.0f} %)")
+        if (pattern, "occupation") in by:
+            mine = round((1 - ours["within"]) * ours["batches"])
+            theirs = round((1 - by[(pattern, "occupation")]["within"]) * by[(pattern, "occupation")]["batches"])
+            out.append(f"{pattern}: missed batches {mine} vs the occupation rule's {theirs} (goal: no more)")
+        out.append(f"{pattern}: {ours['actions_per_hour']:.1f} scaling actions per hour (goal ≤ "
+                   f"{GOALS['actions_per_hour']:.0f})")
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--minutes", type=float, default=6.0, help="per run (after the query starts)")
+    ap.add_argument("--patterns", default="step,walk")
+    ap.add_argument("--policies", default="streamplace,dynamic,static,occupation,dstreams")
+    ap.add_argument("--low", type=float, default=30.0, help="rows/s at the pattern's lowest")
+    ap.add_argument("--high", type=float, default=300.0, help="rows/s at the pattern's highest")
+    ap.add_argument("--cost-us", type=float, default=1500.0)
+    ap.add_argument("--trigger", type=float, default=10.0)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--master", default=None, help="a running `cluster up` master (else one is started and stopped)")
+    ap.add_argument("--state-dir", type=Path, default=None, help="that cluster's state directory")
+    ap.add_argument("--options", default="stabilization_s=20,scale_down_window_s=30",
+                    help="streamplace's options, KEY=VALUE,… (the defaults' 60 s and 180 s are for queries that run "
+                         "for hours; a run of minutes scales them down)")
+    ap.add_argument("--smoke", action="store_true",
+                    help="the smallest case: the step pattern, streamplace alone, 1.5 minutes, no class archives")
+    ap.add_argument("--markdown", type=Path, default=None, help="also write the table here")
+    ap.add_argument("--recommend", action="store_true", help="also the recommend-only check on a local query")
+    ap.add_argument("--recommend-rate", type=float, default=250.0)
+    ap.add_argument("--recommend-minutes", type=float, default=2.0)
+    args = ap.parse_args()
+    if args.smoke:
+        args.minutes, args.patterns, args.policies = 1.5, "step", "streamplace"
+    seconds = args.minutes * 60
+    patterns = {"step": step_levels(seconds, args.low, args.high),
+                "walk": walk_levels(seconds, args.low, args.high, args.seed)}
+    chosen = [p for p in args.patterns.split(",") if p]
+    unknown = [p for p in chosen if p not in patterns]
+    if unknown:
+        raise SystemExit(f"--patterns: unknown {unknown}; use step, walk")
+    home = Path(tempfile.mkdtemp(prefix="sp-autoscale-bench-"))
+    env = dict(os.environ, STREAMPLACE_HOME=str(home))
+    state_dir = args.state_dir or home / "cluster"
+    master = args.master or start_cluster(env, state_dir, archives=not args.smoke)
+    print(f"cluster at {master}; {args.minutes:g} min per run, trigger {args.trigger:g} s, "
+          f"{args.cost_us:g} µs of CPU per row", flush=True)
+    rows: list[tuple[str, str, dict[str, float]]] = []
+    try:
+        for pattern in chosen:
+            print(f"{pattern}: levels {patterns[pattern]}", flush=True)
+            for policy in [p for p in args.policies.split(",") if p]:
+                run = run_query(policy, patterns[pattern], args, master, state_dir / "secret",
+                                home / f"{pattern}-{policy}", env)
+                m = metrics(run)
+                rows.append((pattern, policy, m))
+                print(f"  {policy}: {m['batches']:.0f} batches, {100 * m['within']:.1f} % within target, oldest "
+                      f"backlog {m['oldest_backlog_s']:.1f} s, {m['executor_min']:.2f} executor-min, "
+                      f"{m['actions']:.0f} actions (first batch {m['first_batch_s']:.0f} s)", flush=True)
+    finally:
+        if args.master is None:
+            subprocess.run([sys.executable, "-m", "streamplace", "cluster", "down", "--state-dir", str(state_dir)],
+                           capture_output=True, env=env, timeout=120)
+    lines = table(rows)
+    checks = recommend_check(args, home, env) if args.recommend else []
+    print("\n".join(["", *lines, "", *goals(rows), *checks]))
+    if args.markdown:
+        args.markdown.write_text("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
