@@ -46,6 +46,7 @@ def test_recommend_decides_on_a_local_query_and_autoscale_refuses_local_mode(spa
         query.stop()
     handle.stop()
     assert handle.error is None
+    assert "decision" in log.with_suffix(".html").read_text()  # the page, written whole when the handle stopped
     lines = [json.loads(x) for x in log.read_text().splitlines()]
     assert len(lines) == len(handle.decisions) >= 8
     assert all(d.recommend_only and d.reason for d in handle.decisions)

@@ -100,6 +100,14 @@ class AutoscaleHandle:
                 self._cleanup.pop()()
 
 
+def _driver_cores(spark: Any) -> int:
+    """The cores a local session's tasks run on (1 where the session cannot say: Spark Connect)."""
+    try:
+        return max(1, int(spark.sparkContext.defaultParallelism))
+    except Exception:  # Spark Connect has no SparkContext
+        return 1
+
+
 def _target_batch(query: Any, options: AutoscaleOptions) -> float:
     if options.target_batch_s is not None:
         return options.target_batch_s
@@ -125,7 +133,7 @@ def _start(query: Any, acting: bool, options: Mapping[str, Any], log_path: str |
            page_port: int, on_decision: Callable[[Decision], None] | None, policy: str) -> AutoscaleHandle:
     opts = options_from(options)
     rule = _policy(policy)
-    from streamplace.spark.autoscale.executors import AllocationRefused, ExecutorClient, allocation_mode
+    from streamplace.spark.autoscale.executors import AllocationRefused, ExecutorClient, allocation_mode, on_a_cluster
     from streamplace.spark.autoscale.listener import progress_listener, session_of
 
     spark = session_of(query)
@@ -138,8 +146,9 @@ def _start(query: Any, acting: bool, options: Mapping[str, Any], log_path: str |
     path = Path(log_path) if log_path is not None else _default_log(query_id)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle = AutoscaleHandle(query_id, acting, opts, target_s, path, why_not, policy=policy)
-    client = ExecutorClient(spark) if not why_not or "dynamicAllocation" in why_not else None
-    local_cores = int(spark.sparkContext.defaultParallelism) if client is None else 0
+    # executors are read wherever a classic session runs on a cluster (recommend under dynamic allocation too)
+    client = ExecutorClient(spark) if on_a_cluster(spark) else None
+    local_cores = _driver_cores(spark) if client is None else 0
     reports: queue.Queue[tuple[str, str]] = queue.Queue()
     listener = progress_listener(query_id, reports)
     spark.streams.addListener(listener)
@@ -150,6 +159,12 @@ def _start(query: Any, acting: bool, options: Mapping[str, Any], log_path: str |
                            page_port)
         handle.page_url = run_page.url
         handle._cleanup.append(run_page.close)
+        page_left = run_page
+
+        def write_page() -> None:  # the page written whole beside the log when the handle stops (run before close)
+            page_left.finish("stopped")
+
+        handle._cleanup.append(write_page)
     available = _available_workers(spark, opts)
     loop = _Loop(handle, client, local_cores, reports, run_page, available, on_decision, rule)
     handle._thread = threading.Thread(target=loop.run, name="streamplace-autoscaler", daemon=True)

@@ -58,6 +58,14 @@ def allocation_mode(spark: SparkSession) -> str:
     return ""
 
 
+def on_a_cluster(spark: SparkSession) -> bool:
+    """A classic session on a cluster manager (its executors can be read, whether or not they can be changed)."""
+    try:
+        return not str(spark.sparkContext.master).startswith("local")
+    except Exception:  # Spark Connect
+        return False
+
+
 class ExecutorClient:
     """The application's executors: which run, and the calls that change them."""
 
