@@ -98,7 +98,9 @@ from streamplace.perf import evaluate
 from streamplace.perf.cells import cost_tables
 from streamplace.perf.engines import EngineSettings
 from streamplace.spark.cluster import standalone
+from streamplace.spark.cluster.connect import app_conf
 from streamplace.spark.cluster.cpu_quota import V1_ROOT
+from streamplace.spark.cluster.state import ClusterState, lift_cpu_quotas, state_root
 from streamplace.spark.runtime.layout import worker_layout
 from streamplace.spark.runtime.pipeline import PipelineConfig
 from streamplace.spark.runtime.run import RunResult, run_pipeline, window_span
@@ -164,7 +166,7 @@ class NodeMeter:
         return java, py
 
 
-def attach_meters(state: standalone.ClusterState) -> dict[str, NodeMeter]:
+def attach_meters(state: ClusterState) -> dict[str, NodeMeter]:
     """A meter per node: a cpuacct group mirroring its cpu group (v1), or its v2 group's own cpu.stat."""
     meters = {}
     for w in state.workers:
@@ -353,7 +355,7 @@ def started_at(batch: dict[str, Any]) -> float:
     return datetime.fromisoformat(str(batch["timestamp"]).replace("Z", "+00:00")).timestamp()
 
 
-def run_step(spark: Any, state: standalone.ClusterState, topo: Topology, scaled: Cluster, plan: Plan, op: str,
+def run_step(spark: Any, state: ClusterState, topo: Topology, scaled: Cluster, plan: Plan, op: str,
              node: str, rate: float, args: argparse.Namespace, out: Path, sampler: Sampler,
              meters: dict[str, NodeMeter]) -> tuple[Step, RunResult]:
     """Run ``plan`` at ``rate`` source tuples/s (split evenly over the sources) and measure ``node`` over the window."""
@@ -556,7 +558,7 @@ def main() -> None:
     nodes = args.nodes.split(",") if args.nodes else [n.id for n in cluster.nodes]
     eng = api.engine_settings("spark")
     assert eng is not None
-    state_dir = (args.state_dir or standalone.state_root() / f"cpu-prediction-{cluster.name}").resolve()
+    state_dir = (args.state_dir or state_root() / f"cpu-prediction-{cluster.name}").resolve()
     slots = max([args.replicas] + [w.replica_slots for w in worker_layout(cluster)])
 
     FLAG.touch()
@@ -579,8 +581,8 @@ def main() -> None:
               + f"; spark engine constants: {eng.spark.constants.origin}", flush=True)
         meters = attach_meters(state)
         sampler = Sampler(meters)
-        boost = standalone.lift_cpu_quotas(state)
-        spark = local_session(master=state.master_url, conf=standalone.app_conf(state))
+        boost = lift_cpu_quotas(state)
+        spark = local_session(master=state.master_url, conf=app_conf(state))
         with tempfile.TemporaryDirectory(prefix="sp-cpu-pred-") as tmp:
             todo = []
             for topo in topos:

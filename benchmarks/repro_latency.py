@@ -33,6 +33,7 @@ from streamplace.bench import resolve_cluster, resolve_topology
 from streamplace.bench.ecker_method import Factors, at_rate, exact_eq1, over_default, over_ras, placements
 from streamplace.perf.engines import EngineSettings, StormSettings
 from streamplace.schedulers import create
+from streamplace.schedulers.latency_aware import HillClimbing
 
 SCHEDULERS = ["round-robin", "r-storm", "hill-climbing", "ant-system", "hybrid"]
 # Ecker et al. 2025, Table 4: mean ms per placement — hill climbing, ant system, hybrid, Resource Aware Scheduler
@@ -131,7 +132,7 @@ def exact_gaps(cluster, engine, budget: float) -> list[str]:
           "| instance | optimum | " + " | ".join(names) + " |", "| --- " * (2 + len(names)) + "|"]
     for name, factor in EXACT_CASES:
         topo = at_rate(resolve_topology(name), factor)
-        scorer = create("hill-climbing", {}).scorer(topo, cluster, None)
+        scorer = HillClimbing().scorer(topo, cluster, None)
         violations, score, best = exact_eq1(scorer)
         cells = []
         for s in names:

@@ -47,6 +47,8 @@ from streamplace.perf import evaluate
 from streamplace.perf.engines import EngineSettings
 from streamplace.schedulers import create
 from streamplace.spark.cluster import standalone
+from streamplace.spark.cluster.connect import app_conf
+from streamplace.spark.cluster.state import lift_cpu_quotas
 from streamplace.spark.runtime.layout import spark_spread, worker_layout
 from streamplace.spark.runtime.pipeline import PipelineConfig
 from streamplace.spark.runtime.run import run_pipeline
@@ -79,7 +81,7 @@ def measure(state: Any, topo: Topology, cluster: Cluster, plan: Plan, rows: floa
     """One plan's run; ``expected``: the replicas' nodes to compare where tuples ran with (default: the plan's;
     under Spark's placement, its predicted spread)."""
     plan = plan.evolve(source_rates={s.id: max(1.0, rows / len(topo.sources)) for s in topo.sources})
-    conf = standalone.app_conf(state)
+    conf = app_conf(state)
     if args.executor_java_opts is not None:
         conf["spark.executor.extraJavaOptions"] = args.executor_java_opts
     if args.driver_java_opts is not None:
@@ -88,7 +90,7 @@ def measure(state: Any, topo: Topology, cluster: Cluster, plan: Plan, rows: floa
     # set again after the first batch, as `run` does): an executor JVM on a node of a tenth of a core takes minutes
     # of batches to compile its hot code, and batches were still 15-25 % faster at the end of a 150 s run than at
     # its start; lifted, it gets there within the warm-up and the window measures the steady state
-    boost = None if args.no_start_boost else standalone.lift_cpu_quotas(state)
+    boost = None if args.no_start_boost else lift_cpu_quotas(state)
     spark = local_session(master=state.master_url, conf=conf)
     cfg = PipelineConfig(sink="noop", out_dir=out, workers=state.layout(), trigger_s=0, batch_s=1.0,
                          link_latency_ms=standalone.emulated_links(state, cluster),
