@@ -36,7 +36,7 @@ docs: setup
 docs-tables: setup
 	$(BIN)/python scripts/reproduction_docs.py
 
-# ruff, then the type check of src/streamplace ([tool.mypy] in pyproject.toml)
+# ruff, then the type check of src/streamplace and benchmarks/ ([tool.mypy] in pyproject.toml)
 lint: setup
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/python -m mypy

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from streamplace.model.plan import Plan
-from streamplace.model.topology import Operator, Stream, Topology
+from streamplace.model.topology import Kind, Operator, Stream, Topology
 from streamplace.perf.engines import EngineSettings, SparkSettings
 from streamplace.perf.evaluate import evaluate
 from streamplace.spark.measure.calibration import constants_or_defaults
@@ -45,7 +45,7 @@ from streamplace.spark.runtime.session import local_session
 GOAL_TP_MEDIAN, GOAL_TP_MAX, GOAL_LAT_MEDIAN, GOAL_LAT_MAX = 0.10, 0.25, 0.25, 0.50
 
 
-def op(op_id: str, cost: float = 0.0, kind: str = "operator", rate: float | None = None,
+def op(op_id: str, cost: float = 0.0, kind: Kind = "operator", rate: float | None = None,
        alpha: float = 1.0) -> Operator:
     return Operator(op_id, kind, rate=rate, cost_ms=cost, selectivity=alpha,
                     logic={"name": "rate"} if kind == "source" else {"name": "busy"} if cost > 0 else {"name": "pass"})
@@ -175,10 +175,10 @@ def main() -> None:
             r["tp_err"], r["lat_err"] = err(r["predicted_tp"], r["measured_tp"]), err(r["predicted_lat_ms"],
                                                                                      r["measured_lat_ms"])
             rows.append(r)
-            lat = f"{r['predicted_lat_ms']:8.0f} {r['measured_lat_ms'] or 0:8.0f}" if load < 1 else " " * 17
+            lat_cells = f"{r['predicted_lat_ms']:8.0f} {r['measured_lat_ms'] or 0:8.0f}" if load < 1 else " " * 17
             print(f"{r['topology']:11s} ×{load:<4g} rate {r['source_rate']:7.0f} trigger {r['trigger_s']:2.0f} s  "
                   f"throughput {r['predicted_tp']:7.1f} "
-                  f"{r['measured_tp']:7.1f} ({100 * (r['tp_err'] or 0):+5.1f} %)  latency ms {lat}"
+                  f"{r['measured_tp']:7.1f} ({100 * (r['tp_err'] or 0):+5.1f} %)  latency ms {lat_cells}"
                   + (f" ({100 * r['lat_err']:+5.1f} %)" if load < 1 and r["lat_err"] is not None else "")
                   + f"  logic cores {r['operator_cores']:.2f}, machine {r['cpu'] or 0:.2f}", flush=True)
     tp = [abs(r["tp_err"]) for r in rows if r["tp_err"] is not None]

@@ -40,8 +40,8 @@ def hard_violations(plan: Plan, topology: Topology, cluster: Cluster, keeps_coun
     """The hard constraints ``plan`` breaks, computed from its replica map alone."""
     out = []
     nodes = {n.id: n for n in cluster.nodes}
-    memory: Counter[str] = Counter()
-    cpu: Counter[str] = Counter()
+    memory: defaultdict[str, float] = defaultdict(float)
+    cpu: defaultdict[str, float] = defaultdict(float)
     for op in topology.operators:
         per = plan.replicas.get(op.id, {})
         total = sum(per.values())
@@ -114,7 +114,7 @@ def main() -> None:
             if dict(plan.source_rates) != offered_rates(topology) and scale is not None and scale < 1 - 1e-6:
                 row["overclaims"] += 1
                 failures.append(f"{name} seed {seed}: claims source rates its plan sustains {scale:.3f}× of")
-    total = Counter()
+    total: Counter[str] = Counter()
     print(f"{args.instances} random instances (seeds {args.seed}..{args.seed + args.instances - 1}), time limit "
           f"{args.time_limit:g} s, {time.perf_counter() - started:.0f} s in all")
     print(f"{'scheduler':<14} {'runs':>5} {'ok':>5} {'timeout':>7} {'infeas.':>7} {'refused':>7} {'checked':>7} "

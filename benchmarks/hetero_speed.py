@@ -18,7 +18,7 @@ import numpy as np
 
 from streamplace.bench.clusters import HETERO_TYPES
 from streamplace.model.cluster import Cluster, Links, Node
-from streamplace.model.topology import Operator, Stream, Topology
+from streamplace.model.topology import Kind, Operator, Stream, Topology
 from streamplace.schedulers import create
 
 TARGET_S = 1.0
@@ -39,7 +39,7 @@ def layered_topology(n_ops: int = 100, width: int = 10, seed: int = 7) -> Topolo
     has_out = {a for a, _ in edges}
     ops = []
     for k in range(n_ops):
-        kind = "source" if k not in has_in else ("sink" if k not in has_out else "operator")
+        kind: Kind = "source" if k not in has_in else ("sink" if k not in has_out else "operator")
         ops.append(Operator(f"op{k}", kind, rate=100.0 if kind == "source" else None,
                             cost_ms=float(rng.choice([0.05, 0.1, 0.2])), overhead=1.0,
                             selectivity=float(rng.uniform(0.3, 0.9)), memory_mb=128))

@@ -25,7 +25,7 @@ def main() -> None:
                 c = continuum(seed=seed + 1)
                 m = measure(c.latency, jitter=jitter, missing=missing, seed=seed + 10)
                 start = time.perf_counter()
-                est = estimate(m, method, seed=seed).latency()  # type: ignore[arg-type]
+                est = estimate(m, method, seed=seed).latency()
                 times.append(time.perf_counter() - start)
                 errors.append(median_relative_error(est, c.latency))
             print(f"{jitter:6.1f} {missing:7.0%} {method:8s} "

@@ -16,7 +16,7 @@ import time
 import numpy as np
 
 from streamplace.model.cluster import Cluster, Links, Node
-from streamplace.model.topology import Operator, Stream, Topology
+from streamplace.model.topology import Kind, Operator, Stream, Topology
 from streamplace.schedulers import create
 
 BOUNDS = {"bounds.r_min": "0", "bounds.r_max": "2000", "bounds.a_min": "0.8", "bounds.a_max": "1",
@@ -27,7 +27,7 @@ def chain(n: int, seed: int = 3) -> Topology:
     rng = np.random.default_rng(seed)
     ops = []
     for k in range(n):
-        kind = "source" if k == 0 else ("sink" if k == n - 1 else "operator")
+        kind: Kind = "source" if k == 0 else ("sink" if k == n - 1 else "operator")
         ops.append(Operator(f"op{k}", kind, rate=100.0 if k == 0 else None,
                             cost_ms=1000.0 / float(rng.uniform(150, 400)),
                             pinned=("w1",) if kind != "operator" else None))

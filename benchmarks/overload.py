@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from streamplace.model.plan import Plan
-from streamplace.model.topology import Operator, Stream, Topology
+from streamplace.model.topology import Kind, Operator, Stream, Topology
 from streamplace.perf.engines import EngineSettings, SparkSettings
 from streamplace.perf.evaluate import evaluate
 from streamplace.spark.measure.calibration import constants_or_defaults
@@ -35,7 +35,7 @@ from streamplace.spark.runtime.session import local_session
 GOAL = 0.10  # measured throughput within 10 % of the predicted capacity
 
 
-def busy(op_id: str, cost: float, kind: str = "operator") -> Operator:
+def busy(op_id: str, cost: float, kind: Kind = "operator") -> Operator:
     return Operator(op_id, kind, cost_ms=cost, logic={"name": "busy"})
 
 

@@ -207,11 +207,11 @@ def main() -> None:
     md += ["", f"#### Table 3 ({args.engine} model): throughput factor over R-Storm (the Resource Aware Scheduler), "
            "ours (paper's; — where the paper had no equivalent placement)", "",
            "| topology | " + " | ".join(rel) + " |", "| --- " * (1 + len(rel)) + "|"]
-    for name, paper in PAPER_T3.items():
+    for name, paper3 in PAPER_T3.items():
         t = throughput[name]
-        print(f"{name:8s} | " + " | ".join(fmt_pair(t[s] / t["r-storm"], v) for s, v in zip(rel, paper, strict=True)))
+        print(f"{name:8s} | " + " | ".join(fmt_pair(t[s] / t["r-storm"], v) for s, v in zip(rel, paper3, strict=True)))
         md.append(f"| {name} | " + " | ".join(md_pair(t[s] / t["r-storm"], v)
-                                              for s, v in zip(rel, paper, strict=True)) + " |")
+                                              for s, v in zip(rel, paper3, strict=True)) + " |")
     md += papers_way(cluster, engine, args.engine, args.budget)
     md += exact_gaps(cluster, engine, args.budget)
     if args.markdown:
@@ -221,14 +221,14 @@ def main() -> None:
     for name in names:
         topo = resolve_topology(name)
         cells = []
-        for s, paper in zip(TIMED, PAPER_MS[name], strict=True):
+        for s, paper_ms in zip(TIMED, PAPER_MS[name], strict=True):
             times = []
             for seed in range(args.repeats):
                 params = {"budget_s": str(args.budget), "seed": str(seed)} if s != "r-storm" else {}
                 start = time.perf_counter()
                 create(s, params).plan(topo, cluster)
                 times.append((time.perf_counter() - start) * 1000)
-            cells.append(f"{statistics.mean(times):7.1f} ±{statistics.pstdev(times):5.1f} ({paper:4d})")
+            cells.append(f"{statistics.mean(times):7.1f} ±{statistics.pstdev(times):5.1f} ({paper_ms:4d})")
         print(f"{name:8s} {len(topo.operators):3d} | " + " | ".join(cells))
 
 

@@ -159,7 +159,8 @@ class CpuSampler:
     def __init__(self, state: Any) -> None:
         import threading
 
-        self.state, self.samples, self.done = state, [], threading.Event()
+        self.state, self.done = state, threading.Event()
+        self.samples: list[tuple[float, dict[str, tuple[float, float]]]] = []
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
 
