@@ -1,7 +1,8 @@
 """How long `streamplace run` takes, on a warm emulated cluster, to finish its first pinned micro-batch.
 
-Starts ``cluster up CLUSTER`` (CPU quotas as usual) unless ``--master`` names a
-cluster that is already up, plans ``--topology`` with ``--scheduler`` at
+Starts ``cluster up CLUSTER`` (CPU quotas as usual; replica slots for the plan's
+most replicas of one operator on a node) unless ``--master`` names a cluster that
+is already up, plans ``--topology`` with ``--scheduler`` at
 ``--rate`` tuples/s per source into a plan file, then launches ``streamplace
 run TOPOLOGY CLUSTER --plan FILE --master URL --json`` ``--runs`` times, each
 with a fresh output directory (a resumed checkpoint would start with the rate
@@ -58,20 +59,26 @@ def main() -> None:
 
     from streamplace.bench import resolve_cluster
     from streamplace.spark.cluster import standalone
+    from streamplace.spark.runtime.layout import worker_layout
 
     with tempfile.TemporaryDirectory(prefix="sp-start-") as tmp:
+        plan = Path(tmp) / "plan.json"
+        plan_file(args.topology, args.cluster, args.scheduler, args.rate, plan)
         state = None
         master = args.master
         if master is None:
             started = time.perf_counter()
-            state = standalone.up(resolve_cluster(args.cluster), Path(tmp) / "cluster")
+            cluster = resolve_cluster(args.cluster)
+            # room for the most replicas the plan puts of one operator on one node (max-throughput stacks more than
+            # a worker's default slots: `run` refuses such a plan on a cluster started with the defaults)
+            most = max(c for per in json.loads(plan.read_text())["replicas"].values() for c in per.values())
+            slots = max([most] + [w.replica_slots for w in worker_layout(cluster)])
+            state = standalone.up(cluster, Path(tmp) / "cluster", replica_slots=slots)
             master = state.master_url
             print(f"cluster {args.cluster} up in {time.perf_counter() - started:.1f} s at {master}; "
                   + (f"CPU quota scale {state.cpu_scale:.3g}" if state.cpu_scale else state.cpu_quota_note), flush=True)
             time.sleep(args.settle)  # the workers' own start is over: a warm cluster
         try:
-            plan = Path(tmp) / "plan.json"
-            plan_file(args.topology, args.cluster, args.scheduler, args.rate, plan)
             rows = []
             for i in range(args.runs):
                 cmd = streamplace("run", args.topology, args.cluster, "--plan", str(plan), "--master", master,
