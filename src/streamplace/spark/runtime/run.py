@@ -134,7 +134,9 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
         raise
     started = time.perf_counter()
     query_started = time.time()
-    wait_s = 30.0  # for the running batch to end, so the checkpoint is left between batches
+    # for the running batch to end, so the checkpoint is left between batches; batches back to back (trigger 0)
+    # leave no gap to stop in, and the wait ran its whole 30 s (Pipeline.stop: pass 0 then)
+    wait_s = 30.0 if cfg is None or cfg.trigger_s > 0 else 0.0
     # the window opens and closes as a micro-batch ends (at most a trigger and a batch later than asked), so
     # that it holds whole batches: a window cut mid-batch counts one batch more or less, 1/k of k batches
     longest_wait_s = 2.0 * (cfg.trigger_s if cfg is not None else 1.0) + 10.0
