@@ -66,7 +66,7 @@ and the file are removed at the end, also on errors.
 
 Run: .venv/bin/python benchmarks/cpu_prediction.py [--topologies nasiri-linear,nasiri-diamond,nasiri-star]
      [--cluster hetero-3] [--nodes pentium-1,...] [--steps 6] [--top 1.2] [--warmup 5] [--duration 10]
-     [--trigger 1] [--replicas 2] [--markdown FILE]
+     [--trigger 1] [--replicas 2] [--prime 20] [--idle 4] [--state-dir DIR] [--no-jvm-archives] [--markdown FILE]
 About 9 minutes for the default (one topology × 3 node types × 6 steps) on a 2-core machine (552 s measured; the
 first run in a state directory adds ~50 s for the JVM class archives); each further topology about 8 minutes.
 """
@@ -549,6 +549,9 @@ def main() -> None:
     parser.add_argument("--state-dir", type=Path, default=None,
                         help="the cluster's state directory (default: a fixed one per cluster, so its JVM class "
                              "archives are reused by the next run)")
+    parser.add_argument("--no-jvm-archives", action="store_true",
+                        help="cluster up without the JVM class archives (no minute or two of priming; JVMs start "
+                             "slower)")
     parser.add_argument("--markdown", type=Path, help="also write the tables as Markdown")
     args = parser.parse_args()
     started = time.monotonic()
@@ -570,7 +573,8 @@ def main() -> None:
     scale = math.nan
     try:
         t = time.monotonic()
-        state = standalone.up(cluster, state_dir, replica_slots=slots, cpu_quota=True, cpu_budget=args.cpu_budget)
+        state = standalone.up(cluster, state_dir, replica_slots=slots, cpu_quota=True, cpu_budget=args.cpu_budget,
+                              jvm_archives=not args.no_jvm_archives)
         if not state.cpu_scale:
             raise SystemExit(f"no CPU quotas ({state.cpu_quota_note}): the nodes would share the machine and no "
                              "node's CPU could be told apart; run as root on a machine with writable cgroups")

@@ -18,6 +18,7 @@ Goal: median |measured / predicted − 1| ≤ 10 % for throughput and ≤ 25 % f
 latency, none beyond 25 % / 50 %.
 
     .venv/bin/python benchmarks/engine_accuracy.py [--cores 2] [--only chain4] [--duration 30] [--json out.json]
+        [--loads 0.5,1.5]
 """
 
 from __future__ import annotations
@@ -159,7 +160,10 @@ def main() -> None:
     ap.add_argument("--trigger", default="auto", help="seconds, or auto (as `streamplace run` picks it)")
     ap.add_argument("--calibration", type=Path)
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--loads", default="0.5,1.5",
+                    help="offered loads as multiples of the sustainable rate (latency is compared below 1)")
     args = ap.parse_args()
+    loads = [float(x) for x in args.loads.split(",")]
     consts = constants_or_defaults(args.calibration)
     auto = args.trigger == "auto"
     engine = EngineSettings("spark", SparkSettings(trigger_s=1.0 if auto else float(args.trigger), constants=consts))
@@ -170,7 +174,7 @@ def main() -> None:
     for topo, par in instances():
         if args.only and topo.name not in args.only:
             continue
-        for load in (0.5, 1.5):
+        for load in loads:
             r = measure(spark, topo, par, args.cores, engine, load, args.warmup, args.duration, auto)
             r["tp_err"], r["lat_err"] = err(r["predicted_tp"], r["measured_tp"]), err(r["predicted_lat_ms"],
                                                                                      r["measured_lat_ms"])

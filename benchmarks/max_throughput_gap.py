@@ -21,7 +21,7 @@ cap for every scheduler here: ``machine`` (Nasiri et al.'s MAC, the default) or 
 replica, the cap the goals were first measured under).
 
     .venv/bin/python benchmarks/max_throughput_gap.py [--time-limit 30] [--seed 0] [--only hetero-3,...]
-        [--param patience=10 ...] [--no-load] [--replica-cap machine|thread]
+        [--topologies nasiri-linear,...] [--param patience=10 ...] [--no-load] [--replica-cap machine|thread]
 """
 
 from __future__ import annotations
@@ -85,6 +85,7 @@ def main() -> None:
     ap.add_argument("--time-limit", type=float, default=30.0, help="optimal's limit per instance (s)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--only", help="comma-separated cluster names")
+    ap.add_argument("--topologies", help="comma-separated topology names (default: every instance's)")
     ap.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                     help="a max-throughput parameter (repeatable), e.g. --param patience=10")
     ap.add_argument("--no-load", action="store_true", help="skip the run beside two CPU burners")
@@ -95,7 +96,10 @@ def main() -> None:
     # is set and nothing compiled the editable install's sources, every start recompiles ~60 modules (~0.09 s)
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(__file__).resolve().parents[1] / "src")],
                    check=True, capture_output=True)
-    chosen = [i for i in instances() if not args.only or i[0] in args.only.split(",")]
+    chosen = [i for i in instances() if (not args.only or i[0] in args.only.split(","))
+              and (not args.topologies or i[1] in args.topologies.split(","))]
+    if not chosen:
+        ap.error("no instance has those clusters and topologies")
     header = (f"{'cluster':22s} {'topology':22s} {'k':>2s} {'optimal':>9s} {'status':>8s} {'max-thr':>9s} "
               f"{'gap':>6s} {'ms':>5s} {'start s':>7s} {'proven':>7s} {'loaded':>7s} {'hetero':>9s} {'gap':>6s}")
     print(header)

@@ -14,10 +14,11 @@ averaged over CPU reservations on its emulated cluster (so compare directions, n
 4's shape: the mean planning time over ``--repeats`` seeds per heuristic next to the paper's Java times.
 
 ``--markdown FILE`` also writes the deterministic tables (the per-topology scores and Tables 2–3, not the
-planning times) as Markdown: docs/reproduction.md's block, checked by the test suite.
+planning times) as Markdown: docs/reproduction.md's block, checked by the test suite. ``--topologies`` keeps
+only the named topologies in every table (and the exact optimum's cases on them); the default is all twelve.
 
 Run: .venv/bin/python benchmarks/repro_latency.py [--budget 1.0] [--repeats 5] [--engine ideal|storm]
-     [--markdown FILE]
+     [--markdown FILE] [--topologies t-m1,t-m3,...]
 """
 
 from __future__ import annotations
@@ -73,10 +74,11 @@ def cell(f: Factors, paper: float | None, sd: bool = True) -> str:
     return f"{ours} ({'—' if paper is None else f'{paper:.2f}'})"
 
 
-def papers_way(cluster, engine, engine_name: str, budget: float) -> list[str]:
+def papers_way(cluster, engine, engine_name: str, budget: float, topologies: list[str]) -> list[str]:
     """Tables 2 and 3 computed as the paper computes them (bench/ecker_method.py): every placement of the three
     load phases against the default scheduler at the same CPU reservation, and against the Resource Aware
-    Scheduler where a placement reserves exactly as much. Printed and returned as Markdown."""
+    Scheduler where a placement reserves exactly as much, for those of ``topologies`` the paper's tables have.
+    Printed and returned as Markdown."""
     heur = ["hill-climbing", "ant-system", "hybrid", "r-storm"]
     rel = ["hill-climbing", "ant-system", "hybrid", "round-robin"]
     md = ["", f"#### Tables 2–3 the paper's way ({engine_name} model): mean ± sd [placements] (paper's)", "",
@@ -88,6 +90,8 @@ def papers_way(cluster, engine, engine_name: str, budget: float) -> list[str]:
     means: dict[str, list[float]] = {f"{s}{ref}": [] for s in heur for ref in ("", "/all")}
     means |= {f"T3 {s}": [] for s in rel}
     for name, paper in PAPER_T2.items():
+        if name not in topologies:
+            continue
         placed = placements(resolve_topology(name), cluster, engine, budget)
         t2 = [over_default(placed, s) for s in heur]
         t2_all = [over_default(placed, s, "all") for s in heur[:3]]
@@ -124,13 +128,14 @@ def papers_way(cluster, engine, engine_name: str, budget: float) -> list[str]:
 EXACT_CASES = (("t-m3", 1.0), ("t-m3", 60.0), ("t-m3", 80.0), ("t-m1", 1.0), ("t-m1", 30.0), ("t-m1", 40.0))
 
 
-def exact_gaps(cluster, engine, budget: float) -> list[str]:
+def exact_gaps(cluster, engine, budget: float, topologies: list[str]) -> list[str]:
     """Each heuristic's Eq. 1 (violations, score) beside the exact optimum found by enumerating every placement
-    (bench/ecker_method.exact_eq1): the gap the paper never reports. Printed and returned as Markdown."""
+    (bench/ecker_method.exact_eq1), for the cases on ``topologies``: the gap the paper never reports. Printed and
+    returned as Markdown."""
     names = ["hill-climbing", "ant-system", "hybrid", "r-storm", "round-robin"]
     md = ["", "#### Eq. 1 against its exact optimum (every placement enumerated): violations, score, nodes", "",
           "| instance | optimum | " + " | ".join(names) + " |", "| --- " * (2 + len(names)) + "|"]
-    for name, factor in EXACT_CASES:
+    for name, factor in (case for case in EXACT_CASES if case[0] in topologies):
         topo = at_rate(resolve_topology(name), factor)
         scorer = HillClimbing().scorer(topo, cluster, None)
         violations, score, best = exact_eq1(scorer)
@@ -157,14 +162,18 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5, help="seeds per heuristic for the planning-time table")
     parser.add_argument("--engine", choices=("ideal", "storm"), default="ideal")
     parser.add_argument("--markdown", type=Path, help="also write the deterministic tables as Markdown")
+    parser.add_argument("--topologies", default=",".join(PAPER_MS),
+                        help="comma-separated: the topologies of every table (default: all twelve)")
     args = parser.parse_args()
+    names = args.topologies.split(",")
+    if unknown := sorted(set(names) - set(PAPER_MS)):
+        parser.error(f"unknown topology {', '.join(unknown)}; use some of {', '.join(PAPER_MS)}")
     md = [f"#### Per topology on continuum-11 ({args.engine} model): Eq. 1 score (violations), nodes used, "
           "throughput factor over round robin", "",
           "| topology | ops | replicas | " + " | ".join(SCHEDULERS) + " |", "| --- " * (3 + len(SCHEDULERS)) + "|"]
     engine = EngineSettings("storm", storm=StormSettings()) if args.engine == "storm" else None
     throughput: dict[str, dict[str, float]] = {}
     cluster = resolve_cluster("continuum-11")
-    names = ["t-m1", "t-m2", "t-m3"] + [f"t-r{k}" for k in range(1, 10)]
     print(f"{'topology':8s} {'ops':>3s} {'repl':>4s} | " + " | ".join(f"{s:^31s}" for s in SCHEDULERS))
     print(f"{'':17s} | " + " | ".join(f"{'thr×':>5s} {'score':>6s} {'v':>2s} {'lat':>5s} {'n':>2s} {'ms':>6s}"
                                      for _ in SCHEDULERS))
@@ -195,6 +204,8 @@ def main() -> None:
     md += ["", f"#### Table 2 ({args.engine} model): throughput factor over the default scheduler, ours (paper's)", "",
            "| topology | " + " | ".join(heur) + " |", "| --- " * (1 + len(heur)) + "|"]
     for name, paper in PAPER_T2.items():
+        if name not in throughput:
+            continue
         t = throughput[name]
         print(f"{name:8s} | " + " | ".join(fmt_pair(t[s] / t["round-robin"], v) for s, v in zip(heur, paper,
                                                                                                strict=True)))
@@ -208,12 +219,14 @@ def main() -> None:
            "ours (paper's; — where the paper had no equivalent placement)", "",
            "| topology | " + " | ".join(rel) + " |", "| --- " * (1 + len(rel)) + "|"]
     for name, paper3 in PAPER_T3.items():
+        if name not in throughput:
+            continue
         t = throughput[name]
         print(f"{name:8s} | " + " | ".join(fmt_pair(t[s] / t["r-storm"], v) for s, v in zip(rel, paper3, strict=True)))
         md.append(f"| {name} | " + " | ".join(md_pair(t[s] / t["r-storm"], v)
                                               for s, v in zip(rel, paper3, strict=True)) + " |")
-    md += papers_way(cluster, engine, args.engine, args.budget)
-    md += exact_gaps(cluster, engine, args.budget)
+    md += papers_way(cluster, engine, args.engine, args.budget, names)
+    md += exact_gaps(cluster, engine, args.budget, names)
     if args.markdown:
         write_markdown(args.markdown, "\n".join(md) + "\n")
     print(f"\nTable 4 — mean planning ms over {args.repeats} seeds, ours (Ecker et al.'s (2025) Java)")

@@ -1,19 +1,16 @@
 """How long `streamplace run` takes, on a warm emulated cluster, to finish its first pinned micro-batch.
 
-Starts ``cluster up CLUSTER`` (CPU quotas as usual; replica slots for the plan's
-most replicas of one operator on a node) unless ``--master`` names a cluster that
-is already up, plans ``--topology`` with ``--scheduler`` at
-``--rate`` tuples/s per source into a plan file, then launches ``streamplace
-run TOPOLOGY CLUSTER --plan FILE --master URL --json`` ``--runs`` times, each
-with a fresh output directory (a resumed checkpoint would start with the rate
-source's backlog), one after the other. From each run's JSON it prints where
-the start went: before Spark (imports, plan, prediction), the Spark driver,
-the pinned executors and their Python workers, the query to the end of its
-first micro-batch with rows, and the total from the process's launch. Goal
-(issue 16, item 4): the first pinned micro-batch within 20 s of `run` on a
-warm cluster.
+Starts ``cluster up CLUSTER`` (CPU quotas as usual; replica slots for the plan's most replicas of one operator on a
+node) unless ``--master`` names a cluster that is already up, plans ``--topology`` with ``--scheduler`` at
+``--rate`` tuples/s per source into a plan file, then launches ``streamplace run TOPOLOGY CLUSTER --plan FILE
+--master URL --json`` (``--duration`` 5 s after ``--warmup`` 10 s) ``--runs`` times, each with a fresh output
+directory (a resumed checkpoint would start with the rate source's backlog), one after the other. From each run's
+JSON it prints where the start went: before Spark (imports, plan, prediction), the Spark driver, the pinned
+executors and their Python workers, the query to the end of its first micro-batch with rows, and the total from the
+process's launch. Goal (issue 16, item 4): the first pinned micro-batch within 20 s of `run` on a warm cluster.
 
 Run: .venv/bin/python benchmarks/run_start.py [--cluster hetero-3] [--runs 3] [--master spark://...]
+     [--duration 5] [--warmup 10] [--settle 10] [--no-jvm-archives]
 """
 
 from __future__ import annotations
@@ -55,6 +52,11 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--master", default=None, help="a cluster `cluster up` started already (else one is started)")
     parser.add_argument("--settle", type=float, default=10.0, help="seconds the new cluster idles before the runs")
+    parser.add_argument("--duration", type=float, default=5.0, help="each run's measured window, seconds")
+    parser.add_argument("--warmup", type=float, default=10.0, help="each run's warm-up, seconds")
+    parser.add_argument("--no-jvm-archives", action="store_true",
+                        help="cluster up without the JVM class archives (no minute or two of priming; JVMs start "
+                             "slower)")
     args = parser.parse_args()
 
     from streamplace.bench import resolve_cluster
@@ -73,7 +75,8 @@ def main() -> None:
             # a worker's default slots: `run` refuses such a plan on a cluster started with the defaults)
             most = max(c for per in json.loads(plan.read_text())["replicas"].values() for c in per.values())
             slots = max([most] + [w.replica_slots for w in worker_layout(cluster)])
-            state = standalone.up(cluster, Path(tmp) / "cluster", replica_slots=slots)
+            state = standalone.up(cluster, Path(tmp) / "cluster", replica_slots=slots,
+                                  jvm_archives=not args.no_jvm_archives)
             master = state.master_url
             print(f"cluster {args.cluster} up in {time.perf_counter() - started:.1f} s at {master}; "
                   + (f"CPU quota scale {state.cpu_scale:.3g}" if state.cpu_scale else state.cpu_quota_note), flush=True)
@@ -82,7 +85,8 @@ def main() -> None:
             rows = []
             for i in range(args.runs):
                 cmd = streamplace("run", args.topology, args.cluster, "--plan", str(plan), "--master", master,
-                                  "--duration", "5", "--warmup", "10", "--json", "--out", str(Path(tmp) / f"run{i}"))
+                                  "--duration", f"{args.duration:g}", "--warmup", f"{args.warmup:g}", "--json", "--out",
+                                  str(Path(tmp) / f"run{i}"))
                 if state is not None:
                     cmd += ["--state-dir", state.state_dir]
                 done = subprocess.run(cmd, capture_output=True, text=True)

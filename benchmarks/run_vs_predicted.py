@@ -14,6 +14,7 @@ Before the runtime carried its plans (issue 36, hetero-3, 40 s): hetero 0 t/s me
 0), round robin 97 vs 118, R-Storm 15 vs 42.
 
     .venv/bin/python benchmarks/run_vs_predicted.py [--cluster hetero-3] [--duration 40] [--warmup 20]
+        [--schedulers hetero,round-robin,r-storm] [--no-jvm-archives]
 """
 
 from __future__ import annotations
@@ -42,6 +43,9 @@ def main() -> None:
     parser.add_argument("--duration", type=float, default=40.0)
     parser.add_argument("--warmup", type=float, default=20.0)
     parser.add_argument("--master", default=None, help="a cluster `streamplace cluster up` started (else one is)")
+    parser.add_argument("--no-jvm-archives", action="store_true",
+                        help="cluster up without the JVM class archives (no minute or two of priming; JVMs start "
+                             "slower)")
     parser.add_argument("-p", "--param", action="append", default=[],
                         help="engine parameter for run, spark.KEY=VALUE (e.g. standalone_hetero.py --fixed's fit)")
     args = parser.parse_args()
@@ -51,7 +55,8 @@ def main() -> None:
         master = args.master
         if master is None:
             started = time.perf_counter()
-            up = cli("cluster", "up", args.cluster, "--state-dir", str(home / "cluster"), "--json")
+            up = cli("cluster", "up", args.cluster, "--state-dir", str(home / "cluster"), "--json",
+                     *(["--no-jvm-archives"] if args.no_jvm_archives else []))
             if up.returncode != 0:
                 sys.exit(f"cluster up failed: {up.stderr[-2000:]}")
             master = json.loads(up.stdout)["master_url"]

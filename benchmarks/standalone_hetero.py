@@ -25,7 +25,7 @@ every plan within 25 % of its prediction, and the measured ranking equal to
 the predicted one.
 
 Run: .venv/bin/python benchmarks/standalone_hetero.py [--clusters hetero-3,hetero-6] [--warmup 40] [--duration 60]
-     [--placements plan,spark] [--fixed]
+     [--plans hetero,...] [--placements plan,spark] [--fixed] [--no-jvm-archives]
 """
 
 from __future__ import annotations
@@ -298,6 +298,9 @@ def main() -> None:
     parser.add_argument("--stages", action="store_true",
                         help="print the stages of the measured window per node and kind (diagnostic)")
     parser.add_argument("--no-start-boost", action="store_true", help="keep the quotas during the start too")
+    parser.add_argument("--no-jvm-archives", action="store_true",
+                        help="cluster up without the JVM class archives (no minute or two of priming; JVMs start "
+                             "slower)")
     parser.add_argument("--executor-java-opts", default=None, help="spark.executor.extraJavaOptions (experiments)")
     parser.add_argument("--driver-java-opts", default=None,
                         help="spark.driver.extraJavaOptions (diagnostics, e.g. a flight recording)")
@@ -316,7 +319,7 @@ def main() -> None:
             most = max(c for p in plans.values() for per in p.replicas.values() for c in per.values())
             slots = max([most] + [w.replica_slots for w in worker_layout(cluster)])
             state = standalone.up(cluster, Path(tmp) / "cluster", replica_slots=slots, cpu_quota=not args.no_cpu_quota,
-                                  cpu_budget=args.cpu_budget)
+                                  cpu_budget=args.cpu_budget, jvm_archives=not args.no_jvm_archives)
             scaled = scaled_cluster(cluster, state.cpu_scale) if state.cpu_scale else cluster
             print(f"cluster {cluster.name} up in {time.perf_counter() - started:.1f} s at {state.master_url}; "
                   + (f"CPU quotas: scale {state.cpu_scale:.4g}, "

@@ -1,11 +1,11 @@
 """10,000 model evaluations as Spark tasks on local Spark: how long a sweep takes.
 
-10 topologies × 5 clusters × 5 schedulers × 40 rate scales (0.5 … 4). Prints
+10 topologies × 5 clusters × 5 schedulers × 40 rate scales (0.5 … 4; ``--scales`` sets how many). Prints
 the sweep's wall time (Spark job only, and with the session start), instances
 per second, the statuses, the slowest scheduler's median planning time and how
 long `report` takes on the result.
 
-Run: .venv/bin/python benchmarks/sweep_speed.py [--cores 2]
+Run: .venv/bin/python benchmarks/sweep_speed.py [--cores 2] [--scales 40]
 """
 
 from __future__ import annotations
@@ -32,10 +32,13 @@ SCHEDULERS = ["round-robin", "r-storm", "ffd", "ds2", "hetero"]
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cores", type=int, default=2)
+    parser.add_argument("--scales", type=int, default=40, help="rate scales from 0.5 to 4 (at least 2)")
     args = parser.parse_args()
+    if args.scales < 2:
+        parser.error("--scales: at least 2 (the first is 0.5, the last 4)")
     started = time.perf_counter()
     spark = local_session(args.cores)
-    scales = [0.5 + 3.5 * k / 39 for k in range(40)]
+    scales = [0.5 + 3.5 * k / (args.scales - 1) for k in range(args.scales)]
     instances = grid(TOPOLOGIES, CLUSTERS, SCHEDULERS, scales)
     topos = {t: resolve_topology(t) for t in TOPOLOGIES}
     clusters = {c: resolve_cluster(c) for c in CLUSTERS}
