@@ -247,8 +247,7 @@ def _guard(view: View, memory: Memory, options: AutoscaleOptions, since_last: fl
 
 
 def _up_decision(view: View, ev: Evaluation, memory: Memory, options: AutoscaleOptions, limits: list[str],
-                 base: dict[str, Any], target: float, reason: str, max_n: int, rule: str,
-                 row_cost: tuple[float | None, float | None] = (None, None)) -> tuple[Decision, Memory]:
+                 base: dict[str, Any], target: float, reason: str, max_n: int, rule: str) -> tuple[Decision, Memory]:
     n, cap_now = len(view.executors), ev.capacity
     room = max(0, max_n - n - view.pending)
     add = choose_adds(view, options, target - cap_now, room)
@@ -264,7 +263,10 @@ def _up_decision(view: View, ev: Evaluation, memory: Memory, options: AutoscaleO
         limits.append("state stores stay on the executors that hold them (Spark prefers their locations): a new "
                       "executor takes stateful tasks only as the scheduler moves them")
     after = cap_now + gained
-    change = Change(view.now_s, "up", cap_now, after, row_cost[0], row_cost[1])
+    # what the per-row time should become at the capacity really asked for (the ineffective-scale-up check's yardstick)
+    fit = ev.fit
+    change = Change(view.now_s, "up", cap_now, after, fit.row_time_s(cap_now) if fit else None,
+                    fit.row_time_s(after) if fit else None)
     memory = dataclasses.replace(memory, changes=(*memory.changes, change))
     return Decision(action="up", reason=reason, target_executors=n + len(add), target_capacity=after, add=add,
                     limits=tuple(limits), rule=rule, **base), memory
@@ -283,13 +285,9 @@ def _scale_up(view: View, ev: Evaluation, memory: Memory, options: AutoscaleOpti
     if hold:
         return Decision(action="keep", reason=f"{why}; kept: {hold}", target_executors=n, target_capacity=cap_now,
                         limits=tuple(limits), **base), memory
-    assert ev.fit is not None
-    target = need if math.isfinite(need) else math.inf
-    reason = f"{why}: {target:.2f} reference cores keep it at {options.target_utilization:g}" \
-        if math.isfinite(target) else f"{why}: as much as the cluster gives"
-    after_guess = min(target, cap_now * 64) if math.isfinite(target) else cap_now * 64
-    return _up_decision(view, ev, memory, options, limits, base, target, reason, max_n, "model",
-                        (ev.fit.row_time_s(cap_now), ev.fit.row_time_s(after_guess)))
+    reason = f"{why}: {need:.2f} reference cores keep it at {options.target_utilization:g}" \
+        if math.isfinite(need) else f"{why}: as much as the cluster gives"
+    return _up_decision(view, ev, memory, options, limits, base, need, reason, max_n, "model")
 
 
 def _scale_down(view: View, ev: Evaluation, memory: Memory, options: AutoscaleOptions, limits: list[str],
