@@ -84,6 +84,11 @@ def main() -> None:
                   f"sustained ({m['throughput'] / args.cores:,.0f} per core) over {m['batches']} batches of "
                   f"{m['rows_per_batch']:,.0f} rows, machine CPU {100 * (m['cpu'] or 0):.0f} %")
     for n in (n for n in args.lengths if (n - 1, False) in ceiling):
+        unmeasured = [k for k in (n - 1, n) if not ceiling[k, False]]
+        if unmeasured:  # no batch finished after the start-up ones: the window was shorter than a batch
+            print(f"cost of the hop to operator {n} (unfused): not measured — the {unmeasured[0]}-operator chain "
+                  f"finished no batch after its first two within {args.duration:g} s; raise --duration")
+            continue
         per_hop = args.cores * 1e6 * (1 / ceiling[n, False] - 1 / ceiling[n - 1, False])
         print(f"cost of the hop to operator {n} (unfused): {per_hop:.2f} core-µs per tuple")
     if (3, True) in ceiling:

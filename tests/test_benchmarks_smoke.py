@@ -211,11 +211,12 @@ CASES: dict[str, Case] = {
         (r"^btu +BTU10 +stepwise +120 min \(7,200 steps\): median [\d.]+ s",
          r"^threshold BTU10 +random-walk-1 +120 min .*; peak \d+ instances")),
     "spark_ceiling.py": Case(
-        ("--duration", "1", "--warmup", "1", "--lengths", "2", "3", "--batch-rows", "20000",
+        ("--duration", "3", "--warmup", "1", "--lengths", "2", "3", "--batch-rows", "20000",
          "--batch-work-s", "0.2"),
         (r"^pass-through, 2 operators, fused: +[\d,]+ tuples/s sustained",
          r"^pass-through, 3 operators, unfused: +[\d,]+ tuples/s sustained",
-         r"^cost of the hop to operator 3 \(unfused\): -?[\d.]+ core-µs per tuple",
+         # on a loaded machine a 3 s window may hold no unfused batch: the script says so instead of dividing by 0
+         r"^cost of the hop to operator 3 \(unfused\): (-?[\d.]+ core-µs per tuple|not measured — )",
          r"^goal ≥ 700,000 tuples/s for the fused 3-operator chain on 2 cores: (met|NOT met)",
          r"^busy chain 3 × 0\.2 ms, batches of 0\.2 s of calibrated work: ceiling [\d,]+ tuples/s, measured"),
         spark=True, slow=True),
