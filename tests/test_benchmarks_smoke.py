@@ -151,7 +151,8 @@ CASES: dict[str, Case] = {
         ("--topologies", "pair.yaml", "--batches", "1"),
         (r"^pair\.yaml: profiled 2 operators in \d+ s; batch time",
          r"^summary \(sustainable throughput into sinks, tuples/s\)",
-         r"^  pair\.yaml +predicted +[\d.]+ +measured +-?[\d.]+ +error"),
+         # one batch per size on a loaded machine may not grow with the size: the script says not measured
+         r"^  pair\.yaml +predicted +[\d.]+ +measured +(-?[\d.]+ +error|not measured — )"),
         inputs=(("pair.yaml", PAIR),), spark=True, slow=True),
     "repro_latency.py": Case(
         ("--topologies", "t-m3,t-r2", "--repeats", "1", "--markdown", "{tmp}/ecker.md"),
