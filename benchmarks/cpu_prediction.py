@@ -439,6 +439,20 @@ def pct(real_points: float, r: NodeResult) -> float:
     return real_points / r.quota_cores
 
 
+def shown(x: float, spec: str, missing: str = "–") -> str:
+    """``x`` formatted with ``spec``, or ``missing`` (right-aligned to the same width) where it was not measured
+    (NaN): a table cell or summary must say so rather than print "nan%"."""
+    if not math.isnan(x):
+        return format(x, spec)
+    width = int(spec.split(".")[0].lstrip("+-") or 0) if spec[:1].isdigit() or spec[:1] in "+-" else 0
+    return missing.rjust(width)
+
+
+def accuracy(max_diff: float, what: str = "accuracy") -> str:
+    """``what`` = 100 − the largest difference, or why it is not measured (no step kept)."""
+    return f"{what} {100 - max_diff:.1f} %" if not math.isnan(max_diff) else f"{what} not measured"
+
+
 def table(r: NodeResult, scale: float) -> tuple[list[str], list[str], dict[str, float]]:
     """The node's table (text lines, Markdown lines) and its summary figures. CPU in the node type's spec points
     (real points / scale), differences also in % of the node's capacity and relative to the measured."""
@@ -463,21 +477,26 @@ def table(r: NodeResult, scale: float) -> tuple[list[str], list[str], dict[str, 
             continue
         d = pts(100 * s.cores - s.pred.tcu)
         share = pct(100 * s.cores - s.pred.tcu, r)
-        rel = abs(d) / pts(100 * s.cores) if s.cores > 0 else math.nan
+        rel = abs(d) / pts(100 * s.cores) if s.cores > 0 else math.nan  # no CPU measured: no relative difference
         diffs.append(abs(share))
-        rels.append(rel)
+        if not math.isnan(rel):
+            rels.append(rel)
         if not s.note:
             ok_diffs.append(abs(share))
         other_py = max(0.0, s.python - s.logic)
         other_tasks = s.tasks_per_batch - k
         lines.append(f"{s.offered:7.1f} {s.ir:6.1f} {pts(s.pred.tcu):8.1f} {pts(s.pred.ideal):8.1f} "
-                     f"{pts(100 * s.cores):6.1f} ±{pts(100 * s.cores_sd):5.1f} {d:+6.1f} {share:+6.1f} {rel:4.0%} | "
+                     f"{pts(100 * s.cores):6.1f} ±{pts(100 * s.cores_sd):5.1f} {d:+6.1f} {share:+6.1f} "
+                     f"{shown(rel, '4.0%')} | "
                      f"{pts(100 * s.logic):6.1f} {pts(100 * other_py):6.1f} {pts(100 * s.jvm):6.1f} "
-                     f"{s.batches_per_s:5.2f} {other_tasks:5.2f}{'  ' + s.note if s.note else ''}")
+                     f"{shown(s.batches_per_s, '5.2f')} {shown(other_tasks, '5.2f')}"
+                     f"{'  ' + s.note if s.note else ''}")
         md.append(f"| {s.offered:.1f} | {s.ir:.1f} | {pts(s.pred.tcu):.1f} | {pts(s.pred.ideal):.1f} | "
-                  f"{pts(100 * s.cores):.1f} ± {pts(100 * s.cores_sd):.1f} | {d:+.1f} | {share:+.1f} | {rel:.0%} | "
+                  f"{pts(100 * s.cores):.1f} ± {pts(100 * s.cores_sd):.1f} | {d:+.1f} | {share:+.1f} | "
+                  f"{shown(rel, '.0%')} | "
                   f"{pts(100 * s.logic):.1f} | {pts(100 * other_py):.1f} | {pts(100 * s.jvm):.1f} | "
-                  f"{s.batches_per_s:.2f} | {other_tasks:.2f}{' (' + s.note + ')' if s.note else ''} |")
+                  f"{shown(s.batches_per_s, '.2f')} | {shown(other_tasks, '.2f')}"
+                  f"{' (' + s.note + ')' if s.note else ''} |")
     nan = math.nan
     summary = {"max_diff": max(diffs) if diffs else nan, "max_rel": max(rels) if rels else nan,
                "max_diff_pts": max(diffs) / 100 * r.spec_points if diffs else nan,
@@ -660,7 +679,9 @@ def _source_rates(topo: Topology, step: Step) -> list[float]:
 
 
 def report(results: list[NodeResult], args: argparse.Namespace, scale: float, elapsed_s: float) -> None:
-    """Per node type the table and its lines; per type and overall the accuracy beside the paper's."""
+    """Per node type the table and its lines; per type and overall the accuracy beside the paper's. A figure no step
+    measured (no batch ended in a step's window, every step fell behind, a window with no CPU) is said to be not
+    measured — it printed "nan%" — and a node type with none is neither met nor missed."""
     legend = (f"pts = the node type's spec CPU points (100 = one core of that machine type; real points / "
               f"{scale:.3g}); %node = share of the node's capacity; rel = |diff| / measured; TCU pred = e·IR/10 + "
               f"k·MET at the measured IR; evaluate = the model's cpu_utilization (ideal engine) at the measured source "
@@ -678,11 +699,16 @@ def report(results: list[NodeResult], args: argparse.Namespace, scale: float, el
                  f"cores), {r.replicas} replicas of {args.operator}; the node fills at {r.fill_rate:.0f} t/s "
                  f"(ideal model), the pipeline sustains {r.spark_rate:.0f} t/s (spark engine)")
         fits = fit_lines(r, scale, args.trigger)
-        acc = 100 - s["max_diff"]
-        verdict = (f"largest |measured − predicted| {s['max_diff_pts']:.1f} pts = {s['max_diff']:.1f} % of the node "
-                   f"(relative {s['max_rel']:.0%}) → accuracy {acc:.1f} % (paper {PAPER_ACCURACY:g} %); "
-                   f"{int(s['n'])} runs, |diff| {s['mean_diff']:.1f} ± {s['sd_diff']:.1f} %node; without the "
-                   f"{int(s['n'] - s['kept'])} step(s) that fell behind: accuracy {100 - s['max_diff_kept']:.1f} %")
+        if not s["n"]:  # no step's window held a batch: nothing to compare
+            verdict = (f"accuracy not measured — none of the {len(r.steps)} steps measured the node (no batch ended "
+                       f"in a {args.duration:g} s window); raise --duration")
+        else:
+            verdict = (f"largest |measured − predicted| {s['max_diff_pts']:.1f} pts = {s['max_diff']:.1f} % of the "
+                       f"node (relative {shown(s['max_rel'], '.0%', 'not measured')}) → {accuracy(s['max_diff'])} "
+                       f"(paper {PAPER_ACCURACY:g} %); {int(s['n'])} runs, |diff| {s['mean_diff']:.1f} ± "
+                       f"{s['sd_diff']:.1f} %node; without the {int(s['n'] - s['kept'])} step(s) that fell behind: "
+                       f"{accuracy(s['max_diff_kept'])}"
+                       + (" (every step fell behind)" if not s["kept"] else ""))
         print(f"\n{title}\n" + "\n".join(lines) + "\n" + "\n".join(fits) + f"\n  {verdict}")
         md += [f"##### {title}", "", *md_lines, "", *[f"    {f.strip()}" for f in fits], "", verdict + ".", ""]
         summary.append((r, s))
@@ -692,25 +718,34 @@ def report(results: list[NodeResult], args: argparse.Namespace, scale: float, el
     md += ["| topology | node type | runs | max diff pts | max diff %node | max rel diff | accuracy | accuracy, "
            "steps not behind | paper |", "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for r, s in summary:
-        acc = 100 - s["max_diff"]
-        print(f"{r.topology:16s} {r.node_type:10s} {int(s['n']):4d} {s['max_diff_pts']:11.1f} {s['max_diff']:6.1f} "
-              f"{s['max_rel']:5.0%} {acc:7.1f}% {100 - s['max_diff_kept']:11.1f}%  "
-              f"{'met' if acc >= PAPER_ACCURACY else 'missed'}")
-        md.append(f"| {r.topology} | {r.node_type} | {int(s['n'])} | {s['max_diff_pts']:.1f} | {s['max_diff']:.1f} | "
-                  f"{s['max_rel']:.0%} | {acc:.1f} % | {100 - s['max_diff_kept']:.1f} % | {PAPER_ACCURACY:g} % |")
+        acc = 100 - s["max_diff"]  # NaN: no step measured; the goal is then not measured, neither met nor missed
+        goal = "not measured" if math.isnan(acc) else "met" if acc >= PAPER_ACCURACY else "missed"
+        kept = 100 - s["max_diff_kept"]  # NaN: every step fell behind
+        print(f"{r.topology:16s} {r.node_type:10s} {int(s['n']):4d} {shown(s['max_diff_pts'], '11.1f')} "
+              f"{shown(s['max_diff'], '6.1f')} {shown(s['max_rel'], '5.0%')} {shown(acc, '7.1f', '–') + ('%' if not math.isnan(acc) else ''):>8s} "
+              f"{shown(kept, '11.1f', 'not measured') + ('%' if not math.isnan(kept) else ''):>12s}  {goal}")
+        md.append(f"| {r.topology} | {r.node_type} | {int(s['n'])} | {shown(s['max_diff_pts'], '.1f')} | "
+                  f"{shown(s['max_diff'], '.1f')} | {shown(s['max_rel'], '.0%')} | {shown(acc, '.1f', 'not measured')}"
+                  f"{' %' if not math.isnan(acc) else ''} | {shown(kept, '.1f', 'not measured')}"
+                  f"{' %' if not math.isnan(kept) else ''} | {PAPER_ACCURACY:g} % |")
     diffs = [abs(pct(100 * st.cores - st.pred.tcu, r)) for r, _ in summary for st in r.steps
              if st.pred is not None and not math.isnan(st.cores)]
     if diffs:
-        worst = max(s["max_diff"] for _, s in summary)
-        worst_kept = max(s["max_diff_kept"] for _, s in summary)
-        worst_rel = max(s["max_rel"] for _, s in summary)
+        # over the nodes that measured each figure: max() over a list holding NaN depends on the order
+        worst = max(s["max_diff"] for _, s in summary if not math.isnan(s["max_diff"]))
+        worst_kept = max((s["max_diff_kept"] for _, s in summary if not math.isnan(s["max_diff_kept"])),
+                         default=math.nan)
+        worst_rel = max((s["max_rel"] for _, s in summary if not math.isnan(s["max_rel"])), default=math.nan)
         spread = statistics.stdev(diffs) if len(diffs) > 1 else 0.0
-        print(f"{'overall':27s} {len(diffs):4d} {'':11s} {worst:6.1f} {worst_rel:5.0%} {100 - worst:7.1f}% "
-              f"{100 - worst_kept:11.1f}%  {'met' if 100 - worst >= PAPER_ACCURACY else 'missed'}")
+        kept = 100 - worst_kept
+        print(f"{'overall':27s} {len(diffs):4d} {'':11s} {worst:6.1f} {shown(worst_rel, '5.0%')} {100 - worst:7.1f}% "
+              f"{shown(kept, '11.1f', 'not measured') + ('%' if not math.isnan(kept) else ''):>12s}  "
+              f"{'met' if 100 - worst >= PAPER_ACCURACY else 'missed'}")
         print(f"|diff| over all {len(diffs)} runs: {statistics.mean(diffs):.1f} ± {spread:.1f} % of the node (min "
               f"{min(diffs):.1f}, max {max(diffs):.1f}); one run per step")
-        md.append(f"| overall | | {len(diffs)} | | {worst:.1f} | {worst_rel:.0%} | {100 - worst:.1f} % | "
-                  f"{100 - worst_kept:.1f} % | {PAPER_ACCURACY:g} % |")
+        md.append(f"| overall | | {len(diffs)} | | {worst:.1f} | {shown(worst_rel, '.0%')} | {100 - worst:.1f} % | "
+                  f"{shown(kept, '.1f', 'not measured')}{' %' if not math.isnan(kept) else ''} | "
+                  f"{PAPER_ACCURACY:g} % |")
     print(f"took {elapsed_s:.0f} s")
     if args.markdown:
         write_markdown(args.markdown, "\n".join(md) + "\n")
