@@ -56,6 +56,12 @@ def test_recommend_decides_on_a_local_query_and_autoscale_refuses_local_mode(spa
     assert all(r is not None and 300 < r < 500 for r in late), late
     assert handle.fit is not None and handle.fit["points"] >= 3
     assert handle.decisions[-1].rule == "model"
+    # the status store gave each batch with rows its jobs' time (within the batch's) and its tasks' run time
+    loaded = [b for b in handle.batches if b.rows > 0]
+    measured = [b for b in loaded if b.jobs_s is not None and b.task_s is not None and b.heaviest_tasks]
+    assert len(measured) >= len(loaded) - 1, [(b.batch_id, b.jobs_s) for b in loaded]
+    assert all(0 < b.jobs_s <= b.duration_s + 0.05 for b in measured), [(b.jobs_s, b.duration_s) for b in measured]
+    assert handle.fit["driver_s"] is not None and lines[-1]["batch"]["jobs_s"] is not None
 
 
 CLUSTER = textwrap.dedent("""\

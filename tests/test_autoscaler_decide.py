@@ -83,6 +83,30 @@ def test_fit_falls_back_to_the_engines_fixed_cost_when_batches_do_not_vary() -> 
     assert fit_cost(pts[:1], prior_exponent=0.8) is None
 
 
+def test_the_measured_driver_part_separates_fixed_cost_from_row_time() -> None:
+    # every batch the same size on the same capacity: least squares cannot tell F from w. The status store's
+    # driver part (0.5 s outside the batch's jobs) gives F; w is what is left: (1.5 − 0.5) · 2 / 1000 = 0.002
+    pts = [Point(1000, 2.0, cost(1000, 2.0), driver_s=F)] * 6
+    fit = fit_cost(pts, prior_exponent=0.8)
+    assert fit is not None and fit.fixed_from == "stage times" and not fit.fixed_from_prior
+    assert fit.fixed_s == pytest.approx(F) and fit.row_s == pytest.approx(W) and fit.driver_s == pytest.approx(F)
+
+
+def test_the_driver_part_is_a_floor_for_the_fitted_fixed_cost() -> None:
+    # batches whose time is 0.1 s + rows · 0.002 / 2, but 0.3 s of each was measured outside its jobs: F is at
+    # least 0.3 s, and w the least-squares slope with F held there: Σx(y − 0.3) / Σx² over x = rows / 2
+    rows = [500.0, 1000.0, 1500.0, 2000.0, 800.0]
+    pts = [Point(r, 2.0, 0.1 + r * W / 2, driver_s=0.3) for r in rows]
+    fit = fit_cost(pts, prior_exponent=0.8)
+    x = [r / 2 for r in rows]
+    slope = sum(a * (0.1 + a * W - 0.3) for a in x) / sum(a * a for a in x)
+    assert fit is not None and fit.fixed_from == "stage times"
+    assert fit.fixed_s == pytest.approx(0.3) and fit.row_s == pytest.approx(slope)
+    # without the measurement the line is recovered exactly
+    free = fit_cost([Point(r, 2.0, 0.1 + r * W / 2) for r in rows], prior_exponent=0.8)
+    assert free is not None and free.fixed_from == "fit" and free.fixed_s == pytest.approx(0.1)
+
+
 # ---------------------------------------------------------------- decisions
 
 def view(bs: list[Batch], exe: tuple[Executor, ...], now: float | None = None, **kw: object) -> View:
@@ -127,11 +151,12 @@ def test_a_step_down_inside_a_paid_hour_keeps_the_executors() -> None:
     d, memory = decide(view(later, exe), memory, OPTS)
     # 216 s into the executors' first paid hour: none may go
     assert d.action == "keep" and "paid" in d.reason and "3384 s" in d.reason
-    # per-minute billing: 216 s is 24 s before a minute ends (within release_horizon_s 30 s): released, at most
-    # 40 % of the capacity (4 → 2.4 kept, so one... the need is 0.33 cores: the step floor rules)
+    # per-minute billing: 216 s is 24 s before a minute ends (within release_horizon_s 30 s): released, keeping
+    # min_scale_down_keep 0.4 of the capacity (4 → 1.6 kept: two of the four go; the need, 0.33 cores, is lower:
+    # the step floor rules)
     minutes = AutoscaleOptions(warmup_batches=0, worker_types={"default": WorkerType(unit_s=60.0)})
     d, _ = decide(view(later, exe), memory, minutes)
-    assert d.action == "down" and len(d.release) == 1 and d.target_capacity == 3.0
+    assert d.action == "down" and len(d.release) == 2 and d.target_capacity == 2.0
     assert any("min_scale_down_keep" in x for x in d.limits)
 
 
@@ -217,6 +242,18 @@ def test_a_stateful_querys_partitions_limit_the_need_and_say_so() -> None:
     assert any("4 shuffle partitions" in x for x in d.limits) and any("state stores" in x for x in d.limits)
 
 
+def test_the_heaviest_stages_tasks_limit_the_need_and_say_so() -> None:
+    # the step asks for more than 3 cores (see the test above: 4 is what 4 partitions allow); a heaviest stage of 3
+    # tasks caps it at 3 reference cores, and the decision says why
+    rows = STEP
+    bs = [Batch(**{**b.__dict__, "heaviest_tasks": 3, "jobs_s": b.duration_s - F, "task_s": b.rows * W})
+          for b in batches(rows, [2.0] * len(rows))]
+    d, _ = decide(view(bs, executors(2)), Memory(), OPTS)
+    assert d.action == "up" and d.target_capacity == 3.0
+    assert any("heaviest stage ran at most 3 tasks" in x for x in d.limits)
+    assert d.fit is not None and d.fit["driver_s"] == pytest.approx(F)
+
+
 def test_recommend_only_decides_the_same() -> None:
     rows = STEP
     bs = batches(rows, [2.0] * len(rows))
@@ -258,11 +295,11 @@ def test_two_executors_can_become_one_although_a_step_keeps_sixty_percent() -> N
     # cluster: without this rule two executors never became one)
     rows = [100, 200, 150, 120, 180, 100, 100, 100]
     quiet = batches(rows, [4.0] * len(rows))
-    per_second = AutoscaleOptions(warmup_batches=0, scale_down_window_s=0.0,
+    per_second = AutoscaleOptions(warmup_batches=0, scale_down_window_s=0.0, min_scale_down_keep=0.6,
                                   worker_types={"default": WorkerType(unit_s=1.0)})
     d, _ = decide(view(quiet, executors(2, cores=2)), Memory(), per_second)
     assert d.action == "down" and len(d.release) == 1 and d.target_capacity == 2.0
-    one = AutoscaleOptions(warmup_batches=0, scale_down_window_s=0.0, min_executors=2,
+    one = AutoscaleOptions(warmup_batches=0, scale_down_window_s=0.0, min_executors=2, min_scale_down_keep=0.6,
                            worker_types={"default": WorkerType(unit_s=1.0)})
     d, _ = decide(view(quiet, executors(2, cores=2)), Memory(), one)
     assert d.action == "keep" and "min_executors 2" in d.reason

@@ -23,7 +23,8 @@ The rule, in order:
    paid billing unit (or the next ``release_horizon_s``), the dearest capacity first (Hochreiner et al.'s BTU
    rule: an hour already paid for is used, not given back).
 5. **What cannot change** is said where it limits the decision: a stateful query's shuffle partitions (the most
-   tasks its stateful stage runs at once, fixed in the checkpoint), state locality, a fixed cost per batch that
+   tasks its stateful stage runs at once, fixed in the checkpoint), the tasks of the heaviest stage (from Spark's
+   status store: its partitions bound the cores that speed it up), state locality, a fixed cost per batch that
    alone exceeds the target, a cluster with nothing left to give.
 
 O(batches in the window + executors · log executors) per call.
@@ -220,6 +221,12 @@ def decide(view: View, memory: Memory, options: AutoscaleOptions) -> tuple[Decis
                       f"{ev.state_partitions} tasks at once: capacity beyond {usable:g} reference cores adds nothing "
                       "(fixed in the checkpoint; a new checkpoint with more spark.sql.shuffle.partitions lifts it)")
         need = usable
+    widest = ev.heaviest_tasks * max(speeds) if ev.heaviest_tasks else math.inf
+    if need > widest:
+        limits.append(f"the query's heaviest stage ran at most {ev.heaviest_tasks} tasks in its recent batches: "
+                      f"capacity beyond {widest:g} reference cores cannot speed it up (more source partitions or a "
+                      "repartition before the costly step lift it)")
+        need = widest
 
     if rho - band <= predicted <= rho + band:
         memory = dataclasses.replace(memory, down_since_s=None, down_need=0.0)

@@ -10,6 +10,9 @@
   first ``warmup_batches`` after a change of capacity, not one during which executors changed — the most recent
   ``window_points`` of them.
 * **Utilization**: the recent batches' time over the target batch time.
+* **Stage facts** (where Spark's status store gave them): each point's time outside its Spark jobs (the driver's
+  fixed part, fit.py's floor for F), and the most tasks the heaviest stage ran in the last ``TASKS_WINDOW``
+  batches: more cores than that cannot speed that stage up.
 
 O(batches in the window) per call.
 """
@@ -27,6 +30,9 @@ from streamplace.autoscaler.state import Batch, Executor, View
 #: seconds of recent batches the arrival rate and the utilization are averaged over (at least RATE_MIN_BATCHES)
 RATE_WINDOW_S = 30.0
 RATE_MIN_BATCHES = 3
+#: batches whose heaviest stage's task count bounds the useful cores (the most of them: a small batch may read
+#: fewer partitions than a large one)
+TASKS_WINDOW = 20
 
 
 @dataclass(frozen=True)
@@ -40,6 +46,7 @@ class Evaluation:
     fit: CostFit | None
     points: int  # settled points available (the fit may need more)
     state_partitions: int | None
+    heaviest_tasks: int | None = None  # the most tasks the heaviest stage ran lately (None: not measured)
 
 
 def settled(batches: Sequence[Batch], warmup: int) -> list[Batch]:
@@ -118,10 +125,12 @@ def evaluate(view: View, options: AutoscaleOptions) -> Evaluation:
     growing = bool(earlier) and queue > backlog(earlier, rate, view.target_batch_s) * 1.05 + 1.0
     recent = _recent(batches, view.now_s) if batches else []
     utilization = (sum(b.duration_s for b in recent) / len(recent) / view.target_batch_s) if recent else None
-    points = [Point(b.rows, b.capacity, b.duration_s) for b in settled(batches, options.warmup_batches)]
+    points = [Point(b.rows, b.capacity, b.duration_s, b.driver_s)
+              for b in settled(batches, options.warmup_batches)]
     points = points[-options.window_points:]
     fit = fit_cost(points, options.prior_scaling, min_points=options.min_points)
     partitions = next((b.state_partitions for b in reversed(batches) if b.state_partitions), None)
+    tasks = [b.heaviest_tasks for b in batches[-TASKS_WINDOW:] if b.heaviest_tasks]
     return Evaluation(arrival_rows_s=rate, arrival_from_offsets=from_offsets, backlog_rows=queue,
                       backlog_growing=growing, utilization=utilization, capacity=capacity, fit=fit,
-                      points=len(points), state_partitions=partitions)
+                      points=len(points), state_partitions=partitions, heaviest_tasks=max(tasks, default=None))

@@ -16,8 +16,11 @@ one and 1 (linear) below it, so a scale-down is never justified by a gain the qu
 Fitting: for β on a grid of 20 values in (0, 1] (fixed where it cannot be fitted), F and w by least squares on
 x = rows / C^β, both kept ≥ 0; points whose residual exceeds ``OUTLIER_MADS`` median absolute deviations (a GC
 pause, a slow first task) are dropped once and the fit repeated. Where the batches' x hardly vary (every batch
-the same size on the same capacity) F and w cannot be told apart: F is then the spark engine's built-in
-fixed cost per batch (capped by the fastest batch) and w what is left, and the fit says so. O(points × grid).
+the same size on the same capacity) F and w cannot be told apart: F is then the batches' measured time outside
+their Spark jobs (the driver's part, from Spark's status store) where the points carry it, else the spark engine's
+built-in fixed cost per batch — either capped by the fastest batch — and w what is left, and the fit says which.
+Where the driver's part is measured it is also F's lower bound in the least squares: the time a batch spends
+outside its jobs does not shrink with rows or capacity. O(points × grid).
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ class Point:
     rows: float
     capacity: float
     batch_s: float
+    driver_s: float | None = None  # the batch's time outside its Spark jobs (status store), if measured
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,10 @@ class CostFit:
     rmse_s: float
     r2: float | None  # None: the batch times hardly vary
     fixed_from_prior: bool  # F could not be separated from w: the spark engine's built-in batch cost
+    #: where F comes from: "fit" (least squares), "stage times" (the measured driver part: F and w could not be
+    #: told apart, or the fit's F fell below it) or "spark engine prior" (neither)
+    fixed_from: str = "fit"
+    driver_s: float | None = None  # the points' median time outside their Spark jobs, if measured
 
     def exponent_towards(self, capacity: float) -> float:
         """β for a prediction at ``capacity``: the fitted one, else the prior above the reference and 1 below."""
@@ -96,20 +104,26 @@ class CostFit:
         beta = self.exponent if self.exponent_fitted else (self.prior_exponent if ratio > 1.0 else 1.0)
         return self.reference_capacity * ratio ** (1.0 / beta)
 
-    def summary(self) -> dict[str, float | int | bool | None]:
+    def summary(self) -> dict[str, float | int | bool | str | None]:
         return {"fixed_s": round(self.fixed_s, 4), "row_ms_per_core": round(1000 * self.row_s, 5),
                 "exponent": round(self.exponent, 3), "exponent_fitted": self.exponent_fitted,
                 "points": self.points, "dropped": self.dropped, "capacities": self.capacities,
                 "rmse_s": round(self.rmse_s, 4), "r2": None if self.r2 is None else round(self.r2, 3),
-                "fixed_from_prior": self.fixed_from_prior}
+                "fixed_from_prior": self.fixed_from_prior, "fixed_from": self.fixed_from,
+                "driver_s": None if self.driver_s is None else round(self.driver_s, 4)}
 
 
-def _least_squares(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
-    """F, w ≥ 0 minimizing Σ (y − F − w x)²."""
-    if len(x) >= 2 and float(np.var(x)) > 0:
-        w, f = np.polyfit(x, y, 1)
-        if f >= 0 and w >= 0:
-            return float(f), float(w)
+def _least_squares(x: np.ndarray, y: np.ndarray, f_min: float = 0.0) -> tuple[float, float]:
+    """F ≥ f_min, w ≥ 0 minimizing Σ (y − F − w x)²."""
+    var = float(np.var(x))
+    if len(x) >= 2 and var > 0:  # the ordinary least-squares line, in closed form
+        w = float(np.mean((x - x.mean()) * (y - y.mean()))) / var
+        f = float(y.mean()) - w * float(x.mean())
+        if f >= f_min and w >= 0:
+            return f, w
+    if f_min > 0:  # F at its measured floor (the objective is convex: the bound is where the optimum lies)
+        sxx = float(x @ x)
+        return f_min, max(0.0, float(x @ (y - f_min)) / sxx) if sxx > 0 else 0.0
     # one of them at its bound: the better of F = 0 and w = 0
     sxx = float(x @ x)
     w0 = max(0.0, float(x @ y) / sxx) if sxx > 0 else 0.0
@@ -119,11 +133,12 @@ def _least_squares(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     return (0.0, w0) if sse_w <= sse_f else (f0, 0.0)
 
 
-def _fit_beta(rows: np.ndarray, cap: np.ndarray, y: np.ndarray, betas: np.ndarray) -> tuple[float, float, float]:
+def _fit_beta(rows: np.ndarray, cap: np.ndarray, y: np.ndarray, betas: np.ndarray,
+              f_min: float = 0.0) -> tuple[float, float, float]:
     best = (math.inf, 0.0, 0.0, 1.0)
     for beta in betas:
         x = rows / cap ** beta
-        f, w = _least_squares(x, y)
+        f, w = _least_squares(x, y, f_min)
         sse = float(((y - f - w * x) ** 2).sum())
         if sse < best[0] - 1e-12:
             best = (sse, f, w, float(beta))
@@ -142,6 +157,10 @@ def fit_cost(points: Sequence[Point], prior_exponent: float, constants: SparkCon
     rows, cap, y = rows[keep], cap[keep], y[keep]
     if len(y) < max(2, min_points):
         return None
+    # the driver's part, where most points measured it (a few measured ones say little about the rest)
+    measured = [p.driver_s for p in points if p.capacity > 0 and p.driver_s is not None]
+    driver = float(np.median(measured)) if len(measured) * 2 >= len(y) else None
+    f_min = min(driver, float(y.min())) if driver is not None else 0.0
     reference = float(cap[-1])
     levels, counts = np.unique(np.round(cap, 6), return_counts=True)
     capacities = len(levels)
@@ -151,7 +170,7 @@ def fit_cost(points: Sequence[Point], prior_exponent: float, constants: SparkCon
     fitted = len(solid) >= 2 and float(solid.max() / solid.min()) >= MIN_SPREAD
     betas = BETA_GRID if fitted else np.array([1.0])  # one capacity: β drops out of x up to a constant factor
     dropped = 0
-    f, w, beta = _fit_beta(rows, cap, y, betas)
+    f, w, beta = _fit_beta(rows, cap, y, betas, f_min)
     resid = y - f - w * rows / cap ** beta
     mad = float(np.median(np.abs(resid - np.median(resid))))
     if mad > 0:
@@ -159,19 +178,23 @@ def fit_cost(points: Sequence[Point], prior_exponent: float, constants: SparkCon
         if int(inliers.sum()) >= max(2, min_points) and not inliers.all():
             dropped = int((~inliers).sum())
             rows, cap, y = rows[inliers], cap[inliers], y[inliers]
-            f, w, beta = _fit_beta(rows, cap, y, betas)
+            f, w, beta = _fit_beta(rows, cap, y, betas, min(f_min, float(y.min())))
     x = rows / cap ** beta
     fixed_from_prior = False
+    fixed_from = "stage times" if driver is not None and math.isclose(f, f_min) and f_min > 0 else "fit"
     mean_x = float(x.mean())
     if mean_x <= 0 or float(x.std()) / mean_x < MIN_X_CV:
-        consts = constants or SparkConstants()
-        f = min(consts.batch_s, float(y.min()))
+        if driver is not None:
+            f, fixed_from = min(driver, float(y.min())), "stage times"
+        else:
+            f, fixed_from = min((constants or SparkConstants()).batch_s, float(y.min())), "spark engine prior"
+            fixed_from_prior = True
         w = max(0.0, float(((y - f) / np.maximum(x, 1e-12)).mean())) if mean_x > 0 else 0.0
-        fixed_from_prior = True
     resid = y - f - w * x
     rmse = float(np.sqrt((resid ** 2).mean()))
     var = float(((y - y.mean()) ** 2).sum())
     r2 = 1.0 - float((resid ** 2).sum()) / var if var > 1e-12 * max(1.0, float((y ** 2).sum())) else None
     return CostFit(fixed_s=f, row_s=w, exponent=beta if fitted else 1.0, exponent_fitted=fitted,
                    prior_exponent=prior_exponent, reference_capacity=reference, points=len(y), dropped=dropped,
-                   capacities=capacities, rmse_s=rmse, r2=r2, fixed_from_prior=fixed_from_prior)
+                   capacities=capacities, rmse_s=rmse, r2=r2, fixed_from_prior=fixed_from_prior,
+                   fixed_from=fixed_from, driver_s=driver)

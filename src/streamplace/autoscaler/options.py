@@ -5,11 +5,11 @@ target utilization of 3, a billing unit of −1 s); ``check`` refuses those befo
 the option (``autoscale.<name>``) and the fix. Worker types carry what heterogeneity needs: a speed (how many
 reference cores one of the executor's cores is worth) and a price per billing unit.
 
-The defaults follow Flink's autoscaler where the idea is the same (target utilization 0.7, scale-down by at most
-40 % a step, ineffective scale-ups under 10 % of the expected gain), scaled to micro-batches that run for
-minutes rather than the hours Flink's defaults assume (stabilization 60 s, not 5 min; the scale-down window
-3 min, not 1 h; catch-up 5 min, not 30), and Hochreiner et al.'s BTU rule for releases (the last 5 % of a paid
-unit).
+The defaults follow Flink's autoscaler where the idea is the same (target utilization 0.7, a scale-down step
+keeps at least 40 % of the capacity, ineffective scale-ups under 10 % of the expected gain), scaled to
+micro-batches that run for minutes rather than the hours Flink's defaults assume (stabilization 60 s, not
+5 min; the scale-down window 3 min, not 1 h; catch-up 5 min, not 30), and Hochreiner et al.'s BTU rule for
+releases (the last 5 % of a paid unit).
 """
 
 from __future__ import annotations
@@ -54,8 +54,10 @@ class AutoscaleOptions:
     stabilization_s: float = 60.0
     #: a scale-down waits this long after it is first recommended and takes the highest need seen meanwhile
     scale_down_window_s: float = 180.0
-    #: a scale-down keeps at least this share of the capacity (Flink's max scale-down factor 0.6: cut ≤ 40 %)
-    min_scale_down_keep: float = 0.6
+    #: a scale-down keeps at least this share of the capacity. Flink's ``scale-down.max-factor`` 0.6 is applied in
+    #: JobVertexScaler as a smallest scale factor of 1 − 0.6 = 0.4: a step may cut up to 60 %, keeping 40 %
+    #: (its description, "scaled down with 60 % of the original parallelism", reads the other way; the code rules)
+    min_scale_down_keep: float = 0.4
     #: a scale-up that realized less than this share of its expected gain is ineffective and not repeated
     ineffective_share: float = 0.1
     #: how long an ineffective scale-up blocks further scale-ups (a scale-down lifts it sooner)

@@ -31,6 +31,17 @@ class Batch:
     unsettled: bool = False
     #: a stateful operator's shuffle partitions (frozen in the checkpoint): the most tasks its stage runs at once
     state_partitions: int | None = None
+    #: from Spark's status store (None where it cannot be read: Spark Connect, a simulated query): the wall time of
+    #: the batch's Spark jobs (the rest of duration_s is the driver's), Σ its tasks' executor run time, and the
+    #: task count of its heaviest stage
+    jobs_s: float | None = None
+    task_s: float | None = None
+    heaviest_tasks: int | None = None
+
+    @property
+    def driver_s(self) -> float | None:
+        """The batch's time outside its Spark jobs (offsets, planning, WAL, commit): a fixed cost per batch."""
+        return None if self.jobs_s is None else max(0.0, self.duration_s - self.jobs_s)
 
 
 @dataclass(frozen=True)

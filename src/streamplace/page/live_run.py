@@ -21,8 +21,8 @@ class RunPage:
     """The live page of one run: served at ``url`` while it lasts, written to ``path`` when it ends."""
 
     def __init__(self, title: str, duration_s: float, capacity_cores: dict[str, float], path: Path,
-                 port: int = 0, serve: bool = True):
-        self.series = LiveSeries(title, duration_s, dict(capacity_cores))
+                 port: int = 0, serve: bool = True, latency_label: str | None = None):
+        self.series = LiveSeries(title, duration_s, dict(capacity_cores), latency_label=latency_label)
         self.path = path
         self.svg: str | None = None
         self.server = PageServer(title, port) if serve else None

@@ -54,6 +54,8 @@ class LiveSeries:
     #: micro-batches that ended while the page watched (a resumed query's batch ids go on from its checkpoint)
     batches_done: int = 0
     written_to: str | None = None  # where the page was written when the run ended
+    #: what the latency series measures, where it is not "event time → sink" (the autoscaler's page: batch time)
+    latency_label: str | None = None
     _last: Reading | None = None
 
     def add(self, r: Reading) -> dict[str, Any] | None:
@@ -107,7 +109,7 @@ class LiveSeries:
                 "duration_s": self.duration_s, "predicted": self.predicted, "points": list(self.points),
                 "events": list(self.events), "picture_version": self.picture_version,
                 "summary": [list(row) for row in self.summary], "batches_done": self.batches_done,
-                "written_to": self.written_to}
+                "written_to": self.written_to, "latency_label": self.latency_label}
 
 
 def page_prediction(predicted: dict[str, Any]) -> dict[str, Any]:

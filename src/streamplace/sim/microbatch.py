@@ -66,9 +66,12 @@ def simulate(query: SimulatedQuery, rate: Callable[[float], float], policy: Poli
     t = 0.0
     next_id = executors
     arrivals: list[tuple[float, float]] = []  # (time, rows arrived by then), for the lag
+    next_tick = 0.0
     while t < duration_s:
-        tick = math.ceil(t / query.trigger_s - 1e-9) * query.trigger_s
-        start = max(t, tick)
+        # Spark's ProcessingTimeExecutor: the next trigger time is fixed when a batch starts (the next multiple of
+        # the interval); a batch that ends after it is followed at once
+        start = max(t, next_tick)
+        next_tick = (math.floor(start / query.trigger_s + 1e-9) + 1) * query.trigger_s
         for at in [p for p in pending if p <= start]:
             pending.remove(at)
             live.append(Executor(str(next_id), f"h{next_id}", query.cores, at))

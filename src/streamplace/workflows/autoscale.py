@@ -7,8 +7,9 @@ Two lines in an existing application::
 
 The loop is the one the best autoscalers use — collect → evaluate → decide → realize — with the decision pure:
 
-* **collect** (spark/autoscale/listener.py): a StreamingQueryListener queues each progress report; this
-  controller thread reads it with the live executors (Spark's status store) and makes a ``Batch``;
+* **collect** (spark/autoscale/listener.py, stages.py): a StreamingQueryListener queues each progress report;
+  this controller thread reads it with the live executors and the batch's Spark jobs and stages (Spark's status
+  tracker and status store: the driver's part of the batch, its tasks' run time) and makes a ``Batch``;
 * **evaluate** and **decide** (autoscaler/): arrival rate from the offsets, backlog, the online cost fit, and the
   decision with its reason — the same functions a simulated query drives;
 * **realize** (spark/autoscale/executors.py): the target total and the releases through the driver's executor
@@ -135,6 +136,7 @@ def _start(query: Any, acting: bool, options: Mapping[str, Any], log_path: str |
     rule = _policy(policy)
     from streamplace.spark.autoscale.executors import AllocationRefused, ExecutorClient, allocation_mode, on_a_cluster
     from streamplace.spark.autoscale.listener import progress_listener, session_of
+    from streamplace.spark.autoscale.stages import stage_reader
 
     spark = session_of(query)
     why_not = allocation_mode(spark)
@@ -156,7 +158,7 @@ def _start(query: Any, acting: bool, options: Mapping[str, Any], log_path: str |
     run_page = None
     if page:
         run_page = RunPage(f"autoscaler: query {query.name or query_id}", 0.0, {}, path.with_suffix(".html"),
-                           page_port)
+                           page_port, latency_label="micro-batch time, trigger → committed")
         handle.page_url = run_page.url
         handle._cleanup.append(run_page.close)
         page_left = run_page
@@ -166,7 +168,8 @@ def _start(query: Any, acting: bool, options: Mapping[str, Any], log_path: str |
 
         handle._cleanup.append(write_page)
     available = _available_workers(spark, opts)
-    loop = _Loop(handle, client, local_cores, reports, run_page, available, on_decision, rule)
+    stages = stage_reader(spark, str(query.runId))
+    loop = _Loop(handle, client, local_cores, reports, run_page, available, on_decision, rule, stages)
     handle._thread = threading.Thread(target=loop.run, name="streamplace-autoscaler", daemon=True)
     handle._thread.start()
     return handle
@@ -219,8 +222,8 @@ class _Loop:
 
     def __init__(self, handle: AutoscaleHandle, client: Any, local_cores: int, reports: queue.Queue[tuple[str, str]],
                  page: RunPage | None, available: Callable[[list[Executor]], dict[str, int] | None],
-                 on_decision: Callable[[Decision], None] | None, policy: Policy):
-        self.policy = policy
+                 on_decision: Callable[[Decision], None] | None, policy: Policy, stages: Any = None):
+        self.policy, self.stages = policy, stages
         self.h, self.client, self.local_cores, self.reports = handle, client, local_cores, reports
         self.page, self.available, self.on_decision = page, available, on_decision
         self.t0_mono, self.t0_wall = time.monotonic(), time.time()
@@ -268,10 +271,13 @@ class _Loop:
         ids = frozenset(e.id for e in executors)
         changed = self.previous_ids is not None and ids != self.previous_ids
         self.previous_ids = ids
+        jobs = self.stages.read(facts.batch_id) if self.stages is not None else None
         batch = Batch(at_s=ended, batch_id=facts.batch_id, rows=facts.rows, duration_s=facts.duration_s,
                       capacity=capacity_of(executors, self.h.options), executors=len(executors),
                       started=facts.started, processed=facts.processed, position=facts.position,
-                      unsettled=changed or not self.batches, state_partitions=facts.state_partitions)
+                      unsettled=changed or not self.batches, state_partitions=facts.state_partitions,
+                      jobs_s=jobs.jobs_s if jobs else None, task_s=jobs.task_s if jobs else None,
+                      heaviest_tasks=jobs.heaviest_tasks if jobs else None)
         self.batches.append(batch)
         self.h.batches.append(batch)
         pending = 0
@@ -299,7 +305,10 @@ class _Loop:
         if log is not None:
             log.write(json.dumps({"batch": {"id": batch.batch_id, "rows": batch.rows,
                                             "duration_s": round(batch.duration_s, 3),
-                                            "executors": batch.executors, "capacity": round(batch.capacity, 3)},
+                                            "executors": batch.executors, "capacity": round(batch.capacity, 3),
+                                            "jobs_s": None if batch.jobs_s is None else round(batch.jobs_s, 3),
+                                            "task_s": None if batch.task_s is None else round(batch.task_s, 3),
+                                            "heaviest_tasks": batch.heaviest_tasks},
                                   **decision.to_dict(), "notes": list(notes)}, default=str) + "\n")
             log.flush()
         if self.page is not None:
