@@ -721,9 +721,10 @@ def report(results: list[NodeResult], args: argparse.Namespace, scale: float, el
         acc = 100 - s["max_diff"]  # NaN: no step measured; the goal is then not measured, neither met nor missed
         goal = "not measured" if math.isnan(acc) else "met" if acc >= PAPER_ACCURACY else "missed"
         kept = 100 - s["max_diff_kept"]  # NaN: every step fell behind
+        acc_cell = shown(acc, "7.1f") + ("%" if not math.isnan(acc) else "")
+        kept_cell = shown(kept, "11.1f", "not measured") + ("%" if not math.isnan(kept) else "")
         print(f"{r.topology:16s} {r.node_type:10s} {int(s['n']):4d} {shown(s['max_diff_pts'], '11.1f')} "
-              f"{shown(s['max_diff'], '6.1f')} {shown(s['max_rel'], '5.0%')} {shown(acc, '7.1f', '–') + ('%' if not math.isnan(acc) else ''):>8s} "
-              f"{shown(kept, '11.1f', 'not measured') + ('%' if not math.isnan(kept) else ''):>12s}  {goal}")
+              f"{shown(s['max_diff'], '6.1f')} {shown(s['max_rel'], '5.0%')} {acc_cell:>8s} {kept_cell:>12s}  {goal}")
         md.append(f"| {r.topology} | {r.node_type} | {int(s['n'])} | {shown(s['max_diff_pts'], '.1f')} | "
                   f"{shown(s['max_diff'], '.1f')} | {shown(s['max_rel'], '.0%')} | {shown(acc, '.1f', 'not measured')}"
                   f"{' %' if not math.isnan(acc) else ''} | {shown(kept, '.1f', 'not measured')}"
