@@ -66,10 +66,12 @@ CASES: dict[str, Case] = {
         files=("autoscale.md",), spark=True, slow=True, timeout_s=900.0),
     "batch_cost.py": Case(
         ("--duration", "4", "--warmup", "4"),
-        (r"^fused \(1 stage\), 1 s trigger +\d+ ms per batch \(walCommit",
-         r"^unfused \(4 stages\), 2 s trigger +\d+ ms per batch",
-         r"^Spark alone \(no Python\), 1 s +\d+ ms per batch",
-         r"^fixed cost per batch, 4 operators fused: \d+ ms — goal ≤ 200 ms: (met|NOT met)"),
+        # 8 s on a loaded machine may leave no batch after the 3 start-up ones: the script says not measured
+        (r"^fused \(1 stage\), 1 s trigger +(\d+ ms per batch \(walCommit|not measured — )",
+         r"^unfused \(4 stages\), 2 s trigger +(\d+ ms per batch|not measured — )",
+         r"^Spark alone \(no Python\), 1 s +(\d+ ms per batch|not measured — )",
+         r"^fixed cost per batch, 4 operators fused: (\d+ ms — goal ≤ 200 ms: (met|NOT met)|not measured — .*goal ≤ "
+         r"200 ms: not measured)"),
         spark=True, slow=True),
     "cpu_prediction.py": Case(
         ("--nodes", "pentium-1", "--steps", "2", "--top", "0.5", "--prime", "3", "--idle", "1", "--warmup", "2",
