@@ -32,6 +32,8 @@ Run: .venv/bin/python benchmarks/autoscale.py [--minutes 6] [--patterns step,wal
 from __future__ import annotations
 
 import argparse
+import contextlib
+import fcntl
 import importlib.util
 import json
 import math
@@ -158,6 +160,21 @@ def metrics(run: dict[str, Any]) -> dict[str, float]:
             "rows": rows_by(levels, end - start)}
 
 
+@contextlib.contextmanager
+def held(lock: Path | None) -> Any:
+    """An exclusive lock on ``lock`` while the block runs (nothing when None): other Spark work on the machine that
+    takes the same lock waits between measured runs, never during one."""
+    if lock is None:
+        yield
+        return
+    with lock.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def run_query(policy: str, levels: str, args: argparse.Namespace, master: str, secret: Path, out: Path,
               env: dict[str, str]) -> dict[str, Any]:
     mode = {"dynamic": "dynamic", "static": "none"}.get(policy, "autoscale")
@@ -268,6 +285,9 @@ def main() -> None:
     ap.add_argument("--smoke", action="store_true",
                     help="the smallest case: the step pattern, streamplace alone, 1.5 minutes, no class archives")
     ap.add_argument("--markdown", type=Path, default=None, help="also write the table here")
+    ap.add_argument("--lock", type=Path, default=None,
+                    help="a file lock taken around the cluster's start and each run (flock(1)'s kind), so that "
+                         "other Spark work waits between runs rather than disturbing one")
     ap.add_argument("--recommend", action="store_true", help="also the recommend-only check on a local query")
     ap.add_argument("--recommend-rate", type=float, default=250.0)
     ap.add_argument("--recommend-minutes", type=float, default=2.0)
@@ -284,16 +304,18 @@ def main() -> None:
     home = Path(tempfile.mkdtemp(prefix="sp-autoscale-bench-"))
     env = dict(os.environ, STREAMPLACE_HOME=str(home))
     state_dir = args.state_dir or home / "cluster"
-    master = args.master or start_cluster(env, state_dir, archives=not args.smoke)
+    with held(args.lock):
+        master = args.master or start_cluster(env, state_dir, archives=not args.smoke)
     print(f"cluster at {master}; {args.minutes:g} min per run, trigger {args.trigger:g} s, "
-          f"{args.cost_us:g} µs of CPU per row", flush=True)
+          f"{args.cost_us:g} µs of CPU per row; each run's record and decisions under {home}", flush=True)
     rows: list[tuple[str, str, dict[str, float]]] = []
     try:
         for pattern in chosen:
             print(f"{pattern}: levels {patterns[pattern]}", flush=True)
             for policy in [p for p in args.policies.split(",") if p]:
-                run = run_query(policy, patterns[pattern], args, master, state_dir / "secret",
-                                home / f"{pattern}-{policy}", env)
+                with held(args.lock):
+                    run = run_query(policy, patterns[pattern], args, master, state_dir / "secret",
+                                    home / f"{pattern}-{policy}", env)
                 m = metrics(run)
                 rows.append((pattern, policy, m))
                 print(f"  {policy}: {m['batches']:.0f} batches, {100 * m['within']:.1f} % within target, oldest "
@@ -304,7 +326,8 @@ def main() -> None:
             subprocess.run([sys.executable, "-m", "streamplace", "cluster", "down", "--state-dir", str(state_dir)],
                            capture_output=True, env=env, timeout=120)
     lines = table(rows)
-    checks = recommend_check(args, home, env) if args.recommend else []
+    with held(args.lock):
+        checks = recommend_check(args, home, env) if args.recommend else []
     print("\n".join(["", *lines, "", *goals(rows), *checks]))
     if args.markdown:
         args.markdown.write_text("\n".join(lines) + "\n")

@@ -137,6 +137,13 @@ def choose_releases(view: View, options: AutoscaleOptions, floor: float) -> tupl
     return tuple(out)
 
 
+def _kept(ev: Evaluation, n: int, limits: list[str], base: dict[str, Any], reason: str,
+          rule: str = "model") -> Decision:
+    """The decision to keep the ``n`` executors (capacity ``ev.capacity``), with its reason and limits."""
+    return Decision(action="keep", reason=reason, target_executors=n, target_capacity=ev.capacity, rule=rule,
+                    limits=tuple(limits), **base)
+
+
 def _judge_last_up(view: View, ev: Evaluation, memory: Memory, options: AutoscaleOptions) -> tuple[Memory, str]:
     """Memory with an ineffective scale-up blocked (and a note saying so), once its settled batches are in."""
     last = next((c for c in reversed(memory.changes) if c.kind == "up"), None)
@@ -184,9 +191,8 @@ def decide(view: View, memory: Memory, options: AutoscaleOptions) -> tuple[Decis
         limits.append("the sources report no numeric offsets: the arrival rate is the processed rate, which a "
                       "rate cap (maxOffsetsPerTrigger) would hide")
 
-    def keep(reason: str, rule: str = "model", **extra: Any) -> tuple[Decision, Memory]:
-        return Decision(action="keep", reason=reason, target_executors=n, target_capacity=cap_now, rule=rule,
-                        limits=tuple(limits), **{**base, **extra}), memory
+    def keep(reason: str, rule: str = "model") -> tuple[Decision, Memory]:
+        return _kept(ev, n, limits, base, reason, rule), memory
 
     if not view.batches or ev.arrival_rows_s is None:
         return keep("no micro-batch has finished yet", rule="none")
@@ -261,8 +267,7 @@ def _up_decision(view: View, ev: Evaluation, memory: Memory, options: AutoscaleO
     if not add:
         limits.append(f"needs {target:.2f} reference cores, has {cap_now:g}, and the cluster has no free worker "
                       "(or max_executors is reached)")
-        return Decision(action="keep", reason=f"{reason}, but nothing can be added", target_executors=n,
-                        target_capacity=cap_now, limits=tuple(limits), rule=rule, **base), memory
+        return _kept(ev, n, limits, base, f"{reason}, but nothing can be added", rule), memory
     gained = sum(new_cores(view.executors, t) * options.worker_types[t].speed for t in add)
     if cap_now + gained < target - 1e-9:
         limits.append(f"needs {target:.2f} reference cores; the cluster gives at most {cap_now + gained:.2f}")
@@ -282,7 +287,7 @@ def _up_decision(view: View, ev: Evaluation, memory: Memory, options: AutoscaleO
 def _scale_up(view: View, ev: Evaluation, memory: Memory, options: AutoscaleOptions, limits: list[str],
               base: dict[str, Any], need: float, predicted: float, since_last: float,
               max_n: int) -> tuple[Decision, Memory]:
-    n, cap_now = len(view.executors), ev.capacity
+    n = len(view.executors)
     blocked = memory.blocked_until_s is not None and view.now_s < memory.blocked_until_s
     why = (f"predicted utilization {predicted:.2f} > {options.target_utilization + options.utilization_band:.2f} at "
            f"{ev.arrival_rows_s:,.0f} rows/s" + (f" + a backlog of {ev.backlog_rows:,.0f} rows to drain in "
@@ -290,8 +295,7 @@ def _scale_up(view: View, ev: Evaluation, memory: Memory, options: AutoscaleOpti
     hold = _guard(view, memory, options, since_last) or (
         f"an earlier scale-up was ineffective: none before {memory.blocked_until_s:.0f} s" if blocked else "")
     if hold:
-        return Decision(action="keep", reason=f"{why}; kept: {hold}", target_executors=n, target_capacity=cap_now,
-                        limits=tuple(limits), **base), memory
+        return _kept(ev, n, limits, base, f"{why}; kept: {hold}"), memory
     reason = f"{why}: {need:.2f} reference cores keep it at {options.target_utilization:g}" \
         if math.isfinite(need) else f"{why}: as much as the cluster gives"
     return _up_decision(view, ev, memory, options, limits, base, need, reason, max_n, "model")
@@ -303,8 +307,7 @@ def _scale_down(view: View, ev: Evaluation, memory: Memory, options: AutoscaleOp
     n, cap_now = len(view.executors), ev.capacity
 
     def keep(reason: str) -> tuple[Decision, Memory]:
-        return Decision(action="keep", reason=reason, target_executors=n, target_capacity=cap_now,
-                        limits=tuple(limits), **base), memory
+        return _kept(ev, n, limits, base, reason), memory
 
     batch_rows = (ev.arrival_rows_s or 0.0) * view.target_batch_s
     if ev.backlog_rows > max(batch_rows, 1.0) or ev.backlog_growing:
@@ -362,23 +365,19 @@ def _fallback(view: View, ev: Evaluation, memory: Memory, options: AutoscaleOpti
     ready = settled(view.batches, options.warmup_batches)
     note = f"fallback rule: the fit needs {options.min_points} settled batches, has {ev.points}"
     if not ready:
-        return Decision(action="keep", reason=f"{note}; the executors are warming up (the first "
-                        f"{options.warmup_batches} batches after a start or change are not judged)",
-                        target_executors=n, target_capacity=cap_now, limits=tuple(limits), rule="fallback",
-                        **base), memory
+        return _kept(ev, n, limits, base, f"{note}; the executors are warming up (the first "
+                     f"{options.warmup_batches} batches after a start or change are not judged)", "fallback"), memory
     recent = ready[-3:]
     used = statistics.fmean(b.duration_s for b in recent) / view.target_batch_s
     upper = options.target_utilization + options.utilization_band
     if used <= upper:
-        return Decision(action="keep", reason=f"{note}; settled batches use {used:.2f} of the target (≤ {upper:.2f}); "
-                        "no scale-down before the fit", target_executors=n, target_capacity=cap_now,
-                        limits=tuple(limits), rule="fallback", **base), memory
+        return _kept(ev, n, limits, base, f"{note}; settled batches use {used:.2f} of the target (≤ {upper:.2f}); "
+                     "no scale-down before the fit", "fallback"), memory
     since_last = view.now_s - memory.last_change.at_s if memory.last_change is not None else math.inf
     hold = _guard(view, memory, options, since_last)
     if hold:
-        return Decision(action="keep", reason=f"{note}; settled batches use {used:.2f} of the target; kept: {hold}",
-                        target_executors=n, target_capacity=cap_now, limits=tuple(limits), rule="fallback",
-                        **base), memory
+        return _kept(ev, n, limits, base, f"{note}; settled batches use {used:.2f} of the target; kept: {hold}",
+                     "fallback"), memory
     target = cap_now * used / options.target_utilization
     return _up_decision(view, ev, memory, options, limits, base, target,
                         f"{note}; settled batches use {used:.2f} of the target: {target:.2f} reference cores "
