@@ -140,8 +140,9 @@ CASES: dict[str, Case] = {
          r"^largest instance proven optimal \(gap ≤ 0\.1 %\) within 5 s: ")),
     "overload.py": Case(
         ("--only", "chain4-busy", "--warmup", "3", "--duration", "4"),
+        # an overloaded batch on a loaded machine may outlast the 4 s window: the script says not measured
         (r"^chain4-busy: offered [\d,]+ t/s \(6× capacity\), trigger [\d.]+ s, admits [\d,]+ t/s; throughput "
-         r"predicted [\d,]+, measured [\d,]+",
+         r"predicted [\d,]+, measured( [\d,]+|: not measured — )",
          r"^\| chain4-busy \| [\d,]+ \(×6\) \|"),
         spark=True, slow=True),
     "placed_fixed_cost.py": Case(
