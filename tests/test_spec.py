@@ -280,3 +280,32 @@ def test_a_custom_grouping_is_refused_with_the_way_to_plan_it_as_shuffle(tmp_pat
     assert "no input stream" not in refused.output  # the refused stream still feeds its bolt
     taken = CliRunner().invoke(app, ["import-flux", str(path), "--custom-as-shuffle"])
     assert taken.exit_code == 0 and "planned as shuffle" in taken.output and "grouping: shuffle" in taken.output
+
+
+def test_a_node_groups_loading_does_not_grow_type_work_per_node(monkeypatch: pytest.MonkeyPatch,
+                                                                tmp_path: Path) -> None:
+    """Issue 56's regression, in kind: type hints resolved once per node made a 10,000-node spec load 2× slower.
+    Loading 10 nodes and 1,000 nodes of one group must resolve the same (small) number of type hints."""
+    import typing
+
+    from streamplace.spec import derive
+    from streamplace.spec.loader import load_cluster
+
+    calls = {"n": 0}
+    real = typing.get_type_hints
+
+    def counting(*args: object, **kwargs: object) -> object:
+        calls["n"] += 1
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(derive.typing, "get_type_hints", counting)
+    derive.field_plan.cache_clear()
+    counts = []
+    for size in (1, 10, 1000):  # the first load resolves each class's hints once; the others must add none
+        calls["n"] = 0
+        spec = tmp_path / f"group-{size}.yaml"
+        spec.write_text(f"name: g\nnodes:\n  - {{id: n, cpu: 100, memory_mb: 1024, count: {size}}}\n")
+        cluster = load_cluster(spec)
+        assert len(cluster.nodes) == size and cluster.nodes[-1].id == f"n-{size:0{len(str(size))}d}"
+        counts.append(calls["n"])
+    assert counts[1] == counts[2] == 0, counts

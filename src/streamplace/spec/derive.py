@@ -10,6 +10,7 @@ goes the other way, building a model object from a validated spec with the same 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
@@ -83,20 +84,23 @@ def model_kwargs(model: type, spec: BaseModel, exclude: Sequence[str] = (), **gi
     """The keyword arguments that build ``model`` from a validated ``spec``: every field of the model that the
     spec has (lists back to tuples where the model holds tuples), ``given`` ones as given, ``exclude`` left to the
     model's default."""
-    hints = typing.get_type_hints(model)
     out: dict[str, Any] = {}
-    for f in dataclasses.fields(model):
-        if f.name in given:
-            out[f.name] = given[f.name]
-        elif f.name not in exclude and f.name in type(spec).model_fields:
-            out[f.name] = _to_model(getattr(spec, f.name), hints[f.name])
+    present = type(spec).model_fields
+    for name, tuples in field_plan(model):
+        if name in given:
+            out[name] = given[name]
+        elif name not in exclude and name in present:
+            value = getattr(spec, name)
+            out[name] = tuple(value) if tuples and isinstance(value, list) else value
     return out
 
 
-def _to_model(value: Any, hint: Any) -> Any:
-    if isinstance(value, list) and _holds_tuple(hint):
-        return tuple(value)
-    return value
+@functools.cache
+def field_plan(model: type) -> tuple[tuple[str, bool], ...]:
+    """``model``'s fields in order, each with whether it holds a tuple: computed once per class (type hints are
+    costly to resolve — once per node of a 100,000-node spec was most of its loading time)."""
+    hints = typing.get_type_hints(model)
+    return tuple((f.name, _holds_tuple(hints[f.name])) for f in dataclasses.fields(model))
 
 
 def _holds_tuple(hint: Any) -> bool:

@@ -137,8 +137,10 @@ def load_cluster(source: Source) -> Cluster:
         raise SpecError([Problem("nodes", f"the node groups add up to {total:,} nodes; a cluster has at most "
                                           f"{MAX_NODES:,}", "plan a part of the cluster, or fewer, larger nodes")],
                         name)
-    nodes = tuple(Node(**model_kwargs(Node, n, id=node_id))
-                  for n in spec.nodes for node_id in group_ids(n.id, n.count))
+    nodes: list[Node] = []
+    for n in spec.nodes:  # a group's fields are read once: its nodes differ only in their ids
+        fields = model_kwargs(Node, n, exclude=("id",))
+        nodes.extend(Node(**fields, id=node_id) for node_id in group_ids(n.id, n.count))
     links = Links(**model_kwargs(Links, spec.links))
     engine = {f"{eng}.{key}": value for eng, block in spec.engine.items() for key, value in block.items()}
     if engine:  # checked here, so a bad key names this file
@@ -149,7 +151,7 @@ def load_cluster(source: Source) -> Cluster:
         except ModelError as exc:
             raise _raise_with_source(exc, name) from None
     try:
-        return Cluster(spec.name, nodes, links, spec.utilization_limit, engine)
+        return Cluster(spec.name, tuple(nodes), links, spec.utilization_limit, engine)
     except ModelError as exc:
         if any(n.count is not None for n in spec.nodes):
             exc = ModelError(_spec_paths(exc.problems, spec))
