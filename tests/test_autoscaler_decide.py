@@ -107,6 +107,17 @@ def test_the_driver_part_is_a_floor_for_the_fitted_fixed_cost() -> None:
     assert free is not None and free.fixed_from == "fit" and free.fixed_s == pytest.approx(0.1)
 
 
+def test_larger_batches_that_were_not_slower_fit_no_row_cost_whatever_the_floor() -> None:
+    # measured on the emulated cluster: 300-row batches took ~2.5 s, then 1,233 and 3,000 rows took ~2.2 s (the
+    # per-task cost dominates). The line through them falls (w < 0): the constrained optimum is w = 0 and F the
+    # mean — not F held at the driver's 0.3 s with every second of the rest charged to the rows
+    pts = [Point(300, 8.0, 2.5, driver_s=0.3)] * 6 + [Point(1233, 4.0, 2.24, driver_s=0.3),
+                                                      Point(3000, 4.0, 2.2, driver_s=0.3)]
+    fit = fit_cost(pts, prior_exponent=0.8)
+    assert fit is not None and fit.row_s == 0.0 and fit.fixed_from == "fit"
+    assert fit.fixed_s == pytest.approx((6 * 2.5 + 2.24 + 2.2) / 8)
+
+
 # ---------------------------------------------------------------- decisions
 
 def view(bs: list[Batch], exe: tuple[Executor, ...], now: float | None = None, **kw: object) -> View:

@@ -121,16 +121,14 @@ def _least_squares(x: np.ndarray, y: np.ndarray, f_min: float = 0.0) -> tuple[fl
         f = float(y.mean()) - w * float(x.mean())
         if f >= f_min and w >= 0:
             return f, w
-    if f_min > 0:  # F at its measured floor (the objective is convex: the bound is where the optimum lies)
-        sxx = float(x @ x)
-        return f_min, max(0.0, float(x @ (y - f_min)) / sxx) if sxx > 0 else 0.0
-    # one of them at its bound: the better of F = 0 and w = 0
+    # the optimum of the convex problem lies on a bound: F at its floor (w the slope through it), or w = 0 (F the
+    # mean, at least the floor: larger batches were not slower) — the better of the two
     sxx = float(x @ x)
-    w0 = max(0.0, float(x @ y) / sxx) if sxx > 0 else 0.0
-    f0 = max(0.0, float(y.mean()))
-    sse_w = float(((y - w0 * x) ** 2).sum())
+    w0 = max(0.0, float(x @ (y - f_min)) / sxx) if sxx > 0 else 0.0
+    f0 = max(f_min, float(y.mean()))
+    sse_w = float(((y - f_min - w0 * x) ** 2).sum())
     sse_f = float(((y - f0) ** 2).sum())
-    return (0.0, w0) if sse_w <= sse_f else (f0, 0.0)
+    return (f_min, w0) if sse_w <= sse_f else (f0, 0.0)
 
 
 def _fit_beta(rows: np.ndarray, cap: np.ndarray, y: np.ndarray, betas: np.ndarray,
@@ -181,7 +179,7 @@ def fit_cost(points: Sequence[Point], prior_exponent: float, constants: SparkCon
             f, w, beta = _fit_beta(rows, cap, y, betas, min(f_min, float(y.min())))
     x = rows / cap ** beta
     fixed_from_prior = False
-    fixed_from = "stage times" if driver is not None and math.isclose(f, f_min) and f_min > 0 else "fit"
+    fixed_from = "stage times" if driver is not None and f_min > 0 and math.isclose(f, f_min) and w > 0 else "fit"
     mean_x = float(x.mean())
     if mean_x <= 0 or float(x.std()) / mean_x < MIN_X_CV:
         if driver is not None:
