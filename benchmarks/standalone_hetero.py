@@ -22,7 +22,10 @@ engine on the cluster scaled to the quotas, the same R rows per batch: R over
 the model's batch time. R = the model's sustainable throughput × ``--batch-s``
 (the same for every plan of a cluster: the largest plan's). Goal (issue 16):
 every plan within 25 % of its prediction, and the measured ranking equal to
-the predicted one.
+the predicted one. A window in which no micro-batch with rows ended (a short
+window on a loaded machine) measures no capacity: the plan's capacity, its ratio,
+the ranking and the comparison with Spark's scheduling say not measured (they
+printed "nan t/s" and ranked it).
 
 Run: .venv/bin/python benchmarks/standalone_hetero.py [--clusters hetero-3,hetero-6] [--warmup 40] [--duration 60]
      [--plans hetero,...] [--placements plan,spark] [--fixed] [--no-jvm-archives]
@@ -114,23 +117,45 @@ def measure(state: Any, topo: Topology, cluster: Cluster, plan: Plan, rows: floa
         if opens is not None:
             times[opens] = "|" + times[opens]
         print("    batch s (| the window):", " ".join(times))
-    first = done[0]["duration_ms"].get("triggerExecution", 0) / 1000 if done else float("nan")
+    first = done[0]["duration_ms"].get("triggerExecution", 0) / 1000 if done else None
     done = [b for b in done if b["batch_id"] in window]
     busy_s = sum(b["duration_ms"].get("triggerExecution", 0) for b in done) / 1000
     # the rows of each batch are what the source was told (rowsPerBatch): Spark's numInputRows counts a source read
-    # by several stages (a source with replicas on two nodes) once per read
-    capacity = rows * len(done) / busy_s if busy_s > 0 else float("nan")
+    # by several stages (a source with replicas on two nodes) once per read; None: no batch with rows ended in the
+    # window, nothing measured
+    capacity = rows * len(done) / busy_s if busy_s > 0 else None
     if args.verbose and done:
         print(f"    numInputRows per batch / rowsPerBatch: {statistics.mean(b['input_rows'] for b in done) / rows:.2f}")
     placed = {op: set(by_node) for op, by_node in res.placement.items()}
     plan = expected or plan
     times = sorted(b["duration_ms"].get("triggerExecution", 0) / 1000 for b in done)
+    # no tuple ran anywhere (no batch with rows ended in the run): where tuples ran is not measured, not off the plan
+    ran = any(v.get("tuples") for by_node in res.placement.values() for v in by_node.values())
     return {"capacity": capacity, "batches": len(done), "first_batch_s": first,
-            "median_batch_s": times[len(times) // 2] if times else float("nan"),
+            "median_batch_s": times[len(times) // 2] if times else None,
             "executor_start_s": res.measured.get("executor_start_s"), "wall_s": time.monotonic() - started,
             "on_plan": all(placed.get(op, set()) == {n for n, c in per.items() if c > 0}
-                           for op, per in plan.replicas.items()),
+                       for op, per in plan.replicas.items()) if ran else None,
             "nodes_used": len({n for per in placed.values() for n in per})}
+
+
+def seconds(x: float | None, spec: str) -> str:
+    """``x`` seconds with ``spec`` and the unit, or "not measured" (no batch to take it from)."""
+    return f"{x:{spec}} s" if x is not None else "not measured"
+
+
+def run_line(label: str, pred: float, fixed: float, got: dict, args: argparse.Namespace) -> str:
+    """One plan's run: capacity predicted and measured (or not measured, and why), its batches and placement."""
+    if got["capacity"] is not None:
+        said = (f"measured {got['capacity']:.1f} t/s over {got['batches']} batches (median "
+                f"{seconds(got['median_batch_s'], '.2f')}, ")
+    else:
+        said = (f"measured: not measured — no micro-batch with rows ended in the {args.duration:g} s window; raise "
+                "--duration (")
+    on_plan = "not measured (no tuple ran)" if got["on_plan"] is None else got["on_plan"]
+    return (f"  {label}: predicted {pred:.1f} t/s, {said}model's F {fixed:.2f} s; first "
+            f"{seconds(got['first_batch_s'], '.1f')}, executors {got['executor_start_s'] or 0:.0f} s, every tuple "
+            f"on plan: {on_plan}, nodes used {got['nodes_used']})")
 
 
 def tree_cpu(pid: int) -> tuple[float, float]:
@@ -214,18 +239,27 @@ def stage_report(spark: Any, window_s: float, series: list[dict]) -> str:
             a[3] += cpu_s
     from datetime import datetime
 
+    with_rows = [b for b in series if b["input_rows"] > 0]
     ends = [datetime.fromisoformat(b["timestamp"]).timestamp() + b["duration_ms"].get("triggerExecution", 0) / 1000
-            for b in series if b["input_rows"] > 0]
-    per = max(sum(1 for e in ends if e >= end - window_s), 1)
-    last = [b for b in series if b["input_rows"] > 0][-1]
-    b0 = datetime.fromisoformat(last["timestamp"]).timestamp()
-    b1 = b0 + last["duration_ms"].get("triggerExecution", 0) / 1000
-    timeline = sorted((r[6] - b0, r[0] - b0, r[1], r[2], r[3], r[4]) for r in rows if b0 <= r[6] and r[0] <= b1)
-    lines = [f"    the last batch ({b1 - b0:.1f} s, durations {last['duration_ms']}): stage submitted, completed "
-             "(s from the batch's start), node, kind, tasks, task run s"]
-    lines += [f"      {a:6.2f} {c:6.2f} {node:10s} {kind:14s} {tasks:3d} {run_s:7.3f}"
-              for a, c, node, kind, tasks, run_s in timeline]
-    lines.append(f"    stages per batch (node kind: stages, tasks, task run s, task CPU s), over ~{per} batches:")
+            for b in with_rows]
+    n = sum(1 for e in ends if e >= end - window_s)
+    if with_rows:
+        last = with_rows[-1]
+        b0 = datetime.fromisoformat(last["timestamp"]).timestamp()
+        b1 = b0 + last["duration_ms"].get("triggerExecution", 0) / 1000
+        timeline = sorted((r[6] - b0, r[0] - b0, r[1], r[2], r[3], r[4]) for r in rows if b0 <= r[6] and r[0] <= b1)
+        lines = [f"    the last batch ({b1 - b0:.1f} s, durations {last['duration_ms']}): stage submitted, completed "
+                 "(s from the batch's start), node, kind, tasks, task run s"]
+        lines += [f"      {a:6.2f} {c:6.2f} {node:10s} {kind:14s} {tasks:3d} {run_s:7.3f}"
+                  for a, c, node, kind, tasks, run_s in timeline]
+    else:  # the [-1] of no batch raised IndexError
+        lines = ["    the last batch: not measured — no micro-batch with rows ended in the run; raise --duration"]
+    if n:
+        lines.append(f"    stages per batch (node kind: stages, tasks, task run s, task CPU s), over ~{n} batches:")
+    else:  # per batch over no batch would be the totals under another name
+        lines.append(f"    stages per batch: not measured — no micro-batch with rows ended in the last {window_s:g} s; "
+                     "their totals (node kind: stages, tasks, task run s, task CPU s):")
+    per = max(n, 1)
     lines += [f"      {node:10s} {kind:14s} {a[0] / per:6.1f} {a[1] / per:7.1f} {a[2] / per:8.3f} {a[3] / per:8.3f}"
               for (node, kind), a in sorted(agg.items())]
     return "\n".join(lines)
@@ -248,9 +282,12 @@ def fit_fixed(topo: Topology, eng: EngineSettings, runs: list[dict]) -> str:
 
     import numpy as np
 
+    unmeasured = len([g for g in runs if g["median_batch_s"] is None])
+    runs = [g for g in runs if g["median_batch_s"] is not None]  # a run with no batch in its window has no F
     measured = np.array([g["median_batch_s"] for g in runs])
     if not len(measured):
-        return "fit: no runs"
+        return (f"fit: not measured — none of the {unmeasured} runs had a batch in its window; raise --duration"
+                if unmeasured else "fit: no runs")
     consts = eng.spark.constants
     grid = {k: tuple(sorted({*v, getattr(consts, k)})) for k, v in FIT_GRID.items()}
     scored = []
@@ -268,12 +305,60 @@ def fit_fixed(topo: Topology, eng: EngineSettings, runs: list[dict]) -> str:
     held = min((t for t in scored if t[1]["stage_s"] == consts.stage_s and t[1]["task_s"] == consts.task_s),
                key=lambda t: t[0])
     now = ", ".join(f"{k} {getattr(consts, k)}" for k in FIT_GRID)
-    return (f"fit over {len(runs)} runs (now {now}):\n    all four free: {said(free)}\n"
+    skipped = f", {unmeasured} not measured left out" if unmeasured else ""
+    return (f"fit over {len(runs)} runs{skipped} (now {now}):\n    all four free: {said(free)}\n"
             f"    CPU pair only: {said(held)}")
 
 
 def ranking(values: dict[str, float]) -> list[str]:
     return sorted(values, key=lambda k: -values[k])
+
+
+def ratio_cell(measured: float | None, pred: float) -> str:
+    """measured / predicted, with "(outside the goal)"; "–" where either is missing (not measured, no prediction)."""
+    if measured is None or not pred or pred != pred:
+        return f"{'–':>13s}"
+    ratio = measured / pred
+    return f"{ratio:13.2f}{'' if abs(ratio - 1) <= GOAL else '  (outside the goal)'}"
+
+
+def capacity_report(topo: Topology, cluster: Cluster, rows: float, rows_list: list[tuple[str, Plan, float, dict]],
+                    args: argparse.Namespace) -> list[str]:
+    """A cluster's table of capacities predicted and measured, the rankings and the placed plans against Spark's
+    own scheduling. A plan with no capacity measured (no batch in its window) is said to be not measured, and so
+    are the ranking (without it, it would rank other plans than the predicted one) and the comparison it is in."""
+    out = [f"\n{topo.name} on {cluster.name}, batches of {rows:g} rows back to back, {args.duration:g} s measured "
+           f"after {args.warmup:g} s; goal: measured within {GOAL:.0%} of predicted, same ranking"]
+    header = f"{'plan':15s} {'replicas':>8s} {'predicted t/s':>13s} {'measured t/s':>12s} {'measured/pred':>13s}"
+    out += [header, "-" * len(header)]
+    for plan_name, plan, pred, got in rows_list:
+        measured = f"{got['capacity']:12.1f}" if got["capacity"] is not None else f"{'not measured':>12s}"
+        out.append(f"{plan_name:15s} {sum(plan.counts().values()):8d} {pred:13.1f} {measured} "
+                   f"{ratio_cell(got['capacity'], pred)}".rstrip())
+    placed = [r for r in rows_list if "/" not in r[0]]
+    predicted = ranking({n: p for n, _, p, _ in placed})
+    out.append(f"ranking predicted (placed plans): {' > '.join(predicted)}")
+    missing = [n for n, _, _, g in placed if g["capacity"] is None]
+    if missing:
+        out.append(f"ranking measured:  not measured — no capacity for {', '.join(missing)} (no micro-batch with rows "
+                   f"ended in its {args.duration:g} s window); raise --duration")
+    else:
+        measured_rank = ranking({n: g["capacity"] for n, _, _, g in placed})
+        out.append(f"ranking measured:  {' > '.join(measured_rank)}  "
+                   f"({'same' if predicted == measured_rank else 'differs'})")
+    spread = {n: g["capacity"] for n, _, _, g in rows_list if n.endswith("/spark")}
+    if placed and spread:
+        unmeasured = missing + [n for n, x in spread.items() if x is None]
+        if unmeasured:
+            out.append(f"best placed plan vs Spark's own scheduling: not measured — no capacity for "
+                       f"{', '.join(unmeasured)}; raise --duration (goal: at least 1.2x: not measured)")
+        else:
+            best = max(placed, key=lambda r: r[3]["capacity"])
+            base = max(spread.values())
+            out.append(f"best placed plan {best[0]} {best[3]['capacity']:.1f} t/s vs Spark's own scheduling at best "
+                       f"{base:.1f} t/s ({max(spread, key=lambda k: spread[k])}): {best[3]['capacity'] / base:.2f}x "
+                       "(goal: at least 1.2x)")
+    return out
 
 
 def main() -> None:
@@ -340,11 +425,7 @@ def main() -> None:
                         got["fixed_predicted_s"] = fixed
                         got["model_inputs"] = (scaled, target)
                         rows_list.append((label, plan, pred, got))
-                        print(f"  {label}: predicted {pred:.1f} t/s, measured {got['capacity']:.1f} t/s over "
-                              f"{got['batches']} batches (median {got['median_batch_s']:.2f} s, model's F "
-                              f"{fixed:.2f} s; first {got['first_batch_s']:.1f} s, executors "
-                              f"{got['executor_start_s'] or 0:.0f} s, every tuple on plan: {got['on_plan']}, nodes "
-                              f"used {got['nodes_used']})", flush=True)
+                        print(run_line(label, pred, fixed, got, args), flush=True)
             finally:
                 standalone.down(Path(state.state_dir))
         tables.append((cluster, rows, rows_list))
@@ -354,33 +435,15 @@ def main() -> None:
                   f"of the window); goal: at most {FIXED_GOAL_S:g} s (hetero-6)")
             print(f"{'plan':22s} {'nodes':>5s} {'model F s':>9s} {'measured s':>10s}")
             for label, _, _, got in rows_list:
-                print(f"{label:22s} {got['nodes_used']:5d} {got['fixed_predicted_s']:9.2f} "
-                      f"{got['median_batch_s']:10.2f}{'' if got['median_batch_s'] <= FIXED_GOAL_S else '  (over)'}")
+                median = got["median_batch_s"]
+                cell = (f"{median:10.2f}{'' if median <= FIXED_GOAL_S else '  (over)'}" if median is not None
+                        else f"{'not measured':>10s} — no batch in the window; raise --duration")
+                print(f"{label:22s} {got['nodes_used']:5d} {got['fixed_predicted_s']:9.2f} {cell}")
         print(fit_fixed(topo, eng, [got for _, rows_list in [(c, r) for c, _, r in tables]
                                     for _, _, _, got in rows_list]))
         return
     for cluster, rows, rows_list in tables:
-        print(f"\n{topo.name} on {cluster.name}, batches of {rows:g} rows back to back, {args.duration:g} s measured "
-              f"after {args.warmup:g} s; goal: measured within {GOAL:.0%} of predicted, same ranking")
-        header = f"{'plan':15s} {'replicas':>8s} {'predicted t/s':>13s} {'measured t/s':>12s} {'measured/pred':>13s}"
-        print(header)
-        print("-" * len(header))
-        for plan_name, plan, pred, got in rows_list:
-            ratio = got["capacity"] / pred
-            print(f"{plan_name:15s} {sum(plan.counts().values()):8d} {pred:13.1f} {got['capacity']:12.1f} "
-                  f"{ratio:13.2f}{'' if abs(ratio - 1) <= GOAL else '  (outside the goal)'}")
-        placed = [r for r in rows_list if "/" not in r[0]]
-        predicted = ranking({n: p for n, _, p, _ in placed})
-        measured = ranking({n: g["capacity"] for n, _, _, g in placed})
-        print(f"ranking predicted (placed plans): {' > '.join(predicted)}")
-        print(f"ranking measured:  {' > '.join(measured)}  ({'same' if predicted == measured else 'differs'})")
-        spread = {n: g["capacity"] for n, _, _, g in rows_list if n.endswith("/spark")}
-        if placed and spread:
-            best = max(placed, key=lambda r: r[3]["capacity"])
-            base = max(spread.values())
-            print(f"best placed plan {best[0]} {best[3]['capacity']:.1f} t/s vs Spark's own scheduling at best "
-                  f"{base:.1f} t/s ({max(spread, key=lambda k: spread[k])}): {best[3]['capacity'] / base:.2f}x "
-                  "(goal: at least 1.2x)")
+        print("\n".join(capacity_report(topo, cluster, rows, rows_list, args)))
 
 
 if __name__ == "__main__":

@@ -95,8 +95,10 @@ CASES: dict[str, Case] = {
          "--json", "{tmp}/accuracy.json"),
         (r"^spark engine on local\[2\], trigger 1 s; constants:",
          r"^chain2 +×0\.5 +rate +\d+ trigger +1 s +throughput +\d",
-         r"^throughput \|error\|: median \d",
-         r"^latency \|error\| \(half load\): median \d"),
+         # on a loaded machine the 4 s window may hold no micro-batch (no throughput) or no tuple at a sink (no
+         # latency): the script says not measured instead of 0 t/s as -100 % or leaving the latency line out
+         r"^throughput \|error\|: (median \d|not measured — )",
+         r"^latency \|error\| \(half load\): (median \d|not measured — )"),
         files=("accuracy.json",), spark=True, slow=True),
     "evaluate_speed.py": Case(
         ("--repeat", "1"),
@@ -189,10 +191,12 @@ CASES: dict[str, Case] = {
     "run_start.py": Case(
         ("--runs", "1", "--settle", "0", "--duration", "2", "--warmup", "2", "--no-jvm-archives"),
         (r"^cluster hetero-3 up in [\d.]+ s at spark://",
-         r"^run 1: before Spark [\d.]+ s, driver [\d.]+ s, executors [\d.]+ s, query → 1st batch [\d.]+ s, "
-         r"total [\d.]+ s",
+         # on a loaded machine no micro-batch with rows may end within the run's 4 s: its start is not measured
+         r"^run 1: before Spark [\d.]+ s, driver [\d.]+ s, executors [\d.]+ s, query → 1st batch ([\d.]+ s, "
+         r"total [\d.]+ s|not measured, total not measured — )",
          r"^median +[\d.]+ +[\d.]+",
-         r"^slowest start [\d.]+ s: (within|outside) the goal of 20 s"),
+         r"^slowest start( [\d.]+ s: (within|outside) the goal of 20 s|: not measured — .*the goal of 20 s: not "
+         r"measured)"),
         spark=True, slow=True, timeout_s=600.0),
     "run_vs_predicted.py": Case(
         ("--schedulers", "hetero", "--duration", "2", "--warmup", "2", "--no-jvm-archives"),
@@ -208,8 +212,9 @@ CASES: dict[str, Case] = {
         (r"^1k: 1,000 nodes in 25 racks, 45 operators, 4,710 replicas",
          r"^  r-storm +library: scheduling and prediction [\d.]+ s",
          r"^  ffd +json +end to end +[\d.]+ s, peak +\d+ MB",
-         r"^  r-storm +same placement from the three cluster files: yes",
-         r"^  ffd +same placement from the three cluster files: yes"),
+         r"^  r-storm +same placement from the 3 cluster files: yes",
+         r"^  ffd +same placement from the 3 cluster files: yes",
+         r"^  max-throughput +groups +end to end +[\d.]+ s, peak +\d+ MB.*\(goal < 0\.5 s and < 1\.5 GB: "),
         timing_exit=True),
     "sim_speed.py": Case(
         ("--repeat", "1"),
@@ -229,10 +234,13 @@ CASES: dict[str, Case] = {
         ("--clusters", "hetero-3", "--plans", "hetero", "--placements", "plan", "--warmup", "3", "--duration", "3",
          "--no-jvm-archives"),
         (r"^cluster hetero-3 up in [\d.]+ s at spark://",
-         r"^  hetero: predicted [\d.]+ t/s, measured [\d.]+ t/s over \d+ batches .* every tuple on plan: True",
+         # on a loaded machine the 3 s window may hold no micro-batch with rows: the capacity, its ratio and the
+         # ranking say not measured (and where tuples ran, if none ran at all)
+         r"^  hetero: predicted [\d.]+ t/s, measured( [\d.]+ t/s over \d+ batches .* every tuple on plan: True|: "
+         r"not measured — .* every tuple on plan: (True|not measured))",
          r"^nasiri-linear on hetero-3, batches of \d+ rows back to back, 3 s measured after 3 s",
-         r"^hetero +\d+ +[\d.]+ +[\d.]+ +[\d.]+",
-         r"^ranking measured: +hetero +\(same\)"),
+         r"^hetero +\d+ +[\d.]+ +([\d.]+ +[\d.]+|not measured +–)",
+         r"^ranking measured: +(hetero +\(same\)|not measured — )"),
         spark=True, slow=True, timeout_s=600.0),
     "storm_repro.py": Case(
         (),
