@@ -25,6 +25,10 @@ occupation rule; ≤ 12 scaling actions per hour. ``--recommend`` adds the recom
 streamplace.recommend on a local query at a constant rate, then the same query on the cores it recommended,
 measured.
 
+Each pattern is also stretched to ``--simulate-minutes`` (60) in the simulator (sim/microbatch.py), on a query
+with the cost the measured streamplace run fitted, for streamplace and the static peak allocation: what a run of
+minutes cannot show — how much of the difference the start-up and the windows take — said as simulated.
+
 Run: .venv/bin/python benchmarks/autoscale.py [--minutes 6] [--patterns step,walk]
      [--policies streamplace,dynamic,static,occupation,dstreams] [--smoke]
 """
@@ -235,6 +239,45 @@ def start_cluster(env: dict[str, str], state_dir: Path, archives: bool = True) -
     return up.stdout.strip().splitlines()[-1]
 
 
+def measured_fit(decisions: Path) -> dict[str, Any] | None:
+    """The last cost fit a streamplace run's decisions carried (None: it never had one)."""
+    if not decisions.exists():
+        return None
+    fits = [d["fit"] for d in map(json.loads, decisions.read_text().splitlines()) if d.get("fit")]
+    return fits[-1] if fits else None
+
+
+def simulated_long_run(fit: dict[str, Any], levels: str, seconds: float, trigger_s: float, executors: int,
+                       options: dict[str, Any], start_s: float) -> dict[str, dict[str, float]]:
+    """streamplace's decision and the static peak allocation on sim/microbatch.py's query with the cost a measured
+    run fitted (F, w, β; ``executors`` of 2 cores, ``start_s`` from request to registration), over ``seconds`` of
+    ``levels`` — what the measured minutes cannot show: a run long enough that the start-up is a small part."""
+    from streamplace.autoscaler.decide import Decision, decide
+    from streamplace.autoscaler.options import options_from
+    from streamplace.autoscaler.state import Memory, View
+    from streamplace.sim.microbatch import SimulatedQuery, simulate
+
+    query = SimulatedQuery(fixed_s=fit["fixed_s"], row_s=fit["row_ms_per_core"] / 1000, exponent=fit["exponent"],
+                           trigger_s=trigger_s, cores=2, start_s=start_s)
+    parsed = parse_levels(levels)
+
+    def rate(t: float) -> float:
+        return next(r for at, r in reversed(parsed) if at <= t)
+
+    def static(view: View, memory: Memory, opts: Any) -> tuple[Decision, Memory]:
+        n = len(view.executors)
+        return Decision(at_s=view.now_s, action="keep", reason="static", executors=n, target_executors=n,
+                        capacity=2.0 * n, target_capacity=2.0 * n), memory
+
+    opts = options_from(options)
+    out = {}
+    for name, policy in (("streamplace", decide), ("static", static)):
+        run = simulate(query, rate, policy, opts, seconds, executors=executors, max_executors=executors)
+        out[name] = {"within": run.within_target(trigger_s), "executor_min": run.executor_s / 60,
+                     "actions_per_hour": run.actions / (seconds / 3600), "batches": float(len(run.batches))}
+    return out
+
+
 def table(rows: list[tuple[str, str, dict[str, float]]]) -> list[str]:
     out = ["| pattern | policy | batches | within target | oldest backlog s | executor-min | cost /min billing | "
            "cost /h billing | actions | actions/h |", "| --- " * 10 + "|"]
@@ -267,6 +310,32 @@ def goals(rows: list[tuple[str, str, dict[str, float]]]) -> list[str]:
     return out
 
 
+def simulated_lines(home: Path, chosen: list[str], args: argparse.Namespace) -> list[str]:
+    """Each pattern stretched to ``--simulate-minutes`` in the simulator, with the cost its measured streamplace run
+    fitted, under the run's options and under the defaults (no line for a pattern without such a run)."""
+    out: list[str] = []
+    for pattern in chosen if args.simulate_minutes > 0 else []:
+        fit = measured_fit(home / f"{pattern}-streamplace" / "decisions.jsonl")
+        if fit is None:
+            continue
+        long_s = args.simulate_minutes * 60
+        stretched = {"step": step_levels(long_s, args.low, args.high),
+                     "walk": walk_levels(long_s, args.low, args.high, args.seed)}[pattern]
+        ran = {k: json.loads(v) if v[:1] in "[{" else float(v)
+               for k, v in (pair.split("=", 1) for pair in args.options.split(",") if pair)}
+        for label, extra in (("the run's options", ran), ("the option defaults", {})):
+            options = {"worker_types": {"default": {"unit_s": 60}}, **extra}
+            sim = simulated_long_run(fit, stretched, long_s, args.trigger, 4, options, start_s=40.0)
+            ours, peak = sim["streamplace"], sim["static"]
+            fewer = 100 * (1 - ours["executor_min"] / peak["executor_min"])
+            out.append(f"{pattern}, simulated for {args.simulate_minutes:g} min with the measured fit (F "
+                       f"{fit['fixed_s']:.2f} s, w {fit['row_ms_per_core']:.2f} ms per row per core, β "
+                       f"{fit['exponent']:.2f}) and {label}: streamplace {100 * ours['within']:.1f} % within target, "
+                       f"{ours['executor_min']:.1f} executor-min, {ours['actions_per_hour']:.1f} actions/h; static "
+                       f"{peak['executor_min']:.1f} executor-min → {fewer:.1f} % fewer (simulated, not measured)")
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--minutes", type=float, default=6.0, help="per run (after the query starts)")
@@ -289,11 +358,15 @@ def main() -> None:
                     help="a file lock taken around the cluster's start and each run (flock(1)'s kind), so that "
                          "other Spark work waits between runs rather than disturbing one")
     ap.add_argument("--recommend", action="store_true", help="also the recommend-only check on a local query")
+    ap.add_argument("--simulate-minutes", type=float, default=60.0,
+                    help="also each pattern stretched to this long in the simulator, with the cost the measured "
+                         "streamplace run fitted (0: not)")
     ap.add_argument("--recommend-rate", type=float, default=250.0)
     ap.add_argument("--recommend-minutes", type=float, default=2.0)
     args = ap.parse_args()
     if args.smoke:
         args.minutes, args.patterns, args.policies = 1.5, "step", "streamplace"
+        args.simulate_minutes = min(args.simulate_minutes, 10.0)
     seconds = args.minutes * 60
     patterns = {"step": step_levels(seconds, args.low, args.high),
                 "walk": walk_levels(seconds, args.low, args.high, args.seed)}
@@ -329,6 +402,7 @@ def main() -> None:
     with held(args.lock):
         checks = recommend_check(args, home, env) if args.recommend else []
     print("\n".join(["", *lines, "", *goals(rows), *checks]))
+    print("\n".join(simulated_lines(home, chosen, args)))
     if args.markdown:
         args.markdown.write_text("\n".join(lines) + "\n")
 
