@@ -20,7 +20,8 @@ from streamplace.bench.topologies import storm_large
 from streamplace.errors import SpecError
 from streamplace.model.cluster import Cluster, Links, Node
 from streamplace.model.plan import PRETTY_LIMIT, json_text
-from streamplace.perf.evaluate import compile_cells, cost_tables, operator_rates
+from streamplace.perf.cells import compile_cells, cost_tables
+from streamplace.perf.evaluate import operator_rates
 from streamplace.perf.network import link_log_availability, pair_sums, stream_metrics
 from streamplace.schedulers import create
 from streamplace.schedulers.base import EPS, Deadline
@@ -95,6 +96,28 @@ def test_rstorm_groups_many_kinds_of_nodes_in_numpy_as_in_python(monkeypatch: py
     python = RStorm().plan(topology, cluster).replicas
     monkeypatch.setattr(rstorm, "PYTHON_GROUPS", 0)
     assert RStorm().plan(topology, cluster).replicas == python
+
+
+def test_rstorm_demand_heaps_choose_what_a_scan_of_the_groups_chooses(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The per-demand heaps of NodeStates (a few distinct task demands) pick the node a scan of every live group
+    picks, on varied nodes (many groups) and on racks of alike nodes (few groups, long runs on one node)."""
+    import streamplace.schedulers.rstorm as rstorm
+
+    rng = random.Random(13)
+    nodes = tuple(Node(f"n{j}", cpu=100 + 10 * (j % 9), memory_mb=2048 + 64 * (j % 5), rack=f"r{j % 4}")
+                  for j in range(60))
+    cases = [(resolve_topology(t), Cluster("varied", nodes)) for t in ("pageload", "processing", "star")]
+    cases += [(storm_large(3, 5, 12, 9), Cluster("racks", tuple(
+        Node(f"r{r}n{k}", cpu=400, memory_mb=4096, rack=f"r{r}") for r in range(4) for k in range(6))))]
+    cases += [(resolve_topology("diamond"), _random_cluster(rng, k)) for k in range(10)]
+    for topology, cluster in cases:
+        monkeypatch.setattr(rstorm, "HEAP_DEMANDS", 0)
+        scan = RStorm().plan(topology, cluster)
+        monkeypatch.setattr(rstorm, "HEAP_DEMANDS", 8)
+        for compact_at in (1024, 3):  # 3: the heaps are cleared of stale entries again and again
+            monkeypatch.setattr(rstorm, "COMPACT_AT", compact_at)
+            heaps = RStorm().plan(topology, cluster)
+            assert heaps.replicas == scan.replicas and heaps.status == scan.status, (topology.name, cluster.name)
 
 
 def _ffd_by_scan(topology, cluster: Cluster) -> np.ndarray:  # type: ignore[no-untyped-def]

@@ -165,7 +165,13 @@ class Plan:
         return sum(self.counts().values())
 
     def evolve(self, **changes: Any) -> Plan:
-        return replace(self, **changes)
+        """This plan with ``changes``. Its replicas, frozen and checked when it was made, are kept as they are
+        unless changed (freezing 500,000 cells again took a quarter of a second, issue 56)."""
+        if "replicas" in changes:
+            return replace(self, **changes)
+        new = replace(self, replicas={}, **changes)
+        object.__setattr__(new, "replicas", self.replicas)
+        return new
 
     # ------------------------------------------------------------------ JSON
     def to_dict(self) -> dict[str, Any]:

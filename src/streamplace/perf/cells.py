@@ -20,6 +20,23 @@ from streamplace.perf.rates import OperatorRates
 _HUGE = 1e18
 
 
+def _profile_by_type(topology: Topology, cluster: Cluster, profile: Profile | None
+                     ) -> tuple[np.ndarray, np.ndarray] | None:
+    """The profile's (e, MET) per (operator, node type), NaN where it has no entry; None without entries."""
+    if profile is None or not profile.entries:
+        return None
+    types = {t: k for k, t in enumerate(cluster.types)}
+    e_type = np.full((len(topology.operators), len(types)), np.nan)
+    m_type = np.full_like(e_type, np.nan)
+    for entry in profile.entries:
+        i = topology.index.get(entry.operator)
+        t = types.get(entry.node_type)
+        if i is not None and t is not None:
+            e_type[i, t] = entry.cost_ms
+            m_type[i, t] = entry.overhead
+    return e_type, m_type
+
+
 def cost_tables(topology: Topology, cluster: Cluster, profile: Profile | None) -> tuple[np.ndarray, np.ndarray]:
     """(e, MET) for every (operator, node) pair, shape (n_ops, n_nodes).
 
@@ -30,21 +47,42 @@ def cost_tables(topology: Topology, cluster: Cluster, profile: Profile | None) -
     met = np.array([op.overhead for op in topology.operators], dtype=float)
     e = cost[:, None] / cluster.speedup[None, :]
     m = np.repeat(met[:, None], len(cluster), axis=1)
-    if profile is not None and profile.entries:
-        types = {t: k for k, t in enumerate(cluster.types)}
-        e_type = np.full((len(topology.operators), len(types)), np.nan)
-        m_type = np.full_like(e_type, np.nan)
-        for entry in profile.entries:
-            i = topology.index.get(entry.operator)
-            t = types.get(entry.node_type)
-            if i is not None and t is not None:
-                e_type[i, t] = entry.cost_ms
-                m_type[i, t] = entry.overhead
+    by_type = _profile_by_type(topology, cluster, profile)
+    if by_type is not None:
+        e_type, m_type = by_type
         e_node = e_type[:, cluster.type_index]
         m_node = m_type[:, cluster.type_index]
         e = np.where(np.isnan(e_node), e, e_node)
         m = np.where(np.isnan(m_node), m, m_node)
     return e, m
+
+
+def cell_costs(topology: Topology, cluster: Cluster, profile: Profile | None, op: np.ndarray, node: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """(e, MET) of the pairs (op[c], node[c]) only: the values ``cost_tables`` holds there, computed the same
+    way, in O(operators + pairs) time and memory instead of O(operators × nodes)."""
+    cost = np.array([o.cost_ms for o in topology.operators], dtype=float)
+    met = np.array([o.overhead for o in topology.operators], dtype=float)
+    e = cost[op] / cluster.speedup[node]
+    m = met[op]
+    by_type = _profile_by_type(topology, cluster, profile)
+    if by_type is not None:
+        e_type, m_type = by_type
+        t = cluster.type_index[node]
+        e_given, m_given = e_type[op, t], m_type[op, t]
+        e = np.where(np.isnan(e_given), e, e_given)
+        m = np.where(np.isnan(m_given), m, m_given)
+    return e, m
+
+
+def type_costs(topology: Topology, cluster: Cluster, profile: Profile | None) -> np.ndarray:
+    """e per (operator, node type), each type's column that of its first node (what weighted.type_weights
+    reads from a whole ``cost_tables``): O(operators × types)."""
+    _, first = np.unique(cluster.type_index, return_index=True)
+    n_ops = len(topology.operators)
+    op = np.repeat(np.arange(n_ops, dtype=np.intp), len(first))
+    node = np.tile(first.astype(np.intp), n_ops)
+    return cell_costs(topology, cluster, profile, op, node)[0].reshape(n_ops, len(first))
 
 
 def replica_capacity(e: np.ndarray, met: np.ndarray) -> np.ndarray:
@@ -83,6 +121,12 @@ class Cells:
         np.add.at(p, (self.op, self.node), self.split_share)
         return p
 
+    def nodes_by_op(self) -> list[np.ndarray]:
+        """Per operator, the nodes it runs on, sorted: O(cells log cells), no (operators × nodes) matrix."""
+        order = np.lexsort((self.node, self.op))
+        bounds = np.searchsorted(self.op[order], np.arange(self.n_ops + 1))
+        return [self.node[order[bounds[i]:bounds[i + 1]]] for i in range(self.n_ops)]
+
     def count_matrix(self) -> np.ndarray:
         c = np.zeros((self.n_ops, self.n_nodes))
         np.add.at(c, (self.op, self.node), self.count)
@@ -117,9 +161,10 @@ def compile_cells(
     op_a = np.asarray(op_idx, dtype=np.intp)
     node_a = np.asarray(node_idx, dtype=np.intp)
     count_a = np.asarray(counts, dtype=float)
-    e_tab, m_tab = tables if tables is not None else cost_tables(topology, cluster, profile)
-    e = e_tab[op_a, node_a]
-    met = m_tab[op_a, node_a]
+    if tables is not None:
+        e, met = tables[0][op_a, node_a], tables[1][op_a, node_a]
+    else:
+        e, met = cell_costs(topology, cluster, profile, op_a, node_a)
     n_ops = len(topology.operators)
     par = np.bincount(op_a, weights=count_a, minlength=n_ops)
     if split == "capacity":

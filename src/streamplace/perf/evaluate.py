@@ -1,8 +1,12 @@
 """Evaluate a plan: everything the model predicts, in one call.
 
-Cost: O(cells + streams·|U|·|V| + nodes) with numpy doing the per-element
-work; a plan of 10,000 replicas on 1,000 nodes evaluates in a few tens of
-milliseconds (benchmarks/evaluate_speed.py).
+Cost: O(cells + E log E + nodes + racks) time and memory with numpy doing the per-element work, for the E
+(stream, node) entries of the streams' two ends (network.stream_shares; Σ over streams of the nodes its producer
+and consumer run on) and one :func:`network.pair_sums` per stream. No array of operators × nodes or streams ×
+nodes is built: costs are looked up per cell (cells.cell_costs), the instance paths walk each operator's nodes
+(latency.links_ms_of), so a cluster of 100,000 nodes adds O(nodes) to a plan's evaluation, not O(operators ·
+nodes) (issue 56; tests/test_evaluate_scale.py). A plan of 10,000 replicas on 1,000 nodes evaluates in a few tens
+of milliseconds (benchmarks/evaluate_speed.py).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
 from streamplace.perf.capacity import ScaleLimit, node_loads, sustainable_scale
-from streamplace.perf.cells import Cells, compile_cells, cost_tables
+from streamplace.perf.cells import Cells, compile_cells, type_costs
 from streamplace.perf.engines import (
     EngineFigures,
     EngineInputs,
@@ -27,7 +31,7 @@ from streamplace.perf.engines import (
     IdealEngine,
     engine_or_ideal,
 )
-from streamplace.perf.latency import path_latency, plan_links_ms
+from streamplace.perf.latency import links_ms_of, path_latency
 from streamplace.perf.network import StreamMetrics, stream_metrics, supports
 from streamplace.perf.rates import OperatorRates, operator_rates
 from streamplace.perf.score import LatencyScore, latency_score
@@ -161,7 +165,6 @@ def evaluate(
         replicas = plan
     split = split or "even"
     rates = rates if rates is not None else operator_rates(topology, profile, source_rates)
-    tables = tables if tables is not None else cost_tables(topology, cluster, profile)
     cells = compile_cells(topology, cluster, replicas, rates, profile, split, tables)
     memory_per_op = np.array([op.memory_mb for op in topology.operators], dtype=float)
     loads = node_loads(cells, memory_per_op)
@@ -190,7 +193,7 @@ def evaluate(
     idx = topology.index
     edges = np.array([cells.parallelism[idx[s.source]] * cells.parallelism[idx[s.target]] for s in topology.streams],
                      dtype=float)
-    s_lat = plan_links_ms(topology, cluster, cells.count_matrix())  # Ecker et al.'s s_lat, over instance paths
+    s_lat = links_ms_of(topology, cluster, cells.nodes_by_op())  # Ecker et al.'s s_lat, over instance paths
     score = latency_score(
         s_lat, len(used), len(cluster), streams.local_fraction, streams.tuples,
         cpu_util, loads.memory, cluster.memory, score_utilization_limit, edges=edges,
@@ -218,7 +221,9 @@ def evaluate(
         elastic_energy=float(streams.elastic_energy.sum()),
         memory_violations=mem_viol,
         score=score,
-        weighted_utilization=weighted_utilization(util_at_limit, tables[0], cluster),
+        weighted_utilization=(weighted_utilization(util_at_limit, tables[0], cluster) if tables is not None else
+                              weighted_utilization(util_at_limit, type_costs(topology, cluster, profile), cluster,
+                                                   by_type=True)),
         engine=eng.name,
         engine_detail=figures.detail,
         cluster=cluster,

@@ -78,21 +78,55 @@ def stream_bytes(topology: Topology) -> np.ndarray:
          for s in topology.streams], dtype=float)
 
 
-def stream_shares(topology: Topology, cells: Cells
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per stream: source and target operator, all-grouping flag, and the (streams × nodes) shares p(u) of its
-    producer's output and q(v) of its consumer's input on each node (q by replica count for ``all``)."""
+@dataclass(frozen=True)
+class StreamShares:
+    """Every stream's producer and consumer shares on the nodes either end runs on, as flat entries sorted by
+    (stream, node): at entry e, node ``node[e]`` holds the share ``p[e]`` of stream ``stream[e]``'s producer
+    output and the share ``q[e]`` of its consumer's input (0 where that end has no replica there; q by replica
+    count for an ``all``-grouped stream). ``src``, ``tgt`` and ``is_all`` are per stream. A (streams × nodes)
+    matrix of them would be mostly zeros: at 100,000 nodes and 300 streams it would take 240 MB per matrix."""
+
+    src: np.ndarray
+    tgt: np.ndarray
+    is_all: np.ndarray
+    stream: np.ndarray
+    node: np.ndarray
+    p: np.ndarray
+    q: np.ndarray
+
+
+def _ranges(start: np.ndarray, ops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each k, the positions start[ops[k]] … start[ops[k] + 1] − 1, concatenated, and k for each of them."""
+    lo, length = start[ops], start[ops + 1] - start[ops]
+    owner = np.repeat(np.arange(len(ops), dtype=np.intp), length)
+    first = np.cumsum(length) - length
+    return np.arange(int(length.sum()), dtype=np.intp) - first[owner] + lo[owner], owner
+
+
+def stream_shares(topology: Topology, cells: Cells) -> StreamShares:
+    """Per stream, its producer's share p(u) of output and its consumer's share q(v) of input on the nodes either
+    runs on (q by replica count for ``all``), as sorted flat entries: O(E log E) time and O(cells + E) memory for
+    E = Σ over streams of the producer's and consumer's nodes, never O(streams · nodes)."""
     idx = topology.index
-    p = cells.share_matrix()
-    counts = cells.count_matrix()
-    q_all = np.divide(counts, cells.parallelism[:, None], out=np.zeros_like(counts),
-                      where=cells.parallelism[:, None] > 0)
     src = np.array([idx[s.source] for s in topology.streams], dtype=np.intp)
     tgt = np.array([idx[s.target] for s in topology.streams], dtype=np.intp)
     is_all = np.array([s.grouping == "all" for s in topology.streams], dtype=bool)
-    if not len(topology.streams):
-        return src, tgt, is_all, np.zeros((0, cells.n_nodes)), np.zeros((0, cells.n_nodes))
-    return src, tgt, is_all, p[src], np.where(is_all[:, None], q_all[tgt], p[tgt])
+    n = max(cells.n_nodes, 1)
+    order = np.lexsort((cells.node, cells.op))  # cells by operator, then node
+    start = np.searchsorted(cells.op[order], np.arange(cells.n_ops + 1))
+    par = cells.parallelism[cells.op]
+    q_all = np.divide(cells.count, par, out=np.zeros_like(cells.count), where=par > 0)
+    at_a, k_a = _ranges(start, src)
+    at_b, k_b = _ranges(start, tgt)
+    cell_a, cell_b = order[at_a], order[at_b]
+    key_a = k_a.astype(np.int64) * n + cells.node[cell_a]
+    key_b = k_b.astype(np.int64) * n + cells.node[cell_b]
+    keys = np.union1d(key_a, key_b)
+    p = np.zeros(len(keys))
+    q = np.zeros(len(keys))
+    p[np.searchsorted(keys, key_a)] = cells.split_share[cell_a]
+    q[np.searchsorted(keys, key_b)] = np.where(is_all[k_b], q_all[cell_b], cells.split_share[cell_b])
+    return StreamShares(src, tgt, is_all, (keys // n).astype(np.intp), (keys % n).astype(np.intp), p, q)
 
 
 def pair_sums(cluster: Cluster, u: np.ndarray, p: np.ndarray, v: np.ndarray, q: np.ndarray
@@ -184,18 +218,24 @@ def stream_metrics(
     rates: OperatorRates,
     supp: list[tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None,
 ) -> StreamMetrics:
+    """Every stream's traffic, latency, cost and the NIC and rack-uplink loads they make, at scale 1: O(E log E +
+    nodes + racks) for the E flat entries of :func:`stream_shares`, plus :func:`pair_sums` per stream."""
     supp = supports(cells) if supp is None else supp
     n_streams = len(topology.streams)
     n = cells.n_nodes
-    src, tgt, is_all, ps, qs = stream_shares(topology, cells)
+    shares = stream_shares(topology, cells)
+    src, tgt, is_all, at = shares.src, shares.tgt, shares.is_all, shares.stream
     bytes_per = stream_bytes(topology)
     mult = np.where(is_all, cells.parallelism[tgt], 1.0) if n_streams else np.zeros(0)
     tuples = rates.stream * mult
     volume = tuples * bytes_per
-    local = (ps * qs).sum(axis=1) if n_streams else np.zeros(0)
-    node_out = (volume[:, None] * ps * (1.0 - qs)).sum(axis=0) if n_streams else np.zeros(n)
-    node_in = (volume[:, None] * qs * (1.0 - ps)).sum(axis=0) if n_streams else np.zeros(n)
-    rack_out, rack_in = rack_flows(cluster, volume, ps, qs)
+    # (bincount of no entries is int64: cast)
+    local = np.bincount(at, weights=shares.p * shares.q, minlength=n_streams).astype(float)
+    # per node, the streams' terms in stream order (each stream's entries are sorted, so bincount adds them in
+    # the order a sum over a dense (streams × nodes) matrix did)
+    node_out = np.bincount(shares.node, weights=volume[at] * shares.p * (1.0 - shares.q), minlength=n).astype(float)
+    node_in = np.bincount(shares.node, weights=volume[at] * shares.q * (1.0 - shares.p), minlength=n).astype(float)
+    rack_out, rack_in = rack_flows(cluster, volume, shares)
 
     any_cost = cluster.has_link_cost
     worst = np.zeros(n_streams)
@@ -221,16 +261,18 @@ def stream_metrics(
                          node_out, node_in, link_log_availability(cluster, pairs), rack_out, rack_in)
 
 
-def rack_flows(cluster: Cluster, volume: np.ndarray, ps: np.ndarray, qs: np.ndarray
-               ) -> tuple[np.ndarray, np.ndarray]:
+def rack_flows(cluster: Cluster, volume: np.ndarray, shares: StreamShares) -> tuple[np.ndarray, np.ndarray]:
     """Per rack, the bytes/s its streams send to and receive from other racks: a stream's producer share in
-    rack a times its consumer share outside a (and the reverse), O(streams · nodes)."""
+    rack a times its consumer share outside a (and the reverse), from the shares' flat entries summed per
+    (stream, rack): O(E log E + racks), never a (streams × racks) or (streams × nodes) matrix."""
     n_racks = len(cluster.racks)
     if not len(volume) or n_racks < 2:
         return np.zeros(n_racks), np.zeros(n_racks)
-    member = np.zeros((len(cluster), n_racks))
-    member[np.arange(len(cluster)), cluster.rack_index] = 1.0
-    p_rack, q_rack = ps @ member, qs @ member
-    out = (volume[:, None] * p_rack * (1.0 - q_rack)).sum(axis=0)
-    into = (volume[:, None] * q_rack * (1.0 - p_rack)).sum(axis=0)
-    return out, into
+    keys, inverse = np.unique(shares.stream.astype(np.int64) * n_racks + cluster.rack_index[shares.node],
+                              return_inverse=True)
+    p_rack = np.bincount(inverse, weights=shares.p, minlength=len(keys))
+    q_rack = np.bincount(inverse, weights=shares.q, minlength=len(keys))
+    k, rack = keys // n_racks, keys % n_racks
+    out = np.bincount(rack, weights=volume[k] * p_rack * (1.0 - q_rack), minlength=n_racks)
+    into = np.bincount(rack, weights=volume[k] * q_rack * (1.0 - p_rack), minlength=n_racks)
+    return out.astype(float), into.astype(float)

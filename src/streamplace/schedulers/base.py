@@ -214,12 +214,15 @@ def predict_counts(scheduler: str, topology: Topology, cluster: Cluster, counts:
 
 
 def counts_to_replicas(counts: np.ndarray, topology: Topology, cluster: Cluster) -> dict[str, dict[str, int]]:
-    out: dict[str, dict[str, int]] = {}
+    """``{operator: {node: count}}`` of a count matrix, nodes in index order: one scan of the matrix for its
+    nonzero cells, then O(cells) (not a scan per operator)."""
+    op_at, node_at = np.nonzero(counts)
+    values = counts[op_at, node_at].astype(np.int64).tolist()
+    bounds = np.searchsorted(op_at, np.arange(len(topology.operators) + 1)).tolist()
     ids = cluster.ids
-    for i, op in enumerate(topology.operators):
-        nz = np.flatnonzero(counts[i])
-        out[op.id] = {ids[u]: int(counts[i, u]) for u in nz}
-    return out
+    names = [ids[u] for u in node_at.tolist()]
+    return {op.id: dict(zip(names[bounds[i]:bounds[i + 1]], values[bounds[i]:bounds[i + 1]], strict=True))
+            for i, op in enumerate(topology.operators)}
 
 
 def _fmt(x: float) -> str:

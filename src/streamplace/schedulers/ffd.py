@@ -8,7 +8,9 @@ every node. Both resources are hard, as in Heron's packing. It minimizes
 nodes used, not latency.
 
 Complexity: O(T log T + K·N) for T instances of K kinds (demand and allowed nodes) on N nodes: first fit
-resumes from a cursor per kind, vectorized over windows of nodes.
+resumes from a cursor per kind, vectorized over windows of nodes; an operator's run of instances fills each node
+it reaches in one step (a float subtraction per instance, no numpy call), so the Python work is per node filled
+and per run, not per instance (500,000 instances: 1.2 s before, issue 56).
 """
 
 from __future__ import annotations
@@ -65,26 +67,36 @@ class FirstFitDecreasing(BaseScheduler):
         # First fit from a cursor per kind of instance (demand and the nodes it may use): free resources only
         # shrink, so a node that cannot take an instance now never will, and the search resumes where it
         # stopped: O(N) per kind in all, instead of a scan of every node per instance.
+        # The instances of one operator follow each other in ``ops`` (a stable sort by demand): a run of them
+        # fills the node the cursor stands on as far as it goes, with the same float subtractions one instance at
+        # a time would make, before the next first fit; O(instances + N per kind) with Python work per node
+        # filled rather than per instance.
         cursor: dict[tuple[int, float, float], int] = {}
         n = len(cluster)
-        for i in ops:
+        runs = np.flatnonzero(np.diff(ops, prepend=-1, append=-1))
+        for start, end in zip(runs[:-1].tolist(), runs[1:].tolist(), strict=True):
+            i = int(ops[start])
             m_i, c_i = float(mem[i]), float(cpu[i])
-            key = (-1 if whole[i] else int(i), m_i, c_i)
-            u = cursor.get(key, 0)
-            if not (u < n and mask[i, u] and free_mem[u] >= m_i - EPS and free_cpu[u] >= c_i - EPS):
-                u = _first_fit(mask[i], free_mem, free_cpu, m_i, c_i, u)
-            if u < 0:
-                allowed = mask[i]
-                return Placement(None, "infeasible", [
-                    f"{topology.operators[i].id} needs {mem[i]:g} MB and {cpu[i]:g} CPU points per replica; "
-                    f"after packing the larger instances no node it may use has both free (most free memory "
-                    f"{free_mem[allowed].max():g} MB, most free CPU {free_cpu[allowed].max():g} points"
-                    + (f", {self.padding_percent:g} % of every node kept as padding" if self.padding_percent else "")
-                    + ")"])
-            cursor[key] = u
-            counts[i, perm[u]] += 1
-            free_mem[u] -= mem[i]
-            free_cpu[u] -= cpu[i]
+            key = (-1 if whole[i] else i, m_i, c_i)
+            left = end - start
+            while left:
+                u = cursor.get(key, 0)
+                if not (u < n and mask[i, u] and free_mem[u] >= m_i - EPS and free_cpu[u] >= c_i - EPS):
+                    u = _first_fit(mask[i], free_mem, free_cpu, m_i, c_i, u)
+                if u < 0:
+                    allowed = mask[i]
+                    return Placement(None, "infeasible", [
+                        f"{topology.operators[i].id} needs {mem[i]:g} MB and {cpu[i]:g} CPU points per replica; "
+                        f"after packing the larger instances no node it may use has both free (most free memory "
+                        f"{free_mem[allowed].max():g} MB, most free CPU {free_cpu[allowed].max():g} points"
+                        + (f", {self.padding_percent:g} % of every node kept as padding" if self.padding_percent
+                           else "") + ")"])
+                cursor[key] = u
+                fm, fc, placed = float(free_mem[u]), float(free_cpu[u]), 0
+                while left and fm >= m_i - EPS and fc >= c_i - EPS:
+                    fm, fc, placed, left = fm - m_i, fc - c_i, placed + 1, left - 1
+                counts[i, perm[u]] += placed
+                free_mem[u], free_cpu[u] = fm, fc
         return Placement(counts)
 
 

@@ -7,7 +7,8 @@ of their allowed nodes only. Because it ignores resources, the plan may break
 memory; it is then reported ``infeasible`` with the node and the overshoot,
 never returned as if it could run.
 
-Complexity: O(T + S) for T tasks and S slots.
+Complexity: O(T + S + ops·N) for T tasks, S slots and N nodes, in numpy (an operator's replicas dealt
+in one step), plus one scan of the (ops × N) counts for their nonzero cells.
 """
 
 from __future__ import annotations
@@ -26,9 +27,11 @@ from streamplace.schedulers.base import EPS, BaseScheduler, Deadline, Placement,
 
 
 def interleaved_slots(cluster: Cluster) -> list[int]:
-    """Node index of each worker slot, interleaved across nodes as Storm's ``sort-slots`` does."""
-    most = max(n.slots for n in cluster.nodes)
-    return [u for k in range(most) for u, n in enumerate(cluster.nodes) if n.slots > k]
+    """Node index of each worker slot, interleaved across nodes as Storm's ``sort-slots`` does: O(S + N·max
+    slots) in numpy."""
+    slots = np.array([n.slots for n in cluster.nodes], dtype=np.int64)
+    most = int(slots.max())
+    return np.concatenate([np.flatnonzero(slots > k) for k in range(most)]).tolist()
 
 
 @register
@@ -51,24 +54,26 @@ class RoundRobin(BaseScheduler):
         slots = interleaved_slots(cluster)
         n_workers = len(cluster) if self.workers is None else self.workers
         workers = slots[: min(n_workers, len(slots))]
+        dealing = np.array(workers, dtype=np.intp)
         mask = allowed_mask(topology, cluster)
         counts = np.zeros((len(topology.operators), len(cluster)), dtype=np.int64)
         dealt = 0
         pinned_dealt: dict[tuple[int, ...], int] = {}
         for i in sorted(range(len(topology.operators)), key=lambda k: topology.operators[k].id):
             op = topology.operators[i]
-            if op.pinned is None:
-                for _ in range(op.replicas):
-                    counts[i, workers[dealt % len(workers)]] += 1
-                    dealt += 1
+            if op.pinned is None:  # replica r goes to worker (dealt + r) mod W
+                np.add.at(counts[i], dealing[(dealt + np.arange(op.replicas)) % len(workers)], 1)
+                dealt += op.replicas
                 continue
             own = [u for u in workers if mask[i, u]] or [u for u in slots if mask[i, u]]
             key = tuple(sorted(set(own)))
-            for _ in range(op.replicas):
-                k = pinned_dealt.get(key, 0)
-                counts[i, own[k % len(own)]] += 1
-                pinned_dealt[key] = k + 1
-        memory = (counts * np.array([o.memory_mb for o in topology.operators])[:, None]).sum(axis=0)
+            k = pinned_dealt.get(key, 0)
+            np.add.at(counts[i], np.array(own, dtype=np.intp)[(k + np.arange(op.replicas)) % len(own)], 1)
+            pinned_dealt[key] = k + op.replicas
+        # per node, Σ over operators in order (as a sum down the columns of counts × memory), over the nonzero cells
+        op_at, node_at = np.nonzero(counts)
+        memory = np.bincount(node_at, weights=counts[op_at, node_at] * np.array(
+            [o.memory_mb for o in topology.operators])[op_at], minlength=len(cluster))
         over = np.flatnonzero(memory > cluster.memory + EPS)
         if over.size:
             reasons = [

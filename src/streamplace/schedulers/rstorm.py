@@ -17,9 +17,12 @@
 * Several topologies are scheduled onto one cluster in turn (§6.5) by
   :meth:`RStorm.plan_many`, each with its own reference node.
 
-Complexity: O(N log N + T·G) for T tasks on N nodes that fall in G groups of alike nodes (NodeStates: same
-free memory, free CPU and distance; a handful on a homogeneous cluster, at most N), vectorized over groups;
-an operator restricted to some nodes scans all N for its tasks.
+Complexity: O(N log N + T·D·log G) for T tasks of D distinct demands (memory, CPU; up to HEAP_DEMANDS) on N
+nodes that fall in G groups of alike nodes (NodeStates: same free memory, free CPU and distance; a handful on
+a homogeneous cluster, at most N): each demand keeps a heap of the groups by score, so a task's choice is a
+heap's top and a node's move pushes its group into D heaps. With more distinct demands, O(N log N + T·G), the
+groups scanned per task (vectorized beyond PYTHON_GROUPS); an operator restricted to some nodes scans all N for
+its tasks. The per-task bookkeeping is in Python floats and lists, not numpy scalars (issue 56: 500,000 tasks).
 """
 
 from __future__ import annotations
@@ -107,8 +110,23 @@ class NodeStates:
     heap; a node that leaves a group is dropped from the heap when it reaches the top. The choice is the one a
     scan of every node makes (same scores, same tie-break), in O(groups) per task instead of O(nodes)."""
 
-    def __init__(self, free_mem: np.ndarray, free_cpu: np.ndarray, dist: np.ndarray):
+    def __init__(self, free_mem: np.ndarray, free_cpu: np.ndarray, dist: np.ndarray,
+                 demands: list[tuple[float, float]] | None = None,
+                 weights: tuple[float, float, float] = (1.0, 1.0, 1.0), norms: tuple[float, float] = (1.0, 1.0)):
         self.dist = dist
+        # With a few distinct task demands (memory, CPU) known in advance, each demand keeps two lazy heaps of
+        # (score, lowest node, group) — over the groups with its memory and CPU free, and with its memory free —
+        # so a task's choice is a heap's top (stale entries dropped as they surface) instead of a scan of every
+        # live group: O(log G) per task and O(D log G) per node moved, for D demands and G groups.
+        self.weights, self.norms = weights, norms
+        self.demand_of: dict[tuple[float, float], int] = {}
+        if demands is not None and len(set(demands)) <= HEAP_DEMANDS:
+            for demand in demands:
+                self.demand_of.setdefault(demand, len(self.demand_of))
+        self.demands = list(self.demand_of)
+        self.by_cpu: list[list[tuple[float, int, int]]] = [[] for _ in self.demands]
+        self.by_mem: list[list[tuple[float, int, int]]] = [[] for _ in self.demands]
+        self.compact_at = COMPACT_AT  # a heap longer than this is cleared of stale entries
         self.slot_of: dict[tuple[float, float, float], int] = {}
         self.keys: list[tuple[float, float, float]] = []  # per group: free memory, free CPU, distance
         self.heaps: list[list[int]] = []
@@ -118,8 +136,9 @@ class NodeStates:
         uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
         for row in uniq:
             self._slot((float(row[0]), float(row[1]), float(row[2])))
-        self.node_slot = inverse.reshape(-1).astype(np.intp)
-        for u, g in enumerate(self.node_slot.tolist()):  # ascending: each heap is built sorted
+        self.node_slot: list[int] = inverse.reshape(-1).astype(np.intp).tolist()  # a list: read per task
+        self.dist_of: list[float] = dist.astype(float).tolist()
+        for u, g in enumerate(self.node_slot):  # ascending: each heap is built sorted
             self.heaps[g].append(u)
         for g in range(len(self.heaps)):
             self._top(g)
@@ -135,8 +154,8 @@ class NodeStates:
 
     def move(self, u: int, free_mem: float, free_cpu: float) -> None:
         """Node ``u`` now has these free resources."""
-        old = int(self.node_slot[u])
-        g = self._slot((free_mem, free_cpu, float(self.dist[u])))
+        old = self.node_slot[u]
+        g = self._slot((free_mem, free_cpu, self.dist_of[u]))
         self.node_slot[u] = g
         heapq.heappush(self.heaps[g], u)
         self._top(g)
@@ -146,16 +165,55 @@ class NodeStates:
         heap = self.heaps[g]
         while heap and self.node_slot[heap[0]] != g:
             heapq.heappop(heap)
+        was = self.first[g]
         self.first[g] = heap[0] if heap else -1
         if heap:
             self.live[g] = None
+            if self.demands and heap[0] != was:
+                self._announce(g)
         else:
             self.live.pop(g, None)
+
+    def _announce(self, g: int) -> None:
+        """Group ``g``'s score and lowest node into the heaps of the demands it can take (as ``best`` scores)."""
+        m, c, d = self.keys[g]
+        w_m, w_c, w_b = self.weights
+        f = self.first[g]
+        for k, (mem, cpu) in enumerate(self.demands):
+            if not m >= mem - EPS:
+                continue
+            x, y = (mem - m) / self.norms[0], (cpu - c) / self.norms[1]
+            entry = (w_m * (x * x) + w_c * (y * y) + w_b * d, f, g)
+            heapq.heappush(self.by_mem[k], entry)
+            if c >= cpu - EPS:
+                heapq.heappush(self.by_cpu[k], entry)
+            if len(self.by_mem[k]) > self.compact_at:
+                self._compact()
+
+    def _compact(self) -> None:
+        """Drop the stale entries (a group's former lowest node) that never reached a heap's top: the heaps stay
+        within a constant factor of the live groups, amortized O(1) per entry pushed."""
+        first = self.first
+        for heaps in (self.by_cpu, self.by_mem):
+            for k, heap in enumerate(heaps):
+                heaps[k] = [entry for entry in heap if first[entry[2]] == entry[1]]
+                heapq.heapify(heaps[k])
+        self.compact_at = 2 * max(len(heap) for heap in self.by_mem) + COMPACT_AT
+
+    def _heap_best(self, heap: list[tuple[float, int, int]]) -> int:
+        """The lowest node of the best-scoring group still holding it in ``heap`` (-1: none)."""
+        first = self.first
+        while heap and first[heap[0][2]] != heap[0][1]:
+            heapq.heappop(heap)
+        return heap[0][1] if heap else -1
 
     def best(self, mem: float, cpu: float, weights: tuple[float, float, float],
              norms: tuple[float, float]) -> tuple[int, int]:
         """The node Algorithm 4 picks (least score, lowest index on a tie) among the nodes with the memory and CPU
         free for a task, and among those with the memory free; -1 where there is none."""
+        k = self.demand_of.get((mem, cpu))
+        if k is not None and weights == self.weights and norms == self.norms:
+            return self._heap_best(self.by_cpu[k]), self._heap_best(self.by_mem[k])
         w_m, w_c, w_b = weights
         if len(self.live) > PYTHON_GROUPS:
             live = list(self.live)
@@ -187,6 +245,10 @@ class NodeStates:
 
 #: up to this many groups of nodes, a task's choice loops in Python; beyond it, in numpy
 PYTHON_GROUPS = 48
+#: up to this many distinct task demands (memory, CPU), NodeStates keeps a heap per demand instead of scanning
+HEAP_DEMANDS = 8
+#: the least length at which a demand's heap is cleared of stale entries
+COMPACT_AT = 1024
 
 
 @register
@@ -223,6 +285,7 @@ class RStorm(BaseScheduler):
         m_norm, c_norm = float(cluster.memory.max()), float(cluster.cpu.max())
         counts = np.zeros((len(topology.operators), len(cluster)), dtype=np.int64)
         order = task_order(topology)
+        demands = sorted({(float(mem_d[i]), float(cpu_d[i])) for i in set(order)})
         ref: int | None = None
         states: NodeStates | None = None  # built once the reference node is known
         whole: np.ndarray = np.all(mask, axis=1)  # operators that may use every node: their choice goes by node groups
@@ -230,11 +293,12 @@ class RStorm(BaseScheduler):
         weights, norms = (w_m, w_c, w_b), (m_norm, c_norm)
         soft: dict[str, int] = {}
         timed_out_at: int | None = None
+        whole_of, mem_of, cpu_of = whole.tolist(), mem_d.tolist(), cpu_d.tolist()  # Python values, read per task
         for t, i in enumerate(order):
-            grouped = states is not None and bool(whole[i])
+            grouped = states is not None and whole_of[i]
             if grouped:
                 assert states is not None
-                u_cpu, u_mem = states.best(float(mem_d[i]), float(cpu_d[i]), weights, norms)
+                u_cpu, u_mem = states.best(mem_of[i], cpu_of[i], weights, norms)
                 any_mem, any_cpu = u_mem >= 0, u_cpu >= 0
             else:
                 fits_mem = mask[i] & (free_mem >= mem_d[i] - EPS)
@@ -269,7 +333,7 @@ class RStorm(BaseScheduler):
                 if ref is None:
                     ref = reference_node(free_mem, free_cpu, cluster, np.any(mask, axis=0))
                     dist = cluster.distance_from(ref)
-                    states = NodeStates(free_mem, free_cpu, dist)
+                    states = NodeStates(free_mem, free_cpu, dist, demands, weights, norms)
                     if cand[ref]:
                         u = ref
                 if u < 0:
@@ -277,13 +341,15 @@ class RStorm(BaseScheduler):
                           + w_c * ((cpu_d[i] - free_cpu) / c_norm) ** 2
                           + w_b * dist)
                     u = int(np.argmin(np.where(cand, d2, np.inf)))
-            if not free_cpu[u] >= cpu_d[i] - EPS:
+            # the same float64 subtractions as on the arrays, in Python floats (no numpy scalar per task)
+            fm, fc = float(free_mem[u]), float(free_cpu[u])
+            if not fc >= cpu_of[i] - EPS:
                 soft[cluster.nodes[u].id] = soft.get(cluster.nodes[u].id, 0) + 1
             counts[i, u] += 1
-            free_mem[u] -= mem_d[i]
-            free_cpu[u] -= cpu_d[i]
+            fm, fc = fm - mem_of[i], fc - cpu_of[i]
+            free_mem[u], free_cpu[u] = fm, fc
             if states is not None:
-                states.move(u, float(free_mem[u]), float(free_cpu[u]))
+                states.move(u, fm, fc)
         result = Placement(counts)
         if soft:
             over = ", ".join(f"{n} ({-free_cpu[cluster.index[n]]:g} points over)" for n in soft)
