@@ -69,6 +69,8 @@ CLUSTER = ROOT / "examples" / "autoscale-cluster.yaml"
 PRICE_PER_NODE_HOUR = 0.10  # examples/autoscale-cluster.yaml's cost_per_hour
 GOALS = {"within": 0.95, "fewer_than_dynamic": 0.30, "fewer_than_static": 0.30, "actions_per_hour": 12.0}
 ACTION_GAP_S = 10.0
+#: a measured fit explaining less of its batch times than this is no basis for the simulated long run
+MIN_SIMULATED_R2 = 0.5
 
 
 def step_levels(seconds: float, low: float, high: float) -> str:
@@ -318,6 +320,10 @@ def simulated_lines(home: Path, chosen: list[str], args: argparse.Namespace) -> 
         fit = measured_fit(home / f"{pattern}-streamplace" / "decisions.jsonl")
         if fit is None:
             continue
+        if fit.get("r2") is None or fit["r2"] < MIN_SIMULATED_R2:
+            out.append(f"{pattern}: not simulated — the run's last fit explains little of its batch times (R² "
+                       f"{fit.get('r2')}, under {MIN_SIMULATED_R2:g}): no basis for a longer run")
+            continue
         long_s = args.simulate_minutes * 60
         stretched = {"step": step_levels(long_s, args.low, args.high),
                      "walk": walk_levels(long_s, args.low, args.high, args.seed)}[pattern]
@@ -376,7 +382,14 @@ def main() -> None:
         raise SystemExit(f"--patterns: unknown {unknown}; use step, walk")
     home = Path(tempfile.mkdtemp(prefix="sp-autoscale-bench-"))
     env = dict(os.environ, STREAMPLACE_HOME=str(home))
-    state_dir = args.state_dir or home / "cluster"
+    # under $STREAMPLACE_HOME/clusters, where the autoscaler finds the cluster's state and so its free workers (a
+    # request beyond them would wait for executors that never register)
+    state_dir = args.state_dir or home / "clusters" / "autoscale-4"
+    if args.state_dir is not None:
+        if args.state_dir.resolve().parent.name != "clusters":
+            raise SystemExit(f"--state-dir {args.state_dir}: give the directory `cluster up` made under "
+                             "$STREAMPLACE_HOME/clusters (the autoscaler finds a cluster's free workers there)")
+        env["STREAMPLACE_HOME"] = str(args.state_dir.resolve().parent.parent)
     with held(args.lock):
         master = args.master or start_cluster(env, state_dir, archives=not args.smoke)
     print(f"cluster at {master}; {args.minutes:g} min per run, trigger {args.trigger:g} s, "

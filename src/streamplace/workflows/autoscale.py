@@ -45,8 +45,10 @@ from streamplace.page.series import Reading
 
 #: batches kept for the evaluation (the fit uses at most window_points of them)
 KEPT_BATCHES = 5000
-#: a requested executor that has not registered by then is taken as one the cluster cannot start
-REGISTER_TIMEOUT_S = 180.0
+#: a requested executor that has not registered by then is taken as one the cluster cannot start (an executor of
+#: the emulated cluster registers 10–30 s after its request; the first batch on it takes longer, but that is not
+#: waited for): the target falls back to what runs, and later requests are capped there until one registers
+REGISTER_TIMEOUT_S = 60.0
 
 
 def _default_log(query_id: str) -> Path:
@@ -233,6 +235,9 @@ class _Loop:
         self.pending_since: float | None = None
         self.rows_total = 0
         self.time_total = 0.0
+        #: the most executors the cluster has shown it can start, learned when requested ones did not register
+        #: (None: not learned — no request has timed out, or the cluster's free workers are known)
+        self.learned_cap: int | None = None
 
     def now(self) -> float:
         return time.monotonic() - self.t0_mono
@@ -290,11 +295,19 @@ class _Loop:
                 self.pending_since = None
             elif now - self.pending_since > REGISTER_TIMEOUT_S and self.h.acting:  # type: ignore[operator]
                 self.client.set_total(len(executors))
+                self.learned_cap = len(executors)
                 notes = (f"{pending} requested executor(s) did not register within {REGISTER_TIMEOUT_S:g} s: the "
-                         "target is what runs",)
+                         f"target is what runs, and no more than {len(executors)} are asked for until the cluster "
+                         "shows more",)
                 pending, self.pending_since = 0, None
+        available = self.available(executors)
+        if available is None and self.learned_cap is not None:
+            if len(executors) > self.learned_cap:  # the cluster started more than it did then: forget the cap
+                self.learned_cap = None
+            else:
+                available = {"default": max(0, self.learned_cap - len(executors))}
         view = View(now_s=now, target_batch_s=self.h.target_batch_s, batches=tuple(self.batches),
-                    executors=tuple(executors), pending=pending, available=self.available(executors),
+                    executors=tuple(executors), pending=pending, available=available,
                     can_act=self.h.acting, notes=notes)
         decision, self.memory = self.policy(view, self.memory, self.h.options)
         if self.h.acting and decision.action == "up":
