@@ -327,8 +327,8 @@ def simulated_lines(home: Path, chosen: list[str], args: argparse.Namespace) -> 
         long_s = args.simulate_minutes * 60
         stretched = {"step": step_levels(long_s, args.low, args.high),
                      "walk": walk_levels(long_s, args.low, args.high, args.seed)}[pattern]
-        ran = {k: json.loads(v) if v[:1] in "[{" else float(v)
-               for k, v in (pair.split("=", 1) for pair in args.options.split(",") if pair)}
+        # parsed as examples/autoscale_query.py parses each --option the run was given
+        ran = {k: json.loads(v) for k, v in (pair.split("=", 1) for pair in args.options.split(",") if pair)}
         for label, extra in (("the run's options", ran), ("the option defaults", {})):
             options = {"worker_types": {"default": {"unit_s": 60}}, **extra}
             sim = simulated_long_run(fit, stretched, long_s, args.trigger, 4, options, start_s=40.0)

@@ -66,11 +66,15 @@ class CostFit:
     capacities: int  # distinct capacities among the points
     rmse_s: float
     r2: float | None  # None: the batch times hardly vary
-    fixed_from_prior: bool  # F could not be separated from w: the spark engine's built-in batch cost
     #: where F comes from: "fit" (least squares), "stage times" (the measured driver part: F and w could not be
     #: told apart, or the fit's F fell below it) or "spark engine prior" (neither)
     fixed_from: str = "fit"
     driver_s: float | None = None  # the points' median time outside their Spark jobs, if measured
+
+    @property
+    def fixed_from_prior(self) -> bool:
+        """F could not be separated from w and no driver part was measured: the spark engine's built-in cost."""
+        return self.fixed_from == "spark engine prior"
 
     def exponent_towards(self, capacity: float) -> float:
         """β for a prediction at ``capacity``: the fitted one, else the prior above the reference and 1 below."""
@@ -178,7 +182,6 @@ def fit_cost(points: Sequence[Point], prior_exponent: float, constants: SparkCon
             rows, cap, y = rows[inliers], cap[inliers], y[inliers]
             f, w, beta = _fit_beta(rows, cap, y, betas, min(f_min, float(y.min())))
     x = rows / cap ** beta
-    fixed_from_prior = False
     fixed_from = "stage times" if driver is not None and f_min > 0 and math.isclose(f, f_min) and w > 0 else "fit"
     mean_x = float(x.mean())
     if mean_x <= 0 or float(x.std()) / mean_x < MIN_X_CV:
@@ -186,7 +189,6 @@ def fit_cost(points: Sequence[Point], prior_exponent: float, constants: SparkCon
             f, fixed_from = min(driver, float(y.min())), "stage times"
         else:
             f, fixed_from = min((constants or SparkConstants()).batch_s, float(y.min())), "spark engine prior"
-            fixed_from_prior = True
         w = max(0.0, float(((y - f) / np.maximum(x, 1e-12)).mean())) if mean_x > 0 else 0.0
     resid = y - f - w * x
     rmse = float(np.sqrt((resid ** 2).mean()))
@@ -194,5 +196,4 @@ def fit_cost(points: Sequence[Point], prior_exponent: float, constants: SparkCon
     r2 = 1.0 - float((resid ** 2).sum()) / var if var > 1e-12 * max(1.0, float((y ** 2).sum())) else None
     return CostFit(fixed_s=f, row_s=w, exponent=beta if fitted else 1.0, exponent_fitted=fitted,
                    prior_exponent=prior_exponent, reference_capacity=reference, points=len(y), dropped=dropped,
-                   capacities=capacities, rmse_s=rmse, r2=r2, fixed_from_prior=fixed_from_prior,
-                   fixed_from=fixed_from, driver_s=driver)
+                   capacities=capacities, rmse_s=rmse, r2=r2, fixed_from=fixed_from, driver_s=driver)

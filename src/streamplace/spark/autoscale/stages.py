@@ -28,12 +28,17 @@ class StageFacts:
     jobs_s: float
     task_s: float
     heaviest_tasks: int
-    jobs: int
 
 
 def _option(value: Any) -> Any:
     """A Scala Option's content, or None."""
     return value.get() if value is not None and value.isDefined() else None
+
+
+def _batch_of(description: Any) -> int | None:
+    """The batch id a streaming job's description ends with (``… batch = 7``), None for another job."""
+    _, sep, tail = str(description or "").rstrip().rpartition("batch = ")
+    return int(tail) if sep and tail.isdigit() else None
 
 
 class StageReader:
@@ -53,11 +58,9 @@ class StageReader:
 
     def read(self, batch_id: int) -> StageFacts | None:
         """The facts of batch ``batch_id`` (None: none of its jobs is known — evicted, or a batch with no job)."""
-        suffix = f"batch = {batch_id}"
         first = last = None
         task_ms = 0.0
         heaviest = (-1.0, 0)
-        jobs = 0
         known = set(self._group_jobs())
         self.done &= known  # the ids Spark no longer retains need no remembering
         for job_id in sorted(known - self.done):
@@ -65,14 +68,14 @@ class StageReader:
                 job = self.store.job(job_id)
             except Exception:  # evicted from the store (spark.ui.retainedJobs) or not yet written
                 continue
-            description = _option(job.description())
-            if description is None or not str(description).rstrip().endswith(suffix):
+            of = _batch_of(_option(job.description()))
+            if of is None or of < batch_id:  # not a batch's, or an earlier one's (before the reader was attached)
+                self.done.add(job_id)  # never read again
                 continue
             submitted, completed = _option(job.submissionTime()), _option(job.completionTime())
-            if submitted is None or completed is None:
-                continue  # still running: not this finished batch's
+            if of > batch_id or submitted is None or completed is None:
+                continue  # the next batch's, already running
             self.done.add(job_id)
-            jobs += 1
             start, end = float(submitted.getTime()) / 1000, float(completed.getTime()) / 1000
             first = start if first is None else min(first, start)
             last = end if last is None else max(last, end)
@@ -88,8 +91,7 @@ class StageReader:
                     heaviest = (run_ms, int(stage.numTasks()))
         if first is None or last is None:
             return None
-        return StageFacts(jobs_s=max(0.0, last - first), task_s=task_ms / 1000, heaviest_tasks=heaviest[1],
-                          jobs=jobs)
+        return StageFacts(jobs_s=max(0.0, last - first), task_s=task_ms / 1000, heaviest_tasks=heaviest[1])
 
 
 def stage_reader(spark: Any, run_id: str) -> StageReader | None:
