@@ -6,6 +6,7 @@ from F, w and β.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
@@ -66,6 +67,24 @@ def test_fit_learns_the_scaling_exponent_from_two_capacities() -> None:
     # 3000 rows in 2 s: 3000 · 0.002 / C^0.5 ≤ 1.5 → C ≥ 16
     assert fit.capacity_for(3000, 2.0) == pytest.approx(16.0, rel=1e-6)
     assert fit.batch_s(1000, 16.0) == pytest.approx(0.5 + 1000 * 0.002 / 4)
+
+
+def test_two_capacities_at_one_batch_size_do_not_fit_the_exponent() -> None:
+    # 1000 rows a batch on 2 and then 4 cores: two batch times, three unknowns — every β fits them with its own F
+    # (a simulated step once fitted β = 0.15 and F = 0.14 s to F = 2.79 s, β = 1 and asked for 2,975 cores). β
+    # stays the prior/linear one, and with β = 1 the two sizes give F and w exactly
+    pts = [Point(1000, c, cost(1000, c)) for c in (2.0, 4.0) for _ in range(3)]
+    fit = fit_cost(pts, prior_exponent=0.8)
+    assert fit is not None and not fit.exponent_fitted and fit.capacities == 2
+    assert fit.fixed_s == pytest.approx(F) and fit.row_s == pytest.approx(W)
+    # a third capacity, or rows that vary at one of the two, identify β
+    third = pts + [Point(1000, 8.0, cost(1000, 8.0, 1.0))] * 3
+    assert (fit3 := fit_cost(third, prior_exponent=0.8)) is not None and fit3.exponent_fitted
+    assert fit3.exponent == pytest.approx(1.0)
+    varied = [Point(r, 2.0, cost(r, 2.0, 0.5)) for r in (500, 1000, 2000)] + \
+        [Point(1000, 4.0, cost(1000, 4.0, 0.5))] * 3
+    assert (fit2 := fit_cost(varied, prior_exponent=0.8)) is not None and fit2.exponent_fitted
+    assert fit2.exponent == pytest.approx(0.5)
 
 
 def test_fit_drops_an_outlier_and_says_so() -> None:
@@ -149,6 +168,24 @@ def test_a_step_up_asks_for_the_capacity_the_fit_predicts() -> None:
     # the same view a second later: stabilizing, nothing more
     d2, _ = decide(view(bs, executors(2), now=bs[-1].at_s + 1), memory, OPTS)
     assert d2.action == "keep" and "stabilizing" in d2.reason
+
+
+def test_a_rise_is_met_from_the_last_interval_not_the_windows_average() -> None:
+    # 500 rows/s for a while, then the last batch read 3 s at 1500 rows/s: the 30 s window averages the two, the
+    # last interval holds the rise alone. The decision takes the higher (1500 rows/s), so one scale-up meets the
+    # step instead of a first one sized for the average and a second after the stabilization
+    rows = [400, 800, 1200, 600, 1000] + [1000] * 14
+    bs = batches(rows, [2.0] * len(rows))
+    last = bs[-1]
+    risen = dataclasses.replace(last, position=last.position + 2000.0)  # 1000 rows + 2 s × 1000 more rows/s
+    d, _ = decide(view([*bs[:-1], risen], executors(2)), Memory(), OPTS)
+    begun = TRIGGER  # the last two batches started one trigger apart
+    assert d.arrival_rows_s == pytest.approx((risen.position - bs[-2].position) / begun)
+    assert d.arrival_rows_s > 1000.0 and d.action == "up" and f"{d.arrival_rows_s:,.0f} rows/s" in d.reason
+    # a fall is not taken from the last interval: the window's average stays the rate
+    fallen = dataclasses.replace(last, position=last.position - 800.0)
+    d2, _ = decide(view([*bs[:-1], fallen], executors(2)), Memory(), OPTS)
+    assert d2.arrival_rows_s > (fallen.position - bs[-2].position) / begun
 
 
 def test_a_step_down_inside_a_paid_hour_keeps_the_executors() -> None:

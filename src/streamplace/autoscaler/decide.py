@@ -7,7 +7,8 @@ query call the same function.
 
 The rule, in order:
 
-1. **Need.** Rows a batch must carry = (arrival rate + backlog / ``catch_up_s``) × target batch time; the capacity
+1. **Need.** Rows a batch must carry = (arrival rate + backlog / ``catch_up_s``) × target batch time, the rate the
+   higher of the recent window's and the last interval's (a rise is met at once, a fall waits); the capacity
    that runs them within ``target_utilization`` × target, from the query's own cost fit (fit.py). With too few
    settled batches for a fit, a conservative rule: scale up by the ratio of the settled batches' utilization to
    the target, never down.
@@ -210,7 +211,12 @@ def decide(view: View, memory: Memory, options: AutoscaleOptions) -> tuple[Decis
     if fit is None:
         return _fallback(view, ev, memory, options, limits, base, max_n)
 
-    rate_req = ev.arrival_rows_s + ev.backlog_rows / options.catch_up_s
+    # the higher of the window's average and the last interval: a rise is met in one step, a fall waits for the
+    # window (and the scale-down window after it)
+    rate = max(ev.arrival_rows_s, ev.latest_rows_s or 0.0)
+    if rate > ev.arrival_rows_s:
+        base.update(arrival_rows_s=rate)
+    rate_req = rate + ev.backlog_rows / options.catch_up_s
     rows_req = rate_req * target_s
     predicted = fit.batch_s(rows_req, cap_now) / target_s
     need = fit.capacity_for(rows_req, rho * target_s)
@@ -237,7 +243,7 @@ def decide(view: View, memory: Memory, options: AutoscaleOptions) -> tuple[Decis
     if rho - band <= predicted <= rho + band:
         memory = dataclasses.replace(memory, down_since_s=None, down_need=0.0)
         return keep(f"predicted utilization {predicted:.2f} is within {rho - band:.2f}–{rho + band:.2f} "
-                    f"at {ev.arrival_rows_s:,.0f} rows/s")
+                    f"at {rate:,.0f} rows/s")
 
     since_last = view.now_s - memory.last_change.at_s if memory.last_change is not None else math.inf
     if predicted > rho + band and need > cap_now * (1 + 1e-9):
@@ -290,7 +296,7 @@ def _scale_up(view: View, ev: Evaluation, memory: Memory, options: AutoscaleOpti
     n = len(view.executors)
     blocked = memory.blocked_until_s is not None and view.now_s < memory.blocked_until_s
     why = (f"predicted utilization {predicted:.2f} > {options.target_utilization + options.utilization_band:.2f} at "
-           f"{ev.arrival_rows_s:,.0f} rows/s" + (f" + a backlog of {ev.backlog_rows:,.0f} rows to drain in "
+           f"{base['arrival_rows_s']:,.0f} rows/s" + (f" + a backlog of {ev.backlog_rows:,.0f} rows to drain in "
                                                  f"{options.catch_up_s:g} s" if ev.backlog_rows > 0 else ""))
     hold = _guard(view, memory, options, since_last) or (
         f"an earlier scale-up was ineffective: none before {memory.blocked_until_s:.0f} s" if blocked else "")

@@ -4,6 +4,8 @@
   read when a batch starts) advances with what arrives, whatever a batch admits; ``rows`` over the offsets a
   batch advanced converts offsets to rows (1 for Kafka; a rate source's offsets count seconds). Where the sources
   give no numeric offsets, the processed rows per second, and the evaluation says the rate may hide a cap.
+  The rate between the last two batches alone is kept beside it: a decision takes the higher of the two, so a
+  rise is met at once and a fall waits for the window.
 * **Backlog**: latest − end offset of the last batch, in rows, plus the rows that arrived while it overran the
   target (an uncapped source's lag).
 * **Points of the fit**: batches that ran on settled executors — not the query's first ``warmup_batches``, not the
@@ -47,6 +49,7 @@ class Evaluation:
     points: int  # settled points available (the fit may need more)
     state_partitions: int | None
     heaviest_tasks: int | None = None  # the most tasks the heaviest stage ran lately (None: not measured)
+    latest_rows_s: float | None = None  # the arrival between the last two batches (None: not from offsets)
 
 
 def settled(batches: Sequence[Batch], warmup: int) -> list[Batch]:
@@ -97,6 +100,19 @@ def arrival(batches: Sequence[Batch], now_s: float) -> tuple[float | None, bool]
     return (rows / span if span > 0 else None), False
 
 
+def latest_arrival(batches: Sequence[Batch]) -> float | None:
+    """Rows/s arriving between the last two batches' starts, from the offsets (None: not numeric, or one batch).
+    A rise shows here one window sooner than in the average: a step up is answered in one scale-up, not two."""
+    if len(batches) < 2:
+        return None
+    before, last = batches[-2], batches[-1]
+    scale = rows_per_offset(batches[-20:])
+    begun = (last.at_s - last.duration_s) - (before.at_s - before.duration_s)
+    if scale is None or before.position is None or last.position is None or begun <= 0:
+        return None
+    return max(0.0, (last.position - before.position) * scale / begun)
+
+
 def backlog(batches: Sequence[Batch], rate: float | None, target_s: float) -> float:
     """Rows waiting after the last batch: what its sources held back when it started (latest − end offsets: a rate
     cap's queue), plus what arrived while it overran the target (a source without a cap hands those to the next
@@ -133,4 +149,5 @@ def evaluate(view: View, options: AutoscaleOptions) -> Evaluation:
     tasks = [b.heaviest_tasks for b in batches[-TASKS_WINDOW:] if b.heaviest_tasks]
     return Evaluation(arrival_rows_s=rate, arrival_from_offsets=from_offsets, backlog_rows=queue,
                       backlog_growing=growing, utilization=utilization, capacity=capacity, fit=fit,
-                      points=len(points), state_partitions=partitions, heaviest_tasks=max(tasks, default=None))
+                      points=len(points), state_partitions=partitions, heaviest_tasks=max(tasks, default=None),
+                      latest_rows_s=latest_arrival(batches))

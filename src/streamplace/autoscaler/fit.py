@@ -9,7 +9,9 @@ are not computed from operators: they are fitted from the batches it ran, with t
 F seconds per batch (offsets, planning, WAL, commit, stage scheduling), w seconds per row on one reference core,
 C the executors' capacity in reference cores (Σ cores × speed), and β ∈ (0, 1] how well the query uses more
 capacity: doubling C divides the per-row time by 2^β. β is not assumed: it is fitted where the query ran on
-two capacities at least ``MIN_SPREAD`` apart with ``MIN_POINTS_PER_CAPACITY`` batches each, else it is the
+two capacities at least ``MIN_SPREAD`` apart with ``MIN_POINTS_PER_CAPACITY`` batches each — and a third
+capacity, or rows that vary at one of them, tell β from F (two capacities at one batch size fit every β) — else
+it is the
 options' prior (``prior_scaling``, 0.8: a scale-up expects less than linear gain) for capacities above the current
 one and 1 (linear) below it, so a scale-down is never justified by a gain the query has not shown.
 
@@ -135,6 +137,20 @@ def _least_squares(x: np.ndarray, y: np.ndarray, f_min: float = 0.0) -> tuple[fl
     return (f_min, w0) if sse_w <= sse_f else (f0, 0.0)
 
 
+def _beta_identified(rows: np.ndarray, cap: np.ndarray, solid: np.ndarray) -> bool:
+    """Whether the points tell β apart from F and w. Two capacities whose batches each carry about the same rows
+    give two batch times for three unknowns: every β then fits them exactly, with its own F (measured in a
+    simulated step: β = 0.15 and F = 0.14 s fitted batches of F = 2.79 s, β = 1, and asked for thousands of
+    cores). β is identified by a third capacity, or by rows that vary at one of the two (that slope fixes F)."""
+    if len(solid) >= 3:
+        return True
+    for level in solid:
+        at = rows[np.isclose(cap, level, rtol=1e-6)]
+        if float(at.mean()) > 0 and float(at.std()) / float(at.mean()) >= MIN_X_CV:
+            return True
+    return False
+
+
 def _fit_beta(rows: np.ndarray, cap: np.ndarray, y: np.ndarray, betas: np.ndarray,
               f_min: float = 0.0) -> tuple[float, float, float]:
     best = (math.inf, 0.0, 0.0, 1.0)
@@ -169,7 +185,7 @@ def fit_cost(points: Sequence[Point], prior_exponent: float, constants: SparkCon
     # β from capacities that each carry a few points, far enough apart (one batch on a new capacity, its executors
     # still cold, once gave β = 0.05 and a need of millions of cores)
     solid = levels[counts >= MIN_POINTS_PER_CAPACITY]
-    fitted = len(solid) >= 2 and float(solid.max() / solid.min()) >= MIN_SPREAD
+    fitted = len(solid) >= 2 and float(solid.max() / solid.min()) >= MIN_SPREAD and _beta_identified(rows, cap, solid)
     betas = BETA_GRID if fitted else np.array([1.0])  # one capacity: β drops out of x up to a constant factor
     dropped = 0
     f, w, beta = _fit_beta(rows, cap, y, betas, f_min)
