@@ -208,6 +208,36 @@ def test_a_step_down_inside_a_paid_hour_keeps_the_executors() -> None:
     assert any("min_scale_down_keep" in x for x in d.limits)
 
 
+MINUTES = AutoscaleOptions(warmup_batches=0, worker_types={"default": WorkerType(unit_s=60.0)})
+
+
+def test_an_executor_spare_at_the_target_goes_although_the_utilization_is_in_the_band() -> None:
+    # 1200 rows a batch on 4 cores: (0.5 + 1200 · 0.002 / 4) / 2 = 0.55, inside 0.5–0.9 — the band alone keeps all
+    # four. But 1200 rows within 0.7 · 2 = 1.4 s need (1200 · 0.002) / 0.9 = 2.67 cores: one executor is spare
+    rows = [400, 800, 1200, 600, 1000] + [1200] * 16
+    exe = executors(4)
+    first, memory = decide(view(batches(rows, [4.0] * len(rows)), exe), Memory(), MINUTES)
+    assert first.action == "keep" and first.predicted_utilization == pytest.approx(0.55)
+    assert "spare" in first.reason and "recommended" in first.reason
+    assert memory.down_need == pytest.approx(1200 * 0.002 / 0.9)
+    # at 276 s (past the 180 s window, 24 s before a paid minute ends): one goes, and only one — three keep 2.67
+    # cores, two would not
+    later = batches(rows, [4.0] * len(rows), start=234.0)
+    d, _ = decide(view(later, exe), memory, MINUTES)
+    assert d.action == "down" and len(d.release) == 1 and d.target_capacity == 3.0
+
+
+def test_a_scale_down_is_sized_by_the_last_interval_not_the_windows_average() -> None:
+    # 600 rows/s for 30 s, then the last batch read 200 rows: the window's average still says ~560 rows/s. The last
+    # interval: batches end 2 s apart and the last, 0.5 s shorter (0.6 s against 1.1 s), started 2.5 s after the
+    # one before → 200 / 2.5 = 80 rows/s, 160 rows a batch within 1.4 s → (160 · 0.002) / 0.9 = 0.36 cores
+    rows = [400, 800, 1200, 600, 1000] + [1200] * 15 + [200]
+    d, memory = decide(view(batches(rows, [4.0] * len(rows)), executors(4)), Memory(), MINUTES)
+    assert d.action == "keep" and "80 rows/s (the last interval)" in d.reason
+    assert memory.down_need == pytest.approx(160 * 0.002 / 0.9)
+    assert d.arrival_rows_s is not None and d.arrival_rows_s > 500  # the decision's rate (up) is the window's
+
+
 def test_no_scale_down_while_a_backlog_drains() -> None:
     rows = [100, 200, 150, 120, 180, 100, 100, 100]
     bs = batches(rows, [4.0] * len(rows), backlog=2000.0)

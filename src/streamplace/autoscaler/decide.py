@@ -8,12 +8,15 @@ query call the same function.
 The rule, in order:
 
 1. **Need.** Rows a batch must carry = (arrival rate + backlog / ``catch_up_s``) × target batch time, the rate the
-   higher of the recent window's and the last interval's (a rise is met at once, a fall waits); the capacity
+   higher of the recent window's and the last interval's for a scale-up (a rise is met at once), the last
+   interval's for a scale-down (whose window then keeps the busiest interval's need); the capacity
    that runs them within ``target_utilization`` × target, from the query's own cost fit (fit.py). With too few
    settled batches for a fit, a conservative rule: scale up by the ratio of the settled batches' utilization to
    the target, never down.
-2. **Band.** Nothing changes while the predicted utilization at the current capacity stays within target ±
-   ``utilization_band``.
+2. **Band.** A scale-up only where the predicted utilization at the current capacity exceeds target +
+   ``utilization_band``; a scale-down where it is under target − band, or where the need leaves a whole executor
+   spare at the target utilization (with a fixed cost per batch the utilization hardly moves with capacity, and
+   the band alone would keep every executor). Else nothing changes.
 3. **Guards.** No change while executors are still registering, nor within ``stabilization_s`` of the last
    change, nor past ``max_changes_per_hour``. Scale-ups: not repeated after one that realized under
    ``ineffective_share`` of its expected gain (for ``ineffective_block_s``). Scale-downs: none while a backlog
@@ -240,17 +243,27 @@ def decide(view: View, memory: Memory, options: AutoscaleOptions) -> tuple[Decis
                       "repartition before the costly step lift it)")
         need = widest
 
-    if rho - band <= predicted <= rho + band:
-        memory = dataclasses.replace(memory, down_since_s=None, down_need=0.0)
-        return keep(f"predicted utilization {predicted:.2f} is within {rho - band:.2f}–{rho + band:.2f} "
-                    f"at {rate:,.0f} rows/s")
-
     since_last = view.now_s - memory.last_change.at_s if memory.last_change is not None else math.inf
     if predicted > rho + band and need > cap_now * (1 + 1e-9):
         memory = dataclasses.replace(memory, down_since_s=None, down_need=0.0)
         return _scale_up(view, ev, memory, options, limits, base, need, predicted, since_last, max_n)
-    if predicted < rho - band and need < cap_now * (1 - 1e-9):
-        return _scale_down(view, ev, memory, options, limits, base, need, predicted, since_last)
+    # down where the utilization is under the band, or where a whole executor is spare at the target utilization:
+    # with a fixed cost per batch the utilization hardly moves with capacity (F = 3.5 s of a 10 s trigger kept
+    # four executors at 0.50 where two ran the load at 0.61), so the band alone would never let one go
+    # a scale-down judges the last interval alone: the window's highest need is then the need of the busiest
+    # interval inside the window, not of a 30 s average reaching back before the load fell
+    down_rate = ev.latest_rows_s if ev.latest_rows_s is not None else ev.arrival_rows_s
+    down_rows = (down_rate + ev.backlog_rows / options.catch_up_s) * target_s
+    predicted_down = fit.batch_s(down_rows, cap_now) / target_s
+    need_down = min(need, fit.capacity_for(down_rows, rho * target_s))
+    spare = cap_now - min(e.cores * options.worker_types[e.type_name].speed for e in view.executors)
+    if (predicted_down < rho - band or need_down <= spare + 1e-9) and need_down < cap_now * (1 - 1e-9):
+        return _scale_down(view, ev, memory, options, limits, base, need_down, predicted_down, since_last,
+                           down_rate)
+    memory = dataclasses.replace(memory, down_since_s=None, down_need=0.0)
+    if rho - band <= predicted <= rho + band:
+        return keep(f"predicted utilization {predicted:.2f} is within {rho - band:.2f}–{rho + band:.2f} "
+                    f"at {rate:,.0f} rows/s")
     return keep(f"predicted utilization {predicted:.2f} is outside {rho - band:.2f}–{rho + band:.2f} but "
                 f"{cap_now:g} reference cores is already what the query can use")
 
@@ -308,8 +321,8 @@ def _scale_up(view: View, ev: Evaluation, memory: Memory, options: AutoscaleOpti
 
 
 def _scale_down(view: View, ev: Evaluation, memory: Memory, options: AutoscaleOptions, limits: list[str],
-                base: dict[str, Any], need: float, predicted: float,
-                since_last: float) -> tuple[Decision, Memory]:
+                base: dict[str, Any], need: float, predicted: float, since_last: float,
+                rate: float) -> tuple[Decision, Memory]:
     n, cap_now = len(view.executors), ev.capacity
 
     def keep(reason: str) -> tuple[Decision, Memory]:
@@ -324,10 +337,13 @@ def _scale_down(view: View, ev: Evaluation, memory: Memory, options: AutoscaleOp
     window_need = max(memory.down_need, need)
     memory = dataclasses.replace(memory, down_since_s=since, down_need=window_need)
     waited = view.now_s - since
+    low = options.target_utilization - options.utilization_band
+    why = (f"at {rate:,.0f} rows/s (the last interval) " + (
+        f"predicted utilization {predicted:.2f} < {low:.2f}" if predicted < low else
+        f"{need:.2f} reference cores keep the utilization at {options.target_utilization:g} where {cap_now:g} run "
+        "(an executor is spare)"))
     if waited < options.scale_down_window_s:
-        return keep(f"predicted utilization {predicted:.2f} < "
-                    f"{options.target_utilization - options.utilization_band:.2f}: a scale-down to "
-                    f"{window_need:.2f} reference cores is recommended; waiting "
+        return keep(f"{why}: a scale-down to {window_need:.2f} reference cores is recommended; waiting "
                     f"{options.scale_down_window_s - waited:.0f} s more for the window's highest need")
     hold = _guard(view, memory, options, since_last)
     if hold:
@@ -356,8 +372,7 @@ def _scale_down(view: View, ev: Evaluation, memory: Memory, options: AutoscaleOp
     change = Change(view.now_s, "down", cap_now, after)
     memory = dataclasses.replace(memory, changes=(*memory.changes, change), down_since_s=None, down_need=0.0,
                                  blocked_until_s=None)
-    reason = (f"predicted utilization {predicted:.2f} < {options.target_utilization - options.utilization_band:.2f} "
-              f"for {waited:.0f} s; the window's highest need is {window_need:.2f} reference cores: releasing "
+    reason = (f"{why} for {waited:.0f} s; the window's highest need is {window_need:.2f} reference cores: releasing "
               + ", ".join(f"{e.id} ({e.host}, {paid_left_s(e, view.now_s, options):.0f} s of its paid unit left)"
                           for e in gone.values()))
     return Decision(action="down", reason=reason, target_executors=n - len(release), target_capacity=after,

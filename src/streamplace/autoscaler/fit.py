@@ -42,6 +42,8 @@ MIN_POINTS_PER_CAPACITY = 3
 #: the smallest coefficient of variation of x = rows / C^β for F and w to be told apart
 MIN_X_CV = 0.15
 OUTLIER_MADS = 4.0
+#: nor is a residual within this share of the median batch time an outlier
+OUTLIER_FLOOR = 0.02
 BETA_GRID = np.linspace(0.05, 1.0, 20)
 
 
@@ -137,6 +139,14 @@ def _least_squares(x: np.ndarray, y: np.ndarray, f_min: float = 0.0) -> tuple[fl
     return (f_min, w0) if sse_w <= sse_f else (f0, 0.0)
 
 
+def _exponent_fittable(rows: np.ndarray, cap: np.ndarray) -> bool:
+    """β can be fitted: capacities that each carry a few points, far enough apart (one batch on a new capacity,
+    its executors still cold, once gave β = 0.05 and a need of millions of cores), that tell β from F."""
+    levels, counts = np.unique(np.round(cap, 6), return_counts=True)
+    solid = levels[counts >= MIN_POINTS_PER_CAPACITY]
+    return len(solid) >= 2 and float(solid.max() / solid.min()) >= MIN_SPREAD and _beta_identified(rows, cap, solid)
+
+
 def _beta_identified(rows: np.ndarray, cap: np.ndarray, solid: np.ndarray) -> bool:
     """Whether the points tell β apart from F and w. Two capacities whose batches each carry about the same rows
     give two batch times for three unknowns: every β then fits them exactly, with its own F (measured in a
@@ -180,23 +190,24 @@ def fit_cost(points: Sequence[Point], prior_exponent: float, constants: SparkCon
     driver = float(np.median(measured)) if len(measured) * 2 >= len(y) else None
     f_min = min(driver, float(y.min())) if driver is not None else 0.0
     reference = float(cap[-1])
-    levels, counts = np.unique(np.round(cap, 6), return_counts=True)
-    capacities = len(levels)
-    # β from capacities that each carry a few points, far enough apart (one batch on a new capacity, its executors
-    # still cold, once gave β = 0.05 and a need of millions of cores)
-    solid = levels[counts >= MIN_POINTS_PER_CAPACITY]
-    fitted = len(solid) >= 2 and float(solid.max() / solid.min()) >= MIN_SPREAD and _beta_identified(rows, cap, solid)
+    capacities = len(np.unique(np.round(cap, 6)))
+    fitted = _exponent_fittable(rows, cap)
     betas = BETA_GRID if fitted else np.array([1.0])  # one capacity: β drops out of x up to a constant factor
     dropped = 0
     f, w, beta = _fit_beta(rows, cap, y, betas, f_min)
     resid = y - f - w * rows / cap ** beta
     mad = float(np.median(np.abs(resid - np.median(resid))))
-    if mad > 0:
-        inliers = np.abs(resid - np.median(resid)) <= OUTLIER_MADS * 1.4826 * mad
-        if int(inliers.sum()) >= max(2, min_points) and not inliers.all():
-            dropped = int((~inliers).sum())
-            rows, cap, y = rows[inliers], cap[inliers], y[inliers]
-            f, w, beta = _fit_beta(rows, cap, y, betas, min(f_min, float(y.min())))
+    # a residual within OUTLIER_FLOOR of the median batch is no outlier, however small the MAD (an exact fit's
+    # rounding noise once dropped every point of one capacity and left β to chance)
+    bound = max(OUTLIER_MADS * 1.4826 * mad, OUTLIER_FLOOR * float(np.median(y)))
+    inliers = np.abs(resid - np.median(resid)) <= bound
+    if mad > 0 and int(inliers.sum()) >= max(2, min_points) and not inliers.all():
+        dropped = int((~inliers).sum())
+        rows, cap, y = rows[inliers], cap[inliers], y[inliers]
+        # what is left may no longer tell β apart (the outliers were one capacity's points)
+        fitted = fitted and _exponent_fittable(rows, cap)
+        betas = betas if fitted else np.array([1.0])
+        f, w, beta = _fit_beta(rows, cap, y, betas, min(f_min, float(y.min())))
     x = rows / cap ** beta
     fixed_from = "stage times" if driver is not None and f_min > 0 and math.isclose(f, f_min) and w > 0 else "fit"
     mean_x = float(x.mean())
