@@ -195,6 +195,23 @@ def test_vm_start_guard_prolongs_instead_of_releasing() -> None:
     assert ("release", "h1") in run(BtuController(), newest_at=500.0)  # off by default, as in the paper
 
 
+def test_lease_after_scaledown_leases_a_vm_where_fig4_takes_the_freed_room() -> None:
+    # one host full by memory (14 instances of 500 MB: 168 MB free), B late and queued, A idle with instances to spare
+    def run(c: BtuController) -> list[tuple]:
+        a = op("A", queue=0, instances=7)
+        late = op("B", queue=100, instances=7, durations=[3000])
+        full = host("h", 300, 7000, {"A": 7, "B": 7}, {"A", "B"}, leased_at=100.0)
+        rec = Recorder()
+        c.reason(View(200.0, {"A": a, "B": late}, {"h": full}, 600, 400, 7168), rec)
+        return rec.calls
+
+    # Fig. 4 as the paper draws it: A is scaled down and B takes its room; no VM is leased
+    assert run(BtuController()) == [("remove", "A"), ("add", "B", "h")]
+    # the authors' code (selectSuitableDockerHost falls through to startVM): A is scaled down all the same, and
+    # B goes to a new VM
+    assert run(BtuController(lease_after_scaledown=True)) == [("remove", "A"), ("lease",), ("add", "B", "new-vm")]
+
+
 @pytest.mark.parametrize("pattern", ["stepwise", "two-level", "random-walk-1", "random-walk-2"])
 def test_btu60_is_cheaper_and_more_compliant_than_the_threshold_baseline(pattern: str) -> None:
     """The paper's direction on every arrival pattern (Tables 3–6), one seed: BTU60's resource cost below the

@@ -25,7 +25,10 @@
 * The authors' released code (visp-streaming/runtime, ReasonerBTU and ReasonerUtility) adds
   guards the paper does not state; they are parameters, off by default: ``cooldown_s`` (no
   scale-down of a type scaled up less than 3 minutes ago) and ``vm_start_guard_s`` (no
-  release within 3 minutes of a VM start). Their code also scales down at most two instances
+  release within 3 minutes of a VM start), and ``lease_after_scaledown`` (when no host has room, Fig. 4's
+  scale-down of another type runs and a VM is leased for the new instance anyway: their
+  ``selectSuitableDockerHost`` falls through to ``startVM`` after its scale-down loop). Their code also scales
+  down at most two instances
   of a type per placement; here a placement scales down at most one instance in all (Fig. 4:
   one that frees room on the host where it runs), so that bound never binds.
 
@@ -119,6 +122,11 @@ class BtuController:
     #: the authors' released code, not the paper's text: a host whose BTU ends is leased for another BTU, not
     #: released, when any VM was leased less than this many seconds ago (0: no such guard; their code: 180)
     vm_start_guard_s: float = 0.0
+    #: the authors' released code, not the paper's text: when no host has room, Fig. 4's scale-down of another
+    #: operator type still runs, but a VM is leased for the new instance all the same (their
+    #: ``selectSuitableDockerHost`` falls through to ``startVM`` after the scale-down loop, April–August 2017);
+    #: False: the scale-down's room takes the instance and no VM is leased, as Fig. 4 draws it
+    lease_after_scaledown: bool = False
     migrations: int = 0
     releases: int = 0
     prolongations: int = 0
@@ -148,6 +156,8 @@ class BtuController:
         host = self.best_host(op, view)
         if host is None:
             host = self._free_by_downscaling(op, view, backend)
+            if self.lease_after_scaledown:
+                host = None
         if host is None:
             host = backend.lease_host()
             view.add_host(host)
