@@ -46,7 +46,8 @@ class AutoscaleOptions:
     target_batch_s: float | None = None
     #: the share of the target batch time a batch should take after a change (Flink: 0.7)
     target_utilization: float = 0.7
-    #: no change while the predicted utilization stays within target ± band (Flink's bound: ±0.3)
+    #: a scale-up only above target + band, a scale-down only below target − band or where a whole executor is spare
+    #: at the target utilization (Flink's bound: ±0.3)
     utilization_band: float = 0.2
     #: a backlog is to be drained within this time, on top of the arrival rate (Flink: catch-up duration)
     catch_up_s: float = 300.0
