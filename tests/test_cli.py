@@ -409,8 +409,8 @@ def test_a_full_disk_is_one_message_and_leaves_no_half_written_plan(tmp_path, mo
     out = tmp_path / "plan.json"
     result = _Runner().invoke(cli.app, ["plan", "nasiri-linear", "hetero-3", "-s", "hetero", "--engine", "ideal",
                                         "--out", str(out)])
-    assert result.exit_code == 1, result.output
-    assert "No space left on device" in result.output and "Traceback" not in result.output
+    assert result.exit_code == 2, result.output  # an output that cannot be written: exit 2, as every bad path
+    assert f"{out}: No space left on device" in " ".join(result.output.split()) and "Traceback" not in result.output
     assert not out.exists() and not list(tmp_path.iterdir())  # nothing half-written, no temporary left
 
 

@@ -76,7 +76,7 @@ def test_each_engine_parses_its_own_parameters(params: dict[str, str], check: An
     ({"spark.trigger_s": "0"}, "spark.trigger_s must be > 0"),
     ({"spark.lead_s": "2"}, "spark.lead_s must be below spark.quantum_s"),
     ({"spark.batch_s": "nan"}, "spark.batch_s expects a finite number"),
-    ({"storm.ser_us": "-1"}, "engine parameter ser_us must be ≥ 0"),
+    ({"storm.ser_us": "-1"}, "the storm engine's parameter storm.ser_us must be ≥ 0"),
     ({"storm.ser_us": "fast"}, "storm.ser_us"),
     ({"ideal.replica_cap": "core"}, "ideal.replica_cap must be one of machine, thread"),
     ({"storm.pending": "1"}, "no engine parameter 'storm.pending'"),

@@ -19,12 +19,21 @@ Predictions are for the ``spark`` engine, as on the command line (with the calib
 model), ``"storm"``, or an :class:`~streamplace.perf.engines.EngineSettings`.
 
 Each function is a use case of :mod:`streamplace.workflows` (the command line calls the same ones); this module
-only gathers them.
+only gathers them, and checks the arguments of ``autoscale`` and ``recommend`` before a Spark session could be
+asked for (the others check theirs where they begin: :mod:`streamplace.workflows.arguments`).
 """
 
 from __future__ import annotations
 
-from streamplace.workflows.autoscale import AutoscaleHandle, autoscale, recommend
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from streamplace.autoscaler.decide import Decision
+from streamplace.workflows import arguments
+from streamplace.workflows.autoscale import AutoscaleHandle
+from streamplace.workflows.autoscale import autoscale as _autoscale
+from streamplace.workflows.autoscale import recommend as _recommend
 from streamplace.workflows.instance import (
     Engine,
     Instance,
@@ -41,3 +50,36 @@ from streamplace.workflows.run import run
 __all__ = ["AutoscaleHandle", "Engine", "Instance", "Prediction", "Spec", "autoscale", "compare", "engine_settings",
            "evaluate", "load_cluster", "load_instance", "load_profile", "load_topology", "plan", "predict", "recommend",
            "run", "schedulers"]
+
+
+def _check_autoscale(query: Any, log_path: Any, page: Any, page_port: Any, on_decision: Any, policy: Any) -> None:
+    """The arguments of autoscale / recommend, each of its type; a query that is not one would otherwise open a
+    Spark session of its own before failing."""
+    arguments.streaming_query(query)
+    arguments.path(log_path, "log_path", "give a file for the decisions' log, e.g. log_path='autoscale.jsonl', or None")
+    arguments.flag(page, "page")
+    if isinstance(page_port, bool) or not isinstance(page_port, int) or not 0 <= page_port <= 65535:
+        raise arguments.wrong_type("page_port", page_port, "a port number in [0, 65535]",
+                                   "write e.g. page_port=8080, or 0 for any free port")
+    arguments.callback(on_decision, "on_decision", optional=True)
+    arguments.text(policy, "policy", "write e.g. policy='streamplace'")
+
+
+def autoscale(query: Any, *, log_path: str | Path | None = None, page: bool = False, page_port: int = 0,
+              on_decision: Callable[[Decision], None] | None = None, policy: str = "streamplace",
+              **options: Any) -> AutoscaleHandle:
+    _check_autoscale(query, log_path, page, page_port, on_decision, policy)
+    return _autoscale(query, log_path=log_path, page=page, page_port=page_port, on_decision=on_decision,
+                      policy=policy, **options)
+
+
+def recommend(query: Any, *, log_path: str | Path | None = None, page: bool = False, page_port: int = 0,
+              on_decision: Callable[[Decision], None] | None = None, policy: str = "streamplace",
+              **options: Any) -> AutoscaleHandle:
+    _check_autoscale(query, log_path, page, page_port, on_decision, policy)
+    return _recommend(query, log_path=log_path, page=page, page_port=page_port, on_decision=on_decision,
+                      policy=policy, **options)
+
+
+autoscale.__doc__ = _autoscale.__doc__
+recommend.__doc__ = _recommend.__doc__

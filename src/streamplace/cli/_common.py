@@ -8,7 +8,9 @@ The command modules (``cli/planning.py``, ``cli/run.py``, …) register their co
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import errno
 import functools
 import os
 import sys
@@ -215,8 +217,12 @@ def friendly(fn: F) -> F:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         _COMMAND_FLAGS.clear()  # a command's own option names last for that command only
+        given = sys.stdout
+        sys.stdout = _NamedStdout(given)
         try:
-            return fn(*args, **kwargs)
+            done = fn(*args, **kwargs)
+            sys.stdout.flush()  # output to a full device fails here, said, and not at the interpreter's exit
+            return done
         except StreamplaceError as exc:
             err.print(f"[bold red]error:[/] {escape(str(in_cli_terms(exc)))}", highlight=False, markup=True,
                       soft_wrap=True)
@@ -233,15 +239,10 @@ def friendly(fn: F) -> F:
                 "running does (fix: pip install 'streamplace[spark]' — PySpark, pyarrow and a Java 17+ runtime; "
                 "`make setup` installs everything)"), highlight=False, soft_wrap=True)
             raise typer.Exit(2) from None
-        except OSError as exc:  # a path given on the command line that cannot be read or written
+        except OSError as exc:  # a path given on the command line, or standard output, that cannot be written
             if _from_spark(exc):
                 raise
-            if exc.filename is None:  # the disk, not the path: full, over quota, read-only
-                err.print(f"[bold red]error:[/] {exc.strerror or exc} (fix: free some disk space, or write "
-                          "elsewhere; nothing was half-written)", highlight=False, soft_wrap=True)
-                raise typer.Exit(1) from None
-            err.print(f"[bold red]error:[/] {exc.filename}: {exc.strerror or exc} (fix: give a path to a file "
-                      "that can be read, or written in an existing directory)", highlight=False, soft_wrap=True)
+            err.print(f"[bold red]error:[/] {escape(_os_error(exc))}", highlight=False, soft_wrap=True)
             raise typer.Exit(2) from None
         except Exception as exc:
             if not _from_spark(exc):
@@ -249,8 +250,58 @@ def friendly(fn: F) -> F:
             first = next((line.strip() for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
             err.print(f"[bold red]error:[/] Spark failed: {first}{_log_hint()}", highlight=False, soft_wrap=True)
             raise typer.Exit(1) from None
+        finally:
+            sys.stdout = given
 
     return wrapper  # type: ignore[return-value]
+
+
+#: what an OSError of writing standard output names as its file
+STDOUT = "<stdout>"
+
+
+class _NamedStdout:
+    """Standard output whose write errors name it (a full device's error names no file otherwise); a command's
+    tables and JSON go through it (rich's consoles write to whatever ``sys.stdout`` is)."""
+
+    def __init__(self, stream: Any):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        return int(self._named(lambda: self._stream.write(text)))
+
+    def flush(self) -> None:
+        self._named(self._stream.flush)
+
+    def _named(self, call: Callable[[], Any]) -> Any:
+        try:
+            return call()
+        except OSError as exc:
+            if exc.filename is not None or exc.errno is None:
+                raise
+            with contextlib.suppress(Exception):  # what is still pending goes nowhere instead of failing again at
+                os.dup2(os.open(os.devnull, os.O_WRONLY), self._stream.fileno())  # exit (code 120)
+            raise OSError(exc.errno, exc.strerror or str(exc), STDOUT) from exc
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+#: errors of where a file goes rather than of its path: the device or the quota is full, the file system read-only
+_NO_ROOM = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG}
+
+
+def _os_error(exc: OSError) -> str:
+    """The one line an OSError of a command becomes: the file (or standard output), what failed and the fix. The
+    files the commands write are written whole or not at all (files.replace_whole)."""
+    why = exc.strerror or str(exc)
+    if exc.filename == STDOUT:
+        return (f"standard output: {why} (fix: send the output where there is room — another file or device, or "
+                "--out FILE where the command has one)")
+    room = exc.errno in _NO_ROOM
+    fix = "free some space there, or write elsewhere; nothing was half-written" if room else \
+        "give a path to a file that can be read, or written in an existing directory"
+    return f"{exc.filename}: {why} (fix: {fix})" if exc.filename is not None else f"{why} (fix: {fix})"
 
 
 def _from_spark(exc: BaseException) -> bool:

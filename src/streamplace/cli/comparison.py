@@ -9,7 +9,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from streamplace.cli._common import out, progress_bar
+from streamplace.cli._common import out, progress_bar, warn
 from streamplace.model.cluster import Cluster
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
@@ -29,7 +29,7 @@ def run_comparison(t: Topology, c: Cluster, p: Profile | None, only: list[str] |
         task = progress.add_task("planning", total=len(names))
         return planning.compare(t, c, names, params=params, profile=p, engine=engine, time_limit_s=time_limit,
                                 on_done=lambda n: progress.update(task, advance=1, description=f"planned {n}"),
-                                counts_from=counts_from)
+                                counts_from=counts_from, on_warning=warn)
 
 
 def print_comparison(rows: list[ComparisonRow], title: str, wide: bool = False) -> None:

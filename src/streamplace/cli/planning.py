@@ -248,6 +248,7 @@ def compare_cmd(
 
 
 @app.command("schedulers")
+@friendly
 def schedulers_cmd(as_json: JsonOpt = False) -> None:
     """List the registered schedulers and their parameters.
 
@@ -267,6 +268,7 @@ def schedulers_cmd(as_json: JsonOpt = False) -> None:
 
 
 @bench_app.command("list")
+@friendly
 def bench_list(as_json: JsonOpt = False) -> None:
     """Show the built-in topologies and clusters usable wherever a spec path is.
 

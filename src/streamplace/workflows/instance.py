@@ -22,10 +22,12 @@ from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
 from streamplace.params import by_scope
 from streamplace.perf.engines import ENGINES, EngineSettings, IdealEngine, SparkSettings, engine_names
+from streamplace.spec.documents import read_document
 from streamplace.spec.loader import load_cluster as _load_cluster
 from streamplace.spec.loader import load_plan as _load_plan
 from streamplace.spec.loader import load_profile as _load_profile
 from streamplace.spec.loader import load_topology as _load_topology
+from streamplace.workflows import arguments
 
 Spec = str | Path | Mapping[str, Any]
 #: an engine by name ("spark", "storm", "ideal"), as settings, or None (the ideal model with its defaults)
@@ -52,6 +54,7 @@ class Instance:
 
 def load_topology(spec: Spec) -> Topology:
     """A topology from a built-in name (``streamplace bench list``), a YAML/JSON path, ``"-"`` or a mapping."""
+    arguments.spec(spec, "spec", what="topology")
     if isinstance(spec, Mapping | Path):
         return _load_topology(spec)
     return resolve_topology(spec)
@@ -59,6 +62,7 @@ def load_topology(spec: Spec) -> Topology:
 
 def load_cluster(spec: Spec) -> Cluster:
     """A cluster from a built-in name, a YAML/JSON path, ``"-"`` or a mapping."""
+    arguments.spec(spec, "spec", what="cluster")
     if isinstance(spec, Mapping | Path):
         return _load_cluster(spec)
     return resolve_cluster(spec)
@@ -66,17 +70,10 @@ def load_cluster(spec: Spec) -> Cluster:
 
 def load_profile(spec: str | Path | Mapping[str, Any]) -> Profile:
     """Measured costs per (operator, node type), as ``streamplace profile`` writes them, or a built-in profile."""
+    arguments.spec(spec, "spec", what="profile")
     if isinstance(spec, Mapping):
         return _load_profile(spec)
     return resolve_profile(spec)
-
-
-def _spec_kind(value: Any, argument: str, model: type) -> None:
-    """SpecError naming ``argument`` unless ``value`` is a ``model``, a built-in name, a path or a mapping."""
-    if not isinstance(value, model | str | Path | Mapping):
-        raise SpecError([Problem(argument, f"expects a {model.__name__}, a built-in name, a YAML/JSON path or a "
-                                           f"mapping, got {type(value).__name__}",
-                                 f"pass e.g. sp.load_{argument}(...) or a name from `streamplace bench list`")])
 
 
 def load_instance(topology: Topology | Spec, cluster: Cluster | Spec, profile: Profile | Spec | None = None,
@@ -84,8 +81,10 @@ def load_instance(topology: Topology | Spec, cluster: Cluster | Spec, profile: P
     """The instance, checked: the cluster can hold the topology (pinning, node names), the profile names only the
     topology's operators. ``on_warning`` hears of the profile's node types the cluster lacks and of the
     topology's cycles, for what is loaded here (an object passed in was loaded, and warned about, before)."""
-    _spec_kind(topology, "topology", Topology)
-    _spec_kind(cluster, "cluster", Cluster)
+    arguments.spec(topology, "topology", Topology)
+    arguments.spec(cluster, "cluster", Cluster)
+    arguments.optional_spec(profile, "profile", Profile)
+    arguments.callback(on_warning, "on_warning")
     t = topology if isinstance(topology, Topology) else load_topology(topology)
     c = cluster if isinstance(cluster, Cluster) else load_cluster(cluster)
     problems = check_compatible(t, c)
@@ -100,33 +99,84 @@ def load_instance(topology: Topology | Spec, cluster: Cluster | Spec, profile: P
             for note in p.unused_node_types({n.type for n in c.nodes if n.type}):
                 on_warning(note)
     if not isinstance(topology, Topology):
-        for w in t.cycle_warnings():
+        for w in t.cycle_warnings() + sources_without_sink(t):
             on_warning(w)
     return Instance(t, c, p)
+
+
+def sources_without_sink(t: Topology) -> list[str]:
+    """Warnings for the sources from which no stream path leads to a sink, where another source's does: what
+    they offer is planned for and processed but never output (the topology's other path says it is not a probe
+    of one operator). O(operators + streams)."""
+    upstream: dict[str, list[str]] = {}
+    for s in t.streams:
+        upstream.setdefault(s.target, []).append(s.source)
+    reaches = {op.id for op in t.operators if op.is_sink}
+    frontier = list(reaches)
+    while frontier:
+        for u in upstream.get(frontier.pop(), ()):
+            if u not in reaches:
+                reaches.add(u)
+                frontier.append(u)
+    cut = [op for op in t.sources if op.id not in reaches]
+    if not cut or len(cut) == len(t.sources):
+        return []
+    return [f"{t.name}: operators[{t.index[op.id]}]: source {op.id!r} has no stream path to a sink, so the "
+            f"{op.rate or 0:,.6g} tuples/s it offers are planned for but never reach the output (fix: add a stream "
+            "from it towards a sink, or remove it)" for op in cut]
 
 
 def profile_of(profile: Profile | Spec | None) -> Profile | None:
     """A Profile, or one loaded from a built-in name, a path or a mapping; None stays None."""
     if profile is None or isinstance(profile, Profile):
         return profile
-    if isinstance(profile, str | Path | Mapping):
-        return load_profile(profile)
-    raise SpecError([Problem("profile", f"expects a Profile, a path or a mapping, got {type(profile).__name__}",
-                             "pass sp.load_profile(path) or the path itself")])
+    arguments.spec(profile, "profile", Profile)
+    return load_profile(profile)
 
 
-def plan_for(plan: Plan | Spec, t: Topology, c: Cluster, where: str = "plan") -> Plan:
+def plan_for(plan: Plan | Spec, t: Topology, c: Cluster, where: str = "plan", on_warning: Say = silent) -> Plan:
     """A Plan (or one loaded from a path or mapping) checked against the instance: every operator and node it
-    names exists, every operator has a replica, pinning holds."""
-    if isinstance(plan, str | Path | Mapping):
-        plan = _load_plan(plan)
+    names exists, every operator has a replica, pinning holds. ``on_warning`` hears of a plan file's key that is
+    a plan field misspelt (``source_rate``: kept as an annotation, not read) and of a plan made for a topology or
+    cluster of another name."""
+    if not isinstance(plan, Plan | str | Path | Mapping):
+        raise arguments.wrong_type("plan", plan, "a Plan, a path or a mapping",
+                                   "pass a plan from sp.plan(...) or the path of `streamplace plan --json` output")
     if not isinstance(plan, Plan):
-        raise SpecError([Problem("plan", f"expects a Plan, a path or a mapping, got {type(plan).__name__}",
-                                 "pass a plan from sp.plan(...) or the path of `streamplace plan --json` output")])
+        doc, name = (plan, where) if isinstance(plan, Mapping) else (read_document(plan), str(plan))
+        try:
+            loaded = _load_plan(doc)
+        except SpecError as exc:
+            raise SpecError(exc.problems, name) from None
+        for warning in misspelt_plan_keys(doc):
+            on_warning(f"{name}: {warning}")
+        plan = loaded
     problems = validate_plan_against(plan, t, c)
     if problems:
         raise SpecError(problems, where)
+    for field, made, given in (("topology", plan.topology, t.name), ("cluster", plan.cluster, c.name)):
+        if made and made != given:
+            on_warning(f"{where}: {field}: the plan was made for {field} {made!r}, not {given!r}; its operators and "
+                       f"nodes have the same names, so it is evaluated on {given!r} (fix: give the {field} it was made "
+                       "for, or plan again)")
     return plan
+
+
+def misspelt_plan_keys(doc: Mapping[str, Any]) -> list[str]:
+    """A plan document's keys that are not plan fields but close to one (``source_rate``, ``replica``): other keys
+    are tools' annotations and kept, these are most likely typos whose values would be dropped."""
+    import difflib
+
+    from streamplace.spec.schema import PlanSpec
+
+    fields = list(PlanSpec.model_fields)
+    out = []
+    for key in doc:
+        if isinstance(key, str) and key not in fields:
+            near = difflib.get_close_matches(key, fields, n=1, cutoff=0.75)
+            if near:
+                out.append(f"{key}: not a plan field, so it is not read (fix: did you mean {near[0]!r}?)")
+    return out
 
 
 def profile_record(path: Path) -> dict[str, str]:
@@ -162,6 +212,13 @@ def engine_settings(engine: Engine = DEFAULT_ENGINE, calibration: str | Path | N
     ~/.streamplace/calibration.json, else built-in ones), ``"storm"``, ``"ideal"`` (None: the ideal model with
     its defaults). Then the cluster spec's ``engine:`` block, ``trigger_s``, then ``params``
     (``{"spark.trigger_s": 2}``). An unknown name is an error on ``where``."""
+    arguments.text(where, "where", "name the argument errors are about, e.g. where='engine'")
+    arguments.engine(engine, where)
+    arguments.path(calibration, "calibration", "give the path of the file `streamplace calibrate` wrote, or None")
+    arguments.parameters(params)
+    if cluster is not None and not isinstance(cluster, Cluster):
+        raise arguments.wrong_type("cluster", cluster, "a Cluster (or None)", "pass sp.load_cluster(...), or None")
+    arguments.number(trigger_s, "trigger_s", "give the micro-batch interval in seconds, e.g. 2, or None", True)
     if isinstance(engine, EngineSettings):
         return engine.with_params(dict(params)) if params else engine
     if engine is None:
@@ -186,6 +243,7 @@ def engine_and_rest(engine: Engine, params: Mapping[str, Any] | None, calibratio
                     where: str = "params") -> tuple[EngineSettings, dict[str, Any]]:
     """(the engine with the ``ENGINE.key`` entries of ``params`` applied, the other entries): how every use case
     reads its parameters (streamplace.params' grammar)."""
+    arguments.parameters(params, where)
     scoped, rest = by_scope(params or {}, engine_names())
     settings = engine_settings(engine, calibration, cluster=cluster, trigger_s=trigger_s)
     if scoped:

@@ -25,6 +25,7 @@ from streamplace.perf.evaluate import evaluate as _evaluate
 from streamplace.report.compare import ComparisonRow
 from streamplace.report.compare import compare as _compare
 from streamplace.schedulers.base import REGISTRY, create, describe_parameters, parameter_ranges, scheduler_names
+from streamplace.workflows import arguments
 from streamplace.workflows.instance import (
     DEFAULT_ENGINE,
     Engine,
@@ -49,15 +50,59 @@ def plan(topology: Topology | Spec, cluster: Cluster | Spec, scheduler: str = "r
     parameters set the engine. The plan's status is ``ok``, ``timeout`` (best found) or ``infeasible`` with its
     explanation; it is never an exception. A profile given as a path (or ``profile_path``, the file a Profile
     object was read from) is recorded in the plan (path and SHA-256)."""
+    arguments.text(scheduler, "scheduler", "name one of `streamplace schedulers`, e.g. scheduler='r-storm'")
+    _check_common(params, engine, calibration, profile_path, on_warning)
+    arguments.number(time_limit_s, "time_limit_s", "give seconds, e.g. time_limit_s=10, or None", True)
     inst = load_instance(topology, cluster, profile, on_warning)
     eng, given = engine_and_rest(engine, params, calibration, cluster=inst.cluster)
     if time_limit_s is not None:
         given["time_limit_s"] = time_limit_s
-    result = create(scheduler, given).plan(inst.topology, inst.cluster, inst.profile, engine=eng)
-    recorded = profile_path if profile_path is not None else Path(profile) if isinstance(profile, str | Path) else None
+    made = create(scheduler, given)
+    check_operator_parameters(made, inst.topology)
+    result = made.plan(inst.topology, inst.cluster, inst.profile, engine=eng)
+    recorded = Path(profile_path) if profile_path is not None else \
+        Path(profile) if isinstance(profile, str | Path) else None
     if recorded is not None:
         result = result.evolve(profile=profile_record(recorded))
     return result
+
+
+def _check_common(params: Any, engine: Any, calibration: Any, profile_path: Any, on_warning: Any) -> None:
+    """The arguments plan, predict and compare share, each of its type (workflows.arguments)."""
+    arguments.parameters(params)
+    arguments.engine(engine)
+    arguments.path(calibration, "calibration", "give the path of the file `streamplace calibrate` wrote, or None")
+    arguments.path(profile_path, "profile_path", "give the path the profile was read from, or None")
+    arguments.callback(on_warning, "on_warning")
+
+
+#: a scheduler's parameters that map operator ids to values (``true_rates.OP``): a name the topology lacks would
+#: be ignored without a word
+OPERATOR_KEYED = ("true_rates", "measured_rates", "counts")
+
+
+def check_operator_parameters(scheduler: Any, topology: Topology, where: str = "params") -> None:
+    """Refuse parameters of ``scheduler`` keyed by operator that name one ``topology`` does not have (DS2's
+    ``true_rates``, ODRP's ``measured_rates`` and ``counts``), and a DS2 placer that is not one: SpecError on
+    ``where.FIELD.OP``, before anything is planned."""
+    problems = []
+    for field in OPERATOR_KEYED:
+        given = getattr(scheduler, field, None)
+        if not isinstance(given, Mapping):
+            continue
+        problems += [Problem(f"{where}.{field}.{op}", f"{scheduler.name}: {op!r} is not an operator of topology "
+                                                      f"{topology.name!r}",
+                             f"name one of {', '.join(topology.ids)}")
+                     for op in given if op not in topology.index]
+    placer = getattr(scheduler, "placer", None)
+    if isinstance(placer, str):
+        from streamplace.schedulers.ds2 import _placers  # the placers DS2 hands its counts to
+
+        if placer not in _placers():  # else planned as "infeasible", exit 1, for a misspelt name
+            problems.append(Problem(f"{where}.placer", f"{scheduler.name}: unknown placer {placer!r}",
+                                    f"use one of {', '.join(_placers())}"))
+    if problems:
+        raise SpecError(problems)
 
 
 @dataclass(frozen=True)
@@ -85,10 +130,12 @@ def predict(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan | Spe
     output, ``streamplace profile`` output); an infeasible plan, or one naming an operator or node the instance
     does not have, is refused (SpecError with the field). ``params``: engine parameters only (``ENGINE.key``).
     ``on_warning`` hears where the profile (``profile_path``: the file a Profile object was read from) is not the
-    one the plan was made with (its figures then differ)."""
+    one the plan was made with (its figures then differ) and where the plan names another topology or cluster
+    than these (made for another instance whose operators and nodes have the same names)."""
+    _check_common(params, engine, calibration, profile_path, on_warning)
     inst = load_instance(topology, cluster, profile, on_warning)
     where = str(plan) if isinstance(plan, str | Path) else "plan"
-    pl = plan_for(plan, inst.topology, inst.cluster, where)
+    pl = plan_for(plan, inst.topology, inst.cluster, where, on_warning)
     if pl.status == "infeasible":
         raise SpecError([Problem("status", "the plan is infeasible: " + "; ".join(pl.explanation[:3]),
                                  "plan again with another scheduler or a larger cluster")], where)
@@ -96,7 +143,8 @@ def predict(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan | Spe
     if rest:
         raise SpecError([Problem("params", f"a prediction takes engine parameters only, got {next(iter(rest))!r}",
                                  "write ENGINE.key=value, e.g. spark.trigger_s=2 or storm.max_spout_pending=500")])
-    given = profile_path if profile_path is not None else Path(profile) if isinstance(profile, str | Path) else None
+    given = Path(profile_path) if profile_path is not None else \
+        Path(profile) if isinstance(profile, str | Path) else None
     if (profile is None or given is not None) and (why := profile_mismatch(pl, given)):
         on_warning(why)
     ev = _evaluate(inst.topology, inst.cluster, pl, inst.profile, engine=eng)
@@ -104,9 +152,11 @@ def predict(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan | Spe
 
 
 def evaluate(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan | Spec, *,
-             profile: Profile | Spec | None = None, engine: Engine = DEFAULT_ENGINE) -> Evaluation:
-    """Every predicted metric of a plan (``.predicted()`` gives them as a dict); see :func:`predict`."""
-    return predict(topology, cluster, plan, profile=profile, engine=engine).evaluation
+             profile: Profile | Spec | None = None, engine: Engine = DEFAULT_ENGINE,
+             on_warning: Say = silent) -> Evaluation:
+    """Every predicted metric of a plan (``.predicted()`` gives them as a dict); see :func:`predict`, whose
+    warnings ``on_warning`` hears."""
+    return predict(topology, cluster, plan, profile=profile, engine=engine, on_warning=on_warning).evaluation
 
 
 def compare(topology: Topology | Spec, cluster: Cluster | Spec, schedulers: Sequence[str] | None = None, *,
@@ -121,7 +171,15 @@ def compare(topology: Topology | Spec, cluster: Cluster | Spec, schedulers: Sequ
     ``params`` maps a scheduler to its parameters (``{"r-storm": {"cpu": "hard"}}``) or holds flat
     ``SCHEDULER.key`` / ``ENGINE.key`` entries; ``on_done(name)`` is called as each one finishes.
     ``counts_from``: a scheduler that chooses replica counts whose counts the placement-only schedulers place
-    (the paper's way of comparing Storm's default with hetero) instead of the topology's."""
+    (the paper's way of comparing Storm's default with hetero) instead of the topology's. ``on_warning`` hears of
+    parameters for a scheduler not among those compared (they are not used)."""
+    arguments.names(schedulers, "schedulers", "write e.g. schedulers=['ffd', 'hetero'], or None for all")
+    _check_common(params, engine, None, None, on_warning)
+    arguments.number(time_limit_s, "time_limit_s", "give seconds per scheduler, e.g. time_limit_s=10, or None",
+                     True)
+    arguments.callback(on_done, "on_done", optional=True)
+    arguments.text(counts_from, "counts_from", "name a scheduler that chooses replica counts, e.g. "
+                   "counts_from='hetero', or None", optional=True)
     inst = load_instance(topology, cluster, profile, on_warning)
     names = list(schedulers or scheduler_names())
     flat = {k: v for k, v in (params or {}).items() if not isinstance(v, Mapping)}
@@ -137,6 +195,14 @@ def compare(topology: Topology | Spec, cluster: Cluster | Spec, schedulers: Sequ
     if unknown:
         raise SpecError([Problem("schedulers", f"unknown scheduler {unknown[0]!r}",
                                  f"use one of {', '.join(REGISTRY)}")])
+    for name in per:
+        if name not in names and name != counts_from:
+            keys = ", ".join(f"{name}.{key}" for key in per[name])
+            on_warning(f"{keys}: {'a parameter' if len(per[name]) == 1 else 'parameters'} for {name}, which is not "
+                       f"among the schedulers compared ({', '.join(names)}): not used (fix: add {name} to the "
+                       "schedulers, or drop the parameter)")
+    for name in {*names, *([counts_from] if counts_from else [])}:
+        check_operator_parameters(create(name, per.get(name)), inst.topology, f"params.{name}")
     given = {name: dict(per.get(name, {})) for name in names}
     if time_limit_s is not None:
         for p in given.values():

@@ -9,7 +9,7 @@ to ``progress(done_s, total_s)``, the Spark session and the live page come from 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ from streamplace.model.plan import Plan
 from streamplace.model.topology import Topology
 from streamplace.perf.engines import EngineSettings
 from streamplace.report.compare import mfmt
+from streamplace.workflows import arguments
 from streamplace.workflows.instance import (
     Engine,
     Say,
@@ -247,6 +248,12 @@ def run(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan | Spec, *
     from streamplace.spark.runtime.run import run_pipeline, run_target
     from streamplace.spark.runtime.session import local_session
 
+    arguments.engine(engine)
+    arguments.path(out_dir, "out_dir", "give a directory, e.g. out_dir='run-out/mine', or None")
+    if plan is not None and not isinstance(plan, Plan | str | Path | Mapping):
+        raise arguments.wrong_type("plan", plan, "a Plan, a path, a mapping or None",
+                                   "pass a plan from sp.plan(...), the path of `streamplace plan --json` output, "
+                                   "or None (planned now with r-storm)")
     t, c = runnable_instance(topology, cluster)  # bad logic fails here, before Spark starts
     for name, value, low in (("duration_s", duration_s, 0.0), ("warmup_s", warmup_s, -1e-12)):
         if not isinstance(value, int | float) or isinstance(value, bool) or not value > low or value > 86_400:

@@ -104,7 +104,8 @@ class EngineModel:
         """Rules every engine's numeric parameters follow: a number ≥ 0 (or None where the field allows it)."""
         for k, v in values.items():
             if isinstance(v, int | float) and not isinstance(v, bool) and v < 0:
-                raise ModelError([Problem(where, f"engine parameter {k} must be ≥ 0, got {v}", "give a value ≥ 0")])
+                raise ModelError([Problem(where, f"the {self.name} engine's parameter {self.name}.{k} must be ≥ 0, "
+                                                 f"got {v}", f"give {self.name}.{k} a value ≥ 0")])
 
     def apply(self, settings: Any, values: Mapping[str, Any], where: str) -> Any:
         """``settings`` with the parsed ``values`` set; ModelError on ``where`` where they do not go together."""
