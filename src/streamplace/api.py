@@ -68,6 +68,12 @@ def _check_autoscale(query: Any, log_path: Any, page: Any, page_port: Any, on_de
 def autoscale(query: Any, *, log_path: str | Path | None = None, page: bool = False, page_port: int = 0,
               on_decision: Callable[[Decision], None] | None = None, policy: str = "streamplace",
               **options: Any) -> AutoscaleHandle:
+    """Scale ``query``'s executors from now on (a running ``StreamingQuery`` of a classic PySpark session on a
+    cluster with dynamic allocation off). ``options``: AutoscaleOptions' fields (target_batch_s,
+    target_utilization, catch_up_s, worker_types, …); ``policy``: "streamplace" (ours), or "occupation" /
+    "dstreams" — the rules users have today (autoscaler/baselines.py), for comparison. Refuses, before touching
+    the query, arguments of the wrong type, options out of range and applications whose executors the driver
+    cannot change (saying what to change)."""
     _check_autoscale(query, log_path, page, page_port, on_decision, policy)
     return _autoscale(query, log_path=log_path, page=page, page_port=page_port, on_decision=on_decision,
                       policy=policy, **options)
@@ -76,10 +82,8 @@ def autoscale(query: Any, *, log_path: str | Path | None = None, page: bool = Fa
 def recommend(query: Any, *, log_path: str | Path | None = None, page: bool = False, page_port: int = 0,
               on_decision: Callable[[Decision], None] | None = None, policy: str = "streamplace",
               **options: Any) -> AutoscaleHandle:
+    """Decide for ``query`` as ``autoscale`` would, and only report: works in local mode and on clusters alike."""
     _check_autoscale(query, log_path, page, page_port, on_decision, policy)
     return _recommend(query, log_path=log_path, page=page, page_port=page_port, on_decision=on_decision,
                       policy=policy, **options)
 
-
-autoscale.__doc__ = _autoscale.__doc__
-recommend.__doc__ = _recommend.__doc__

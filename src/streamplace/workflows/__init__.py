@@ -1,6 +1,8 @@
 """Use cases the command line and the Python API share, as plain library functions: they print nothing, and
 say what a caller may show (warnings, notes, progress) through the callbacks it passes.
 
+- ``arguments.py``: the public functions' arguments checked for their types where they come in (a SpecError
+  naming the argument, never a TypeError from inside).
 - ``instance.py``: load and check an instance (topology, cluster, profile), the engine, a plan's profile record.
 - ``planning.py``: plan, predict/evaluate, compare, the schedulers' catalogue, import a Storm Flux topology.
 - ``simulate.py``: an elastic controller against a varying load, in the simulator.
