@@ -162,6 +162,8 @@ def test_the_corpus_wrong_types_name_the_argument() -> None:
             (lambda: sp.plan(["nasiri-linear"], CLUSTER), "topology: expects a Topology"),
             (lambda: sp.compare(TOPO, CLUSTER, "ffd"), "schedulers: expects a list of names"),
             (lambda: sp.plan(TOPO, CLUSTER, 5), "scheduler: expects text, got int"),
+            (lambda: sp.compare(TOPO, CLUSTER, ["ffd"], params={"ffd": {1: 5}}),
+             "params.ffd[1]: expects a parameter name (text), got int 1"),  # an AttributeError in schedulers/base.py
     ):
         with pytest.raises(StreamplaceError) as caught:
             call()

@@ -44,16 +44,19 @@ def optional_spec(value: Any, argument: str, model: type) -> None:
 
 
 def parameters(value: Any, argument: str = "params") -> None:
-    """``value`` is None or a mapping from parameter names (text) to values."""
+    """``value`` is None or a mapping from parameter names (text) to values, the names of nested mappings
+    (``{"weights": {"cpu": 2}}``, ``{"r-storm": {"cpu": "hard"}}``) text too."""
     if value is None:
         return
     if not isinstance(value, Mapping):
         raise wrong_type(argument, value, "a mapping of parameter names to values (or None)",
                          f"write e.g. {argument}={{'cpu': 'hard', 'spark.trigger_s': 2}}")
-    for key in value:
+    for key, item in value.items():
         if not isinstance(key, str):
             raise wrong_type(f"{argument}[{key!r}]", key, "a parameter name (text)",
-                             f"write e.g. {argument}={{'cpu': 'hard'}}")
+                             "name every parameter with text, e.g. {'cpu': 'hard'} or {'weights': {'cpu': 2}}")
+        if isinstance(item, Mapping):
+            parameters(item, f"{argument}.{key}")
 
 
 def text(value: Any, argument: str, fix: str, optional: bool = False) -> None:
