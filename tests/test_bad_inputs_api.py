@@ -277,3 +277,17 @@ def test_an_engine_parameter_error_names_the_engine_and_the_parameter() -> None:
         sp.plan(TOPO, CLUSTER, params={"spark.trigger_s": -1})
     assert str(caught.value) == ("params: the spark engine's parameter spark.trigger_s must be ≥ 0, got -1.0 "
                                  "(fix: give spark.trigger_s a value ≥ 0)")
+
+
+def test_a_plan_file_to_run_says_its_misspelt_keys(tmp_path: Path) -> None:
+    """`run --plan` and `live --plan` read plan files as evaluate does (workflows.run.plan_to_run)."""
+    from streamplace.workflows.run import plan_to_run
+
+    path = _plan_file(tmp_path)
+    doc = json.loads(path.read_text())
+    doc["replica"] = doc["replicas"]
+    path.write_text(json.dumps(doc))
+    heard: list[str] = []
+    t, c = sp.load_topology(TOPO), sp.load_cluster(CLUSTER)
+    assert plan_to_run(path, "r-storm", t, c, on_warning=heard.append).scheduler == "ffd"
+    assert heard == [f"{path}: replica: not a plan field, so it is not read (fix: did you mean 'replicas'?)"]

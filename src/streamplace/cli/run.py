@@ -99,7 +99,7 @@ def run_cmd(
     Example: streamplace run linear-cpu rstorm-12 --plan plan.json --duration 60
     """
     t, c = spark_instance(topo, cluster)
-    pl = plan_to_run(plan_file, scheduler, t, c)
+    pl = plan_to_run(plan_file, scheduler, t, c, on_warning=warn)
     state = cluster_at(master, state_dir)
     check_run_options(sink, placement, state)
     run_eng = run_engine(engine, calibration, parse_params(param), c)

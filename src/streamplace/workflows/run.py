@@ -289,12 +289,13 @@ def runnable_instance(topology: Topology | Spec, cluster: Cluster | Spec, on_war
     return inst.topology, inst.cluster
 
 
-def plan_to_run(plan: Plan | Spec | None, scheduler: str, t: Topology, c: Cluster) -> Plan:
+def plan_to_run(plan: Plan | Spec | None, scheduler: str, t: Topology, c: Cluster,
+                on_warning: Say = silent) -> Plan:
     """The given plan (or plan file) checked against the instance, else a plan made now with ``scheduler``;
-    never an infeasible one."""
+    never an infeasible one. ``on_warning``: what :func:`plan_for` says of a plan file."""
     from streamplace.schedulers.base import create
 
-    pl = plan_for(plan, t, c, str(plan) if isinstance(plan, str | Path) else "plan") if plan is not None \
+    pl = plan_for(plan, t, c, str(plan) if isinstance(plan, str | Path) else "plan", on_warning) if plan is not None \
         else create(scheduler).plan(t, c)
     if not pl.usable:
         raise SpecError([Problem("plan", "the plan is infeasible: " + "; ".join(pl.explanation),
