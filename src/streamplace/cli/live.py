@@ -24,6 +24,7 @@ from streamplace.cli._common import (
     out,
     parse_params,
     progress_bar,
+    warn,
 )
 from streamplace.cli.run import run_callbacks, spark_instance
 from streamplace.errors import ModelError, Problem
@@ -84,7 +85,7 @@ def live_cmd(
         if not sep:
             raise ModelError([Problem("--kill", f"{item!r} is not NODE@SECONDS", "write e.g. --kill n1@60")])
     pol, faults = prepare_live(t, c, policy, plan_file, scheduler, parse_params(param), state, kills, sink,
-                               interval)
+                               interval, on_warning=warn)
     with progress_bar("live {task.description}", "{task.completed:.0f}/{task.total:.0f} s",
                       disable=as_json or not err.is_terminal) as bar:
         task = bar.add_task(f"{t.name} ({policy})", total=duration)

@@ -92,10 +92,11 @@ LIVE_SINKS = ("parquet", "noop")
 
 def prepare_live(t: Topology, c: Cluster, policy: str, plan: Any, scheduler: str, params: dict[str, str],
                  state: Any, kills: list[tuple[str, float]] | None = None, sink: str = "parquet",
-                 interval_s: float | None = None) -> tuple[Any, list[Fault]]:
+                 interval_s: float | None = None, on_warning: Say = silent) -> tuple[Any, list[Fault]]:
     """The live policy by name, started from ``plan`` (a Plan, a plan file, or None: planned now with
     ``scheduler``; re-placed to fit the nodes' replica slots), and the faults to inject: ``kills``, (node,
-    seconds) pairs, each killing that node's worker (only on a cluster `cluster up` started)."""
+    seconds) pairs, each killing that node's worker (only on a cluster `cluster up` started). ``on_warning``:
+    what is said of a plan file (workflows.run.plan_to_run)."""
     from streamplace.elastic.live_policies import fits_slots, make_policy, place_counts
     from streamplace.spark.runtime.layout import worker_layout
     from streamplace.workflows.cluster import kill_worker
@@ -116,7 +117,7 @@ def prepare_live(t: Topology, c: Cluster, policy: str, plan: Any, scheduler: str
         faults.append((when, f"kill {node}", functools.partial(kill_worker, state, node)))
     first = None
     if policy != "s-odrp":
-        first = plan_to_run(plan, scheduler, t, c)
+        first = plan_to_run(plan, scheduler, t, c, on_warning)
         if not fits_slots(first, slots):
             first = place_counts(t, c, first.counts(), slots)
     return make_policy(policy, t, c, params, slots, first, interval_s=interval_s), faults
