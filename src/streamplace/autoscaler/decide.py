@@ -50,6 +50,9 @@ from streamplace.elastic.billing import Lease, remaining_in_btu
 HOUR_S = 3600.0
 #: a fitted β below this is said: added capacity barely helps the query
 LITTLE_GAIN_EXPONENT = 0.3
+#: the rows' part of a batch (at the current capacity) must be at least this share of the target for the fit to
+#: call an executor spare
+ROWS_PART_MIN = 0.01
 
 
 @dataclass(frozen=True)
@@ -257,7 +260,11 @@ def decide(view: View, memory: Memory, options: AutoscaleOptions) -> tuple[Decis
     predicted_down = fit.batch_s(down_rows, cap_now) / target_s
     need_down = min(need, fit.capacity_for(down_rows, rho * target_s))
     spare = cap_now - min(e.cores * options.worker_types[e.type_name].speed for e in view.executors)
-    if (predicted_down < rho - band or need_down <= spare + 1e-9) and need_down < cap_now * (1 - 1e-9):
+    # (the spare rule needs rows that cost something: a fit with w ≈ 0 says capacity does not matter, which its
+    # batches — all of one size, or noise — cannot show)
+    rows_part = fit.batch_s(down_rows, cap_now) - fit.fixed_s
+    spare_rule = rows_part > ROWS_PART_MIN * target_s and need_down <= spare + 1e-9
+    if (predicted_down < rho - band or spare_rule) and need_down < cap_now * (1 - 1e-9):
         return _scale_down(view, ev, memory, options, limits, base, need_down, predicted_down, since_last,
                            down_rate)
     memory = dataclasses.replace(memory, down_since_s=None, down_need=0.0)

@@ -10,10 +10,10 @@ F seconds per batch (offsets, planning, WAL, commit, stage scheduling), w second
 C the executors' capacity in reference cores (Σ cores × speed), and β ∈ (0, 1] how well the query uses more
 capacity: doubling C divides the per-row time by 2^β. β is not assumed: it is fitted where the query ran on
 two capacities at least ``MIN_SPREAD`` apart with ``MIN_POINTS_PER_CAPACITY`` batches each — and a third
-capacity, or rows that vary at one of them, tell β from F (two capacities at one batch size fit every β) — else
-it is the
-options' prior (``prior_scaling``, 0.8: a scale-up expects less than linear gain) for capacities above the current
-one and 1 (linear) below it, so a scale-down is never justified by a gain the query has not shown.
+capacity, or rows that vary at one of them, tell β from F (two capacities at one batch size fit every β), and
+the fit explains at least ``MIN_BETA_R2`` of the batch times' variance (else their noise chose β) — else it is
+the options' prior (``prior_scaling``, 0.8: a scale-up expects less than linear gain) for capacities above the
+current one and 1 (linear) below it, so a scale-down is never justified by a gain the query has not shown.
 
 Fitting: for β on a grid of 20 values in (0, 1] (fixed where it cannot be fitted), F and w by least squares on
 x = rows / C^β, both kept ≥ 0; points whose residual exceeds ``OUTLIER_MADS`` median absolute deviations (a GC
@@ -42,6 +42,8 @@ MIN_POINTS_PER_CAPACITY = 3
 #: the smallest coefficient of variation of x = rows / C^β for F and w to be told apart
 MIN_X_CV = 0.15
 OUTLIER_MADS = 4.0
+#: a fitted β stands only where the fit explains at least this share of the batch times' variance
+MIN_BETA_R2 = 0.5
 #: nor is a residual within this share of the median batch time an outlier
 OUTLIER_FLOOR = 0.02
 BETA_GRID = np.linspace(0.05, 1.0, 20)
@@ -208,6 +210,11 @@ def fit_cost(points: Sequence[Point], prior_exponent: float, constants: SparkCon
         fitted = fitted and _exponent_fittable(rows, cap)
         betas = betas if fitted else np.array([1.0])
         f, w, beta = _fit_beta(rows, cap, y, betas, min(f_min, float(y.min())))
+    if fitted and (_r2(y, f + w * rows / cap ** beta) or 0.0) < MIN_BETA_R2:
+        # the batch times' noise, not the capacities, decided β (measured: β 0.05 from batches of 3–6 s at one
+        # size, R² 0.05, and a need of 0.00 cores): not learned, the prior's and linear β stand
+        fitted = False
+        f, w, beta = _fit_beta(rows, cap, y, np.array([1.0]), min(f_min, float(y.min())))
     x = rows / cap ** beta
     fixed_from = "stage times" if driver is not None and f_min > 0 and math.isclose(f, f_min) and w > 0 else "fit"
     mean_x = float(x.mean())
@@ -217,10 +224,16 @@ def fit_cost(points: Sequence[Point], prior_exponent: float, constants: SparkCon
         else:
             f, fixed_from = min((constants or SparkConstants()).batch_s, float(y.min())), "spark engine prior"
         w = max(0.0, float(((y - f) / np.maximum(x, 1e-12)).mean())) if mean_x > 0 else 0.0
-    resid = y - f - w * x
-    rmse = float(np.sqrt((resid ** 2).mean()))
-    var = float(((y - y.mean()) ** 2).sum())
-    r2 = 1.0 - float((resid ** 2).sum()) / var if var > 1e-12 * max(1.0, float((y ** 2).sum())) else None
+    rmse = float(np.sqrt(((y - f - w * x) ** 2).mean()))
+    r2 = _r2(y, f + w * x)
     return CostFit(fixed_s=f, row_s=w, exponent=beta if fitted else 1.0, exponent_fitted=fitted,
                    prior_exponent=prior_exponent, reference_capacity=reference, points=len(y), dropped=dropped,
                    capacities=capacities, rmse_s=rmse, r2=r2, fixed_from=fixed_from, driver_s=driver)
+
+
+def _r2(y: np.ndarray, predicted: np.ndarray) -> float | None:
+    """1 − SSE / SST (None: ``y`` hardly varies)."""
+    var = float(((y - y.mean()) ** 2).sum())
+    if var <= 1e-12 * max(1.0, float((y ** 2).sum())):
+        return None
+    return 1.0 - float(((y - predicted) ** 2).sum()) / var
