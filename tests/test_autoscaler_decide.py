@@ -11,7 +11,7 @@ import math
 
 import pytest
 
-from streamplace.autoscaler.decide import Decision, decide
+from streamplace.autoscaler.decide import Decision, choose_releases, decide
 from streamplace.autoscaler.fit import Point, fit_cost
 from streamplace.autoscaler.options import AutoscaleOptions, WorkerType, options_from
 from streamplace.autoscaler.state import Batch, Change, Executor, Memory, View
@@ -271,6 +271,20 @@ def test_no_executor_is_spare_by_a_fit_that_charges_nothing_to_rows() -> None:
     d, memory = decide(view(bs, executors(4)), Memory(), MINUTES)
     assert d.fit is not None and d.fit["row_ms_per_core"] == 0.0
     assert d.action == "keep" and "within" in d.reason and memory.down_since_s is None
+
+
+def test_an_executor_near_its_units_end_goes_with_one_at_it() -> None:
+    # hourly billing: the window is the last 5 % (180 s). At 3500 s, h0 (started at 0) has 100 s paid left: due;
+    # h1 (started at 200) has 300 s: not due, but within two windows (360 s) — it goes in the same action rather
+    # than in a second one (each release costs a state reload: one missed batch each, measured); h2 (1100 s
+    # left) stays. The floor allows two to go
+    exe = (Executor("0", "h0", 1, 0.0), Executor("1", "h1", 1, 200.0), Executor("2", "h2", 1, 1000.0),
+           Executor("3", "h3", 1, 1000.0))
+    v = View(now_s=3500.0, target_batch_s=TRIGGER, batches=(), executors=exe)
+    assert choose_releases(v, AutoscaleOptions(), floor=2.0) == ("0", "1")
+    # with none due, a near one does not go alone
+    v_early = View(now_s=3300.0, target_batch_s=TRIGGER, batches=(), executors=exe)
+    assert choose_releases(v_early, AutoscaleOptions(), floor=2.0) == ()
 
 
 def test_no_scale_down_while_a_backlog_drains() -> None:

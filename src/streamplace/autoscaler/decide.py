@@ -25,7 +25,8 @@ The rule, in order:
 4. **Which executors.** Added: the worker types whose capacity is cheapest (price per unit of time per reference
    core), as the cluster has them free. Released: only executors within the last ``release_window`` of their
    paid billing unit (or the next ``release_horizon_s``), the dearest capacity first (Hochreiner et al.'s BTU
-   rule: an hour already paid for is used, not given back).
+   rule: an hour already paid for is used, not given back); with one of them, those within two such windows of
+   their unit's end (one action, one state reload, instead of two).
 5. **What cannot change** is said where it limits the decision: a stateful query's shuffle partitions (the most
    tasks its stateful stage runs at once, fixed in the checkpoint), the tasks of the heaviest stage (from Spark's
    status store: its partitions bound the cores that speed it up), state locality, a fixed cost per batch that
@@ -121,21 +122,41 @@ def paid_left_s(e: Executor, now_s: float, options: AutoscaleOptions) -> float:
     return remaining_in_btu(Lease(e.started_s), now_s, options.worker_types[e.type_name].unit_s)
 
 
+def release_window_s(e: Executor, options: AutoscaleOptions) -> float:
+    """How long before the end of its paid unit ``e`` may go: ``release_window`` of the unit, at least
+    ``release_horizon_s``."""
+    return max(options.release_window * options.worker_types[e.type_name].unit_s, options.release_horizon_s)
+
+
 def releasable(e: Executor, now_s: float, options: AutoscaleOptions) -> bool:
-    unit = options.worker_types[e.type_name].unit_s
-    return paid_left_s(e, now_s, options) <= max(options.release_window * unit, options.release_horizon_s)
+    return paid_left_s(e, now_s, options) <= release_window_s(e, options)
+
+
+#: an executor within this many release windows of its paid unit's end goes with one that is at it
+CO_RELEASE_WINDOWS = 2.0
 
 
 def choose_releases(view: View, options: AutoscaleOptions, floor: float) -> tuple[str, ...]:
-    """Executors to release, keeping at least ``floor`` reference cores and ``min_executors``: only those at the end
-    of a paid unit, the dearest capacity first, then the one whose paid time runs out soonest."""
+    """Executors to release, keeping at least ``floor`` reference cores and ``min_executors``: those at the end
+    of a paid unit, the dearest capacity first, then the one whose paid time runs out soonest — and, once one
+    goes, those within ``CO_RELEASE_WINDOWS`` release windows of their unit's end, so that one action (one state
+    reload, measured at one missed batch each on the emulated cluster) does what two would: they give up at most
+    a window's paid time more."""
     capacity = capacity_of(view.executors, options)
     left = len(view.executors)
-    candidates = sorted((e for e in view.executors if releasable(e, view.now_s, options)),
-                        key=lambda e: (-_cost_per_core_s(options.worker_types[e.type_name], e.cores),
-                                       paid_left_s(e, view.now_s, options), e.id))
-    out = []
-    for e in candidates:
+
+    def order(e: Executor) -> tuple[float, float, str]:
+        return (-_cost_per_core_s(options.worker_types[e.type_name], e.cores), paid_left_s(e, view.now_s, options),
+                e.id)
+
+    due = sorted((e for e in view.executors if releasable(e, view.now_s, options)), key=order)
+    near = sorted((e for e in view.executors if not releasable(e, view.now_s, options)
+                   and paid_left_s(e, view.now_s, options) <= CO_RELEASE_WINDOWS * release_window_s(e, options)),
+                  key=lambda e: (paid_left_s(e, view.now_s, options), e.id))
+    out: list[str] = []
+    for k, e in enumerate(due + near):
+        if k >= len(due) and not out:
+            break  # the near ones go only with one that is due
         gain = e.cores * options.worker_types[e.type_name].speed
         if capacity - gain >= floor - 1e-9 and left - 1 >= options.min_executors:
             out.append(e.id)
