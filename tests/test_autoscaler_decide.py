@@ -103,7 +103,7 @@ MEASURED_WALK = [(1246, 8.0, 8.298, 0.976), (922, 8.0, 6.694, 0.955), (1224, 8.0
 
 def test_a_beta_the_noise_chose_is_not_learned() -> None:
     # on these batches the grid's best β was 0.05 (R² 0.05): capacity "hardly matters", and the need at the run's
-    # 146 rows/s came out 0.00 cores — two executors were released on it. The noise chose that β: it is not
+    # 146 rows/s came out 0.00 cores — an executor was released on it. The noise chose that β: it is not
     # learned; the linear and prior β stand, and the need is the load's
     pts = [Point(r, c, b, driver_s=d) for r, c, b, d in MEASURED_WALK]
     fit = fit_cost(pts, prior_exponent=0.8)
