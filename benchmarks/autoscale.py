@@ -29,8 +29,11 @@ Each pattern is also stretched to ``--simulate-minutes`` (60) in the simulator (
 with the cost the measured streamplace run fitted, for streamplace and the static peak allocation: what a run of
 minutes cannot show — how much of the difference the start-up and the windows take — said as simulated.
 
+``--with-runs DIR`` tabulates runs an earlier invocation recorded under DIR for the policies not run now (the
+same levels, checked): the baselines need not be measured again after a change to streamplace's decision.
+
 Run: .venv/bin/python benchmarks/autoscale.py [--minutes 6] [--patterns step,walk]
-     [--policies streamplace,dynamic,static,occupation,dstreams] [--smoke]
+     [--policies streamplace,dynamic,static,occupation,dstreams] [--with-runs DIR] [--smoke]
 """
 
 from __future__ import annotations
@@ -280,6 +283,28 @@ def simulated_long_run(fit: dict[str, Any], levels: str, seconds: float, trigger
     return out
 
 
+def recorded_rows(dirs: list[Path], chosen: list[str], patterns: dict[str, str],
+                  have: set[tuple[str, str]]) -> list[tuple[str, str, dict[str, float]]]:
+    """The figures of runs recorded under ``dirs`` (PATTERN-POLICY/run.json) for the chosen patterns and the
+    policies not run now; a record of other levels (another length, rate or seed) is refused."""
+    out = []
+    for folder in dirs:
+        for pattern in chosen:
+            for record in sorted(folder.glob(f"{pattern}-*/run.json")):
+                policy = record.parent.name.removeprefix(f"{pattern}-")
+                if (pattern, policy) in have:
+                    continue
+                run = json.loads(record.read_text())
+                if run.get("levels") != patterns[pattern]:
+                    raise SystemExit(f"--with-runs {folder}: {record.parent.name} ran the levels {run.get('levels')}, "
+                                     f"not this run's {patterns[pattern]} (give the same --minutes, --low, --high "
+                                     "and --seed)")
+                print(f"  {policy}: recorded in {record.parent}", flush=True)
+                out.append((pattern, policy, metrics(run)))
+                have.add((pattern, policy))
+    return out
+
+
 def table(rows: list[tuple[str, str, dict[str, float]]]) -> list[str]:
     out = ["| pattern | policy | batches | within target | oldest backlog s | executor-min | cost /min billing | "
            "cost /h billing | actions | actions/h |", "| --- " * 10 + "|"]
@@ -367,6 +392,10 @@ def main() -> None:
     ap.add_argument("--simulate-minutes", type=float, default=60.0,
                     help="also each pattern stretched to this long in the simulator, with the cost the measured "
                          "streamplace run fitted (0: not)")
+    ap.add_argument("--with-runs", type=Path, action="append", default=[],
+                    help="also tabulate the runs recorded under this directory (an earlier run's record directory: "
+                         "PATTERN-POLICY/run.json) for policies not run now — same pattern, minutes and levels, "
+                         "e.g. the baselines measured before a change to streamplace's decision")
     ap.add_argument("--recommend-rate", type=float, default=250.0)
     ap.add_argument("--recommend-minutes", type=float, default=2.0)
     args = ap.parse_args()
@@ -411,6 +440,7 @@ def main() -> None:
         if args.master is None:
             subprocess.run([sys.executable, "-m", "streamplace", "cluster", "down", "--state-dir", str(state_dir)],
                            capture_output=True, env=env, timeout=120)
+    rows += recorded_rows(args.with_runs, chosen, patterns, {(p, q) for p, q, _ in rows})
     lines = table(rows)
     with held(args.lock):
         checks = recommend_check(args, home, env) if args.recommend else []
