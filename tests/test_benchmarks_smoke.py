@@ -188,6 +188,12 @@ CASES: dict[str, Case] = {
          r"^  cpu st/p10 +pageload-cpu: default",
          r"^  paper: PageLoad 2,550 t/s"),
         files=("rstorm.md",)),
+    "repro_rstorm_time.py": Case(
+        ("--smoke", "--markdown", "{tmp}/rstorm_time.md"),
+        (r"^  linear-net +defaults +default +[\d,]+ \( *[\d,]+\) +R-Storm +[\d,]+ \( *[\d,]+\) +gain",
+         r"^      starving \(default / R-Storm\): PageLoad (yes|no), Processing (yes|no) / ",
+         r"^  Paper \(§6\.5\): PageLoad 2,550 tuples/s"),
+        files=("rstorm_time.md",)),
     "run_start.py": Case(
         ("--runs", "1", "--settle", "0", "--duration", "2", "--warmup", "2", "--no-jvm-archives"),
         (r"^cluster hetero-3 up in [\d.]+ s at spark://",
