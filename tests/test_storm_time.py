@@ -133,3 +133,20 @@ def test_two_topologies_sharing_a_cluster_below_their_fair_shares() -> None:
         result = simulate_storm(topos, plans, cluster, 20.0, load=loads)
         for s, ev, load in zip(result.summary(), shared.alone, loads, strict=True):
             assert s.throughput == pytest.approx(ev.offered_throughput * load, rel=0.05)
+
+
+def test_all_grouping_and_a_loop_carry_what_the_steady_state_model_does() -> None:
+    # every replica of b gets all of a's output, and b feeds half of it back to a: the steady state's logical
+    # rates (a: 400, b: 400, the sink 200 tuples/s at scale 1) are what the copies add up to
+    ops = (Operator("s", "source", rate=200.0, cost_ms=0.1, replicas=2), Operator("a", cost_ms=1.0, replicas=3),
+           Operator("b", cost_ms=0.5, replicas=2, selectivity=0.5), Operator("k", "sink", cost_ms=0.2, replicas=2))
+    topo = Topology("loop", ops, (Stream("s", "a"), Stream("a", "b", grouping="all"), Stream("b", "a"),
+                                  Stream("b", "k")))
+    cluster = Cluster("three", tuple(Node(f"n{i}", cpu=200.0, memory_mb=8000, bandwidth_mbps=100.0, rack=f"r{i % 2}")
+                                     for i in range(3)))
+    plan = create("round-robin").plan(topo, cluster)
+    steady = evaluate(topo, cluster, plan, engine=EngineSettings("storm", storm=StormSettings()))
+    load = 0.8 * min(1.0, steady.sustainable_scale)
+    s = simulate_storm([topo], [plan], cluster, 20.0, load=load).summary()[0]
+    assert s.throughput == pytest.approx(steady.offered_throughput * load, rel=0.01)
+    assert s.goodput == pytest.approx(s.throughput, rel=0.01)

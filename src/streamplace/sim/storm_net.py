@@ -9,7 +9,9 @@ cells form one slice.
 
 Per stream k from operator i to j, ``W_k[a, b]`` is the share of a tuple that producer cell a emits which lands
 in consumer cell b's queue: b's split share for shuffle and key grouping (key grouping is an even split here, as
-in the steady-state model), b's replica count for ``all`` grouping (every replica gets a copy). From W follow,
+in the steady-state model), b's replica count for ``all`` grouping (every replica gets a copy). A cell emits
+its share of its operator's output (the steady-state model's logical rate) per the tuples it serves, copies
+included (``alpha``), so the flows are the steady-state model's at every scale. From W follow,
 per tuple a cell serves: the bytes it puts on its node's NIC and its rack's uplink, the bytes it puts on the
 consumers' NICs and uplinks, and the CPU it spends serializing (sender) and deserializing (receiver).
 
@@ -18,6 +20,7 @@ Cost: O(Σ_k cells_i · cells_j + cells · resources) time and memory, resources
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -53,6 +56,7 @@ class OpInfo:
     sink: bool
     gain: float  # input rate per unit of its topology's total source rate (scale 1)
     offered: float  # a source's offered rate (tuples/s at scale 1), 0 otherwise
+    copies: float  # tuples its replicas serve per tuple of its (logical) input: > 1 where input is ``all``-grouped
     out: tuple[int, ...]  # indices into StormNet.links
 
 
@@ -69,6 +73,8 @@ class StormNet:
     e: np.ndarray  # ms of CPU per tuple served (the operator's own work)
     e_net: np.ndarray  # ms per tuple served spent serializing its remote output and deserializing remote input
     met: np.ndarray  # fixed CPU points per replica
+    share: np.ndarray  # the cell's share of its operator's split input (and of its output)
+    alpha: np.ndarray  # tuples a cell emits per tuple it serves: its operator's output × share / what it serves
     coef: np.ndarray  # (cells × resources) bytes per tuple served on each NIC direction and rack uplink direction
     capacity: np.ndarray  # per resource, bytes/s (inf where unlimited)
     resource_names: tuple[str, ...]
@@ -94,7 +100,7 @@ def build_net(topologies: Sequence[Topology], plans: Sequence[Plan | Mapping[str
     n_nodes, racks = len(cluster), cluster.rack_index
     n_racks = len(cluster.racks)
     n_res = 2 * n_nodes + 2 * n_racks
-    topo_a, node_a, count_a, e_a, met_a, perms = [], [], [], [], [], []
+    topo_a, node_a, count_a, e_a, met_a, perms, share_a, alpha_a = [], [], [], [], [], [], [], []
     ops: list[OpInfo] = []
     links: list[StreamLink] = []
     offset = 0
@@ -124,6 +130,17 @@ def build_net(topologies: Sequence[Topology], plans: Sequence[Plan | Mapping[str
         pos = {op: k for k, op in enumerate(topology.acyclic_order)}
         share = cells.split_share[perm]
         counts = cells.count[perm]
+        # the steady-state model's flows: operator i emits output_i (logical), cell c its share of it, while
+        # serving count_c · rate_c tuples (an all-grouped input reaches each replica whole)
+        served = counts * cells.rate[perm]
+        emitted = ev.rates.output[op_sorted] * share
+        copied = np.zeros(cells.n_ops, dtype=bool)  # operators with an all-grouped input (elsewhere: α exactly)
+        copied[[idx[s.target] for s in topology.streams if s.grouping == "all"]] = True
+        alpha_cells = np.divide(emitted, served, out=ev.rates.selectivity[op_sorted].astype(float),
+                                where=(served > 0) & copied[op_sorted])
+        share_a.append(share)
+        alpha_a.append(alpha_cells)
+        per_op_served = np.bincount(op_sorted, weights=served, minlength=cells.n_ops)
         nbytes = stream_bytes(topology)
         for k, s in enumerate(topology.streams):
             i, j = idx[s.source], idx[s.target]
@@ -135,9 +152,10 @@ def build_net(topologies: Sequence[Topology], plans: Sequence[Plan | Mapping[str
         for op_id in topology.acyclic_order:
             i = idx[op_id]
             o = topology.operators[i]
+            lam = float(ev.rates.input[i])
             ops.append(OpInfo(t, op_id, sl[i], float(ev.rates.selectivity[i]), o.is_source, o.is_sink,
-                              float(ev.rates.input[i]) / total if total > 0 else 0.0,
-                              float(ev.rates.input[i]) if o.is_source else 0.0, ()))
+                              lam / total if total > 0 else 0.0, lam if o.is_source else 0.0,
+                              float(per_op_served[i]) / lam if lam > 0 and copied[i] else 1.0, ()))
         offset += len(perm)
     node = np.concatenate(node_a).astype(np.intp)
     n_cells = len(node)
@@ -148,12 +166,13 @@ def build_net(topologies: Sequence[Topology], plans: Sequence[Plan | Mapping[str
     op_index = {(op.topo, op.cells.start, op.cells.stop): k for k, op in enumerate(ops)}
     out_links: dict[int, list[int]] = {}
     ev_rates = [ev.rates for ev in evs]
+    alpha_all = np.concatenate(alpha_a)
     for (t, i, j, w, back, b) in pending_links:
         src, tgt = slices[t][i], slices[t][j]
         a_nodes, b_nodes = node[src], node[tgt]
         remote = a_nodes[:, None] != b_nodes[None, :]
         cross = racks[a_nodes][:, None] != racks[b_nodes][None, :]
-        alpha = float(ev_rates[t].selectivity[i])
+        alpha = alpha_all[src][:, None]
         kb = b / 1000.0
         ser_ms = (storm.ser_us + storm.ser_us_per_kb * kb) / 1000.0
         deser_ms = (storm.deser_us + storm.deser_us_per_kb * kb) / 1000.0
@@ -164,7 +183,7 @@ def build_net(topologies: Sequence[Topology], plans: Sequence[Plan | Mapping[str
         np.add.at(coef, (rows, a_nodes), b * sent.sum(axis=1))
         for col in range(len(b_nodes)):
             np.add.at(coef, (rows, n_nodes + b_nodes[col]), b * sent[:, col])
-            x = alpha * w[:, col] * cross[:, col] * b
+            x = alpha[:, 0] * w[:, col] * cross[:, col] * b
             np.add.at(coef, (rows, 2 * n_nodes + racks[a_nodes]), x)
             np.add.at(coef, (rows, 2 * n_nodes + n_racks + racks[b_nodes[col]]), x)
         # the consumer's deserialization per input tuple, from the producers' output at scale 1
@@ -176,13 +195,13 @@ def build_net(topologies: Sequence[Topology], plans: Sequence[Plan | Mapping[str
         out_links.setdefault(op_index[(t, src.start, src.stop)], []).append(len(links))
         links.append(StreamLink(t, src, tgt, w, back))
     e_net += np.divide(deser_in, arrivals, out=np.zeros(n_cells), where=arrivals > 0)
-    ops = [OpInfo(o.topo, o.name, o.cells, o.alpha, o.source, o.sink, o.gain, o.offered,
-                  tuple(out_links.get(k, ()))) for k, o in enumerate(ops)]
+    ops = [dataclasses.replace(o, out=tuple(out_links.get(k, ()))) for k, o in enumerate(ops)]
     uplink = cluster.rack_uplink_bytes
     capacity = np.concatenate([cluster.bandwidth_bytes, cluster.bandwidth_bytes, np.full(2 * n_racks, uplink)])
     names = ([f"NIC of {n} (out)" for n in cluster.ids] + [f"NIC of {n} (in)" for n in cluster.ids]
              + [f"uplink of {r} (out)" for r in cluster.racks] + [f"uplink of {r} (in)" for r in cluster.racks])
     return StormNet(tuple(topologies), evs, tuple(perms), tuple(ops), tuple(links), np.concatenate(topo_a),
-                    node, np.concatenate(count_a), np.concatenate(e_a), e_net, np.concatenate(met_a), coef,
+                    node, np.concatenate(count_a), np.concatenate(e_a), e_net, np.concatenate(met_a),
+                    np.concatenate(share_a), alpha_all, coef,
                     capacity, tuple(names), np.array(n_spouts), np.array(src_total), np.array(sink_gain))
 

@@ -47,6 +47,13 @@ timed-out ones included — what the R-Storm paper measures at its output bolts)
 tuples completed within the time-out), failures, replays, tuples queued, in flight, complete latency
 (Little's law over the live tuples in flight plus the M/M/1 and link latency) and per-node CPU use.
 
+What-if, e.g. a plan at 1.5 × the rate the steady-state engine says it sustains::
+
+    limit = evaluate(topology, cluster, plan, engine=EngineSettings("storm")).sustainable_scale
+    result = simulate_storm([topology], [plan], cluster, 300.0, load=1.5 * limit)
+    result.summary()  # per topology: throughput, goodput, latency, failures, replays, queue at the end
+    write_series(result.series(), "run.csv")  # sim/series.py: one row per second
+
 Not modelled: acker executors' CPU and ack traffic, the transfer and receive threads as threads of their own,
 bounded (disruptor) queues and back-pressure (Storm < 1.0 has none: queues grow), GC, worker failures.
 
@@ -54,7 +61,7 @@ Cost: O(steps · (Σ_k cells_i·cells_j·bins + cells·resources + cells·rounds
 work, bins = timeout / ``bin_s`` + 2 (62 by default), rounds ≤ the most cells on a node (CPU water-filling)
 and ≤ cells + resources (network, only in a step where one is full); the topological order is walked in Python
 per step, and with flow control the storm engine's path latency is recomputed per step (O(operators +
-streams)). §6.5 (2 topologies, 335 replicas on 24 nodes) runs 120 s of Storm in 3–5 s of CPU at Δt = 50 ms.
+streams)). §6.5 (2 topologies, 335 replicas on 24 nodes) runs 120 s of Storm in 3–8 s of CPU at Δt = 50 ms.
 """
 
 from __future__ import annotations
@@ -234,10 +241,7 @@ def run(net: StormNet, cluster: Cluster, duration_s: float, st: StormTimeSetting
         cs = op.cells
         if op.source:
             spout[cs] = True
-            ev_cells = net.evaluations[op.topo].cells
-            perm = net.perms[op.topo]
-            base = int(np.flatnonzero(net.topo == op.topo)[0])
-            offered_c[cs] = op.offered * loads[op.topo] * ev_cells.split_share[perm][cs.start - base:cs.stop - base]
+            offered_c[cs] = op.offered * loads[op.topo] * net.share[cs]
             spout_share[cs] = net.count[cs] / max(net.n_spouts[op.topo], 1.0)
         if op.sink and op.gain > 0:
             op_sink_row[k] = len(op_sink_row)
@@ -326,16 +330,16 @@ def run(net: StormNet, cluster: Cluster, duration_s: float, st: StormTimeSetting
                 send = _fit(net.coef[cs], np.minimum(q[cs].sum(axis=1), net_cap[cs]), room)
                 take = _fifo_take(q[cs], send)
                 q[cs] -= take
-                outgoing = take * op.alpha
+                outgoing = take * net.alpha[cs][:, None]
             else:
                 served = _fit(net.coef[cs], np.minimum(np.minimum(q[cs].sum(axis=1), cpu_cap[cs]), net_cap[cs]), room)
                 take = _fifo_take(q[cs], served)
                 q[cs] -= take
-                outgoing = take * op.alpha
-                if k in op_sink_row:
-                    sink_bins[op_sink_row[k]] += take.sum(axis=0) / op.gain
+                outgoing = take * net.alpha[cs][:, None]
+                if k in op_sink_row:  # root tuples: one per copy an all-grouped input made, per gain
+                    sink_bins[op_sink_row[k]] += take.sum(axis=0) / (op.gain * op.copies)
                 if op.sink:
-                    acc["throughput"][op.topo] += served.sum()
+                    acc["throughput"][op.topo] += served.sum() / op.copies
             served_all[cs] = served
             for li in op.out:
                 link = net.links[li]
