@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from streamplace.autoscaler.evaluate import Evaluation, capacity_of, evaluate, settled
+from streamplace.autoscaler.fit import CostFit
 from streamplace.autoscaler.options import AutoscaleOptions, WorkerType
 from streamplace.autoscaler.state import Change, Executor, Memory, View
 from streamplace.elastic.billing import Lease, remaining_in_btu
@@ -243,10 +244,7 @@ def decide(view: View, memory: Memory, options: AutoscaleOptions) -> tuple[Decis
     rate = max(ev.arrival_rows_s, ev.latest_rows_s or 0.0)
     if rate > ev.arrival_rows_s:
         base.update(arrival_rows_s=rate)
-    rate_req = rate + ev.backlog_rows / options.catch_up_s
-    rows_req = rate_req * target_s
-    predicted = fit.batch_s(rows_req, cap_now) / target_s
-    need = fit.capacity_for(rows_req, rho * target_s)
+    predicted, need = _demand(fit, rate, ev, options, target_s)
     base.update(predicted_utilization=predicted, needed_capacity=need)
     if fit.exponent_fitted and fit.exponent < LITTLE_GAIN_EXPONENT:
         limits.append(f"the query's own capacity changes show little gain from added capacity (β = "
@@ -271,19 +269,18 @@ def decide(view: View, memory: Memory, options: AutoscaleOptions) -> tuple[Decis
     if predicted > rho + band and need > cap_now * (1 + 1e-9):
         memory = dataclasses.replace(memory, down_since_s=None, down_need=0.0)
         return _scale_up(view, ev, memory, options, limits, base, need, predicted, since_last, max_n)
-    # down where the utilization is under the band, or where a whole executor is spare at the target utilization:
-    # with a fixed cost per batch the utilization hardly moves with capacity (F = 3.5 s of a 10 s trigger kept
-    # four executors at 0.50 where two ran the load at 0.61), so the band alone would never let one go
     # a scale-down judges the last interval alone: the window's highest need is then the need of the busiest
     # interval inside the window, not of a 30 s average reaching back before the load fell
     down_rate = ev.latest_rows_s if ev.latest_rows_s is not None else ev.arrival_rows_s
-    down_rows = (down_rate + ev.backlog_rows / options.catch_up_s) * target_s
-    predicted_down = fit.batch_s(down_rows, cap_now) / target_s
-    need_down = min(need, fit.capacity_for(down_rows, rho * target_s))
+    predicted_down, need_down = _demand(fit, down_rate, ev, options, target_s)
+    need_down = min(need, need_down)
+    # down where the utilization is under the band, or where a whole executor is spare at the target utilization:
+    # with a fixed cost per batch the utilization hardly moves with capacity (F = 3.5 s of a 10 s trigger kept
+    # four executors at 0.50 where two ran the load at 0.61), so the band alone would never let one go. The spare
+    # rule needs rows that cost something: a fit with w ≈ 0 says capacity does not matter, which its batches —
+    # all of one size, or noise — cannot show
     spare = cap_now - min(e.cores * options.worker_types[e.type_name].speed for e in view.executors)
-    # (the spare rule needs rows that cost something: a fit with w ≈ 0 says capacity does not matter, which its
-    # batches — all of one size, or noise — cannot show)
-    rows_part = fit.batch_s(down_rows, cap_now) - fit.fixed_s
+    rows_part = predicted_down * target_s - fit.fixed_s
     spare_rule = rows_part > ROWS_PART_MIN * target_s and need_down <= spare + 1e-9
     if (predicted_down < rho - band or spare_rule) and need_down < cap_now * (1 - 1e-9):
         return _scale_down(view, ev, memory, options, limits, base, need_down, predicted_down, since_last,
@@ -294,6 +291,14 @@ def decide(view: View, memory: Memory, options: AutoscaleOptions) -> tuple[Decis
                     f"at {rate:,.0f} rows/s")
     return keep(f"predicted utilization {predicted:.2f} is outside {rho - band:.2f}–{rho + band:.2f} but "
                 f"{cap_now:g} reference cores is already what the query can use")
+
+
+def _demand(fit: CostFit, rate: float, ev: Evaluation, options: AutoscaleOptions,
+            target_s: float) -> tuple[float, float]:
+    """At ``rate`` rows/s plus the backlog drained over ``catch_up_s`` (the rows a batch must carry): the predicted
+    utilization at the current capacity, and the capacity that keeps it at the target utilization."""
+    rows = (rate + ev.backlog_rows / options.catch_up_s) * target_s
+    return fit.batch_s(rows, ev.capacity) / target_s, fit.capacity_for(rows, options.target_utilization * target_s)
 
 
 def _guard(view: View, memory: Memory, options: AutoscaleOptions, since_last: float) -> str:

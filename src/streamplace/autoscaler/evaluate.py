@@ -89,15 +89,22 @@ def arrival(batches: Sequence[Batch], now_s: float) -> tuple[float | None, bool]
     if not batches:
         return None, False
     recent = _recent(batches, now_s)
-    scale = rows_per_offset(batches[-max(len(recent), 20):])
     first, last = recent[0], recent[-1]
-    # a batch's latest offsets are read when its trigger fires: at its start
-    begun = last.at_s - last.duration_s - (first.at_s - first.duration_s)
-    if scale is not None and first.position is not None and last.position is not None and begun > 0:
-        return max(0.0, (last.position - first.position) * scale / begun), True
+    rate = _offset_rate(first, last, rows_per_offset(batches[-max(len(recent), 20):]))
+    if rate is not None:
+        return rate, True
     span = sum(b.duration_s for b in recent) if len(recent) == 1 else last.at_s - first.at_s
     rows = sum(b.rows for b in recent[1:]) if len(recent) > 1 else recent[0].rows
     return (rows / span if span > 0 else None), False
+
+
+def _offset_rate(first: Batch, last: Batch, scale: float | None) -> float | None:
+    """Rows/s that arrived between the starts of ``first`` and ``last``, from their sources' latest offsets (read
+    when a batch's trigger fires: at its start) and ``scale`` rows per offset unit (None: not numeric)."""
+    begun = last.at_s - last.duration_s - (first.at_s - first.duration_s)
+    if scale is None or first.position is None or last.position is None or begun <= 0:
+        return None
+    return max(0.0, (last.position - first.position) * scale / begun)
 
 
 def latest_arrival(batches: Sequence[Batch]) -> float | None:
@@ -105,12 +112,7 @@ def latest_arrival(batches: Sequence[Batch]) -> float | None:
     A rise shows here one window sooner than in the average: a step up is answered in one scale-up, not two."""
     if len(batches) < 2:
         return None
-    before, last = batches[-2], batches[-1]
-    scale = rows_per_offset(batches[-20:])
-    begun = (last.at_s - last.duration_s) - (before.at_s - before.duration_s)
-    if scale is None or before.position is None or last.position is None or begun <= 0:
-        return None
-    return max(0.0, (last.position - before.position) * scale / begun)
+    return _offset_rate(batches[-2], batches[-1], rows_per_offset(batches[-20:]))
 
 
 def backlog(batches: Sequence[Batch], rate: float | None, target_s: float) -> float:
