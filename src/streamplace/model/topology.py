@@ -313,16 +313,8 @@ def validate_topology(t: Topology) -> list[Problem]:
     return problems
 
 
-def _unreachable_sinks(t: Topology) -> list[Problem]:
-    """Operators on a loop from which no stream path leads to a sink (a loop with no way out): what they process
-    never reaches the topology's output, so its throughput would be 0. Loop-free operators without a sink
-    downstream are left alone (the profiler's probe topologies end in a source or a bare chain on purpose).
-    O(operators + streams)."""
-    g = nx.DiGraph((s.source, s.target) for s in t.streams)
-    looped = {v for comp in nx.strongly_connected_components(g) if len(comp) > 1 for v in comp}
-    looped |= {s.source for s in t.streams if s.source == s.target}
-    if not looped:
-        return []
+def reaching_a_sink(t: Topology) -> set[str]:
+    """The operators from which a stream path leads to a sink (the sinks included). O(operators + streams)."""
     upstream: dict[str, list[str]] = {}
     for s in t.streams:
         upstream.setdefault(s.target, []).append(s.source)
@@ -333,6 +325,20 @@ def _unreachable_sinks(t: Topology) -> list[Problem]:
             if u not in reaches:
                 reaches.add(u)
                 frontier.append(u)
+    return reaches
+
+
+def _unreachable_sinks(t: Topology) -> list[Problem]:
+    """Operators on a loop from which no stream path leads to a sink (a loop with no way out): what they process
+    never reaches the topology's output, so its throughput would be 0. Loop-free operators without a sink
+    downstream are left alone (the profiler's probe topologies end in a source or a bare chain on purpose).
+    O(operators + streams)."""
+    g = nx.DiGraph((s.source, s.target) for s in t.streams)
+    looped = {v for comp in nx.strongly_connected_components(g) if len(comp) > 1 for v in comp}
+    looped |= {s.source for s in t.streams if s.source == s.target}
+    if not looped:
+        return []
+    reaches = reaching_a_sink(t)
     return [Problem(f"operators[{i}]", f"no stream path leads from {op.id!r} to a sink (its output only circles "
                                        "among operators that never reach one), so nothing it processes is output",
                     "add a stream from the loop to a sink, or remove the loop")

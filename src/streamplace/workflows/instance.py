@@ -19,7 +19,7 @@ from streamplace.errors import Problem, SpecError
 from streamplace.model.cluster import Cluster, check_compatible
 from streamplace.model.plan import Plan, validate_plan_against
 from streamplace.model.profile import Profile
-from streamplace.model.topology import Topology
+from streamplace.model.topology import Topology, reaching_a_sink
 from streamplace.params import by_scope
 from streamplace.perf.engines import ENGINES, EngineSettings, IdealEngine, SparkSettings, engine_names
 from streamplace.spec.documents import read_document
@@ -108,16 +108,7 @@ def sources_without_sink(t: Topology) -> list[str]:
     """Warnings for the sources from which no stream path leads to a sink, where another source's does: what
     they offer is planned for and processed but never output (the topology's other path says it is not a probe
     of one operator). O(operators + streams)."""
-    upstream: dict[str, list[str]] = {}
-    for s in t.streams:
-        upstream.setdefault(s.target, []).append(s.source)
-    reaches = {op.id for op in t.operators if op.is_sink}
-    frontier = list(reaches)
-    while frontier:
-        for u in upstream.get(frontier.pop(), ()):
-            if u not in reaches:
-                reaches.add(u)
-                frontier.append(u)
+    reaches = reaching_a_sink(t)
     cut = [op for op in t.sources if op.id not in reaches]
     if not cut or len(cut) == len(t.sources):
         return []
