@@ -11,7 +11,7 @@ import math
 
 import pytest
 
-from streamplace.autoscaler.decide import Decision, choose_releases, decide
+from streamplace.autoscaler.decide import Decision, choose_releases, decide, window_needs
 from streamplace.autoscaler.fit import Point, fit_cost
 from streamplace.autoscaler.options import AutoscaleOptions, WorkerType, options_from
 from streamplace.autoscaler.state import Batch, Change, Executor, Memory, View
@@ -136,6 +136,35 @@ def test_the_measured_driver_part_separates_fixed_cost_from_row_time() -> None:
     assert fit.fixed_s == pytest.approx(F) and fit.row_s == pytest.approx(W) and fit.driver_s == pytest.approx(F)
 
 
+def test_task_times_bound_the_row_cost_where_batches_do_not_vary() -> None:
+    # every batch 1000 rows on 4 cores in 1.0 s (F = 0.5, w = 0.002); the driver part measured 0.1 s (the rest of
+    # F runs in the executors); the tasks ran 2.4 reference core-seconds — 0.4 of them per-task overhead, not rows.
+    # w = 2.4 / 1000 = 0.0024 (an upper bound), F = 1.0 − 0.0024 · 1000 / 4 = 0.4
+    pts = [Point(1000, 4.0, cost(1000, 4.0), driver_s=0.1, task_s=2.4)] * 6
+    fit = fit_cost(pts, prior_exponent=0.8)
+    assert fit is not None and fit.fixed_from == "task times"
+    assert fit.fixed_s == pytest.approx(0.4) and fit.row_s == pytest.approx(0.0024)
+    assert fit.batch_s(1000, 4.0) == pytest.approx(1.0)  # through the points
+    # the capacity for 1000 rows within 0.7 · 2 = 1.4 s: the truth 2 / 0.9 = 2.22 cores ≤ the task times' 2.4 / 1.0
+    # = 2.4 < the driver-part rule's (F 0.1, w = 0.9 · 4 / 1000 = 0.0036) 3.6 / 1.3 = 2.77
+    without = fit_cost([Point(1000, 4.0, cost(1000, 4.0), driver_s=0.1)] * 6, prior_exponent=0.8)
+    assert without is not None and without.fixed_from == "stage times"
+    truth = 1000 * W / (1.4 - F)
+    assert fit.capacity_for(1000, 1.4) == pytest.approx(2.4)
+    assert truth < fit.capacity_for(1000, 1.4) < without.capacity_for(1000, 1.4)
+    assert without.capacity_for(1000, 1.4) == pytest.approx(3.6 / 1.3)
+    # F never below the driver's part: tasks that claim more than the batch leaves fall back to F = 0.1
+    heavy = fit_cost([Point(1000, 4.0, 1.0, driver_s=0.1, task_s=4.0)] * 6, prior_exponent=0.8)
+    assert heavy is not None and heavy.fixed_s == pytest.approx(0.1) and heavy.row_s == pytest.approx(0.004)
+
+
+def test_task_time_is_converted_to_reference_core_seconds() -> None:
+    # three cores of speed 2 (capacity 6 reference cores) ran 10 s of tasks: 20 reference core-seconds
+    b = Batch(at_s=1.0, batch_id=1, rows=10, duration_s=1.0, capacity=6.0, executors=1, task_s=10.0, cores=3)
+    assert b.task_ref_s == pytest.approx(20.0)
+    assert dataclasses.replace(b, cores=None).task_ref_s is None
+
+
 def test_the_driver_part_is_a_floor_for_the_fitted_fixed_cost() -> None:
     # batches whose time is 0.1 s + rows · 0.002 / 2, but 0.3 s of each was measured outside its jobs: F is at
     # least 0.3 s, and w the least-squares slope with F held there: Σx(y − 0.3) / Σx² over x = rows / 2
@@ -244,7 +273,7 @@ def test_an_executor_spare_at_the_target_goes_although_the_utilization_is_in_the
     first, memory = decide(view(batches(rows, [4.0] * len(rows)), exe), Memory(), MINUTES)
     assert first.action == "keep" and first.predicted_utilization == pytest.approx(0.55)
     assert "spare" in first.reason and "recommended" in first.reason
-    assert memory.down_need == pytest.approx(1200 * 0.002 / 0.9)
+    assert memory.down_needs[0][1] == pytest.approx(1200 * 0.002 / 0.9)
     # at 276 s (past the 180 s window, 24 s before a paid minute ends): one goes, and only one — three keep 2.67
     # cores, two would not
     later = batches(rows, [4.0] * len(rows), start=234.0)
@@ -259,8 +288,37 @@ def test_a_scale_down_is_sized_by_the_last_interval_not_the_windows_average() ->
     rows = [400, 800, 1200, 600, 1000] + [1200] * 15 + [200]
     d, memory = decide(view(batches(rows, [4.0] * len(rows)), executors(4)), Memory(), MINUTES)
     assert d.action == "keep" and "80 rows/s (the last interval)" in d.reason
-    assert memory.down_need == pytest.approx(160 * 0.002 / 0.9)
+    assert memory.down_needs[0][1] == pytest.approx(160 * 0.002 / 0.9)
     assert d.arrival_rows_s is not None and d.arrival_rows_s > 500  # the decision's rate (up) is the window's
+
+
+def test_a_scale_down_is_sized_by_its_last_window_not_by_when_it_began() -> None:
+    # 100 rows/s (200 rows a batch) on 4 cores: utilization (0.5 + 200 · 0.002 / 4) / 2 = 0.30, the need 0.4 /
+    # 0.9 = 0.44 cores. The scale-down was first recommended 20 s ago, when the load was still falling and 3.5 cores
+    # were needed. With a 10 s window that need is past: the step floor rules (0.4 · 4 = 1.6 cores kept), two of
+    # four go. Held inside the window, 3.5 cores keep all four (three give 3)
+    rows = [400, 800, 1200, 600, 1000] + [200] * 16
+    bs = batches(rows, [4.0] * len(rows))
+    now = bs[-1].at_s
+    opts = AutoscaleOptions(warmup_batches=0, scale_down_window_s=10.0,
+                            worker_types={"default": WorkerType(unit_s=1.0)})
+    old = Memory(down_since_s=now - 20.0, down_needs=((now - 15.0, 3.5),))
+    d, memory = decide(view(bs, executors(4)), old, opts)
+    assert d.action == "down" and len(d.release) == 2 and d.target_capacity == 2.0
+    assert "highest need is 0.44" in d.reason and memory.down_needs == ()
+    recent = Memory(down_since_s=now - 20.0, down_needs=((now - 5.0, 3.5),))
+    d, memory = decide(view(bs, executors(4)), recent, opts)
+    assert d.action == "keep" and "3.50 reference cores are needed" in d.reason
+    assert [n for _, n in memory.down_needs] == pytest.approx([3.5, 0.4 / 0.9])
+
+
+def test_the_windows_needs_keep_only_what_can_still_be_highest() -> None:
+    needs = window_needs((), 0.0, 5.0, 10.0)
+    needs = window_needs(needs, 2.0, 3.0, 10.0)
+    needs = window_needs(needs, 4.0, 4.0, 10.0)  # outlives 3.0, which can no longer be the highest
+    assert needs == ((0.0, 5.0), (4.0, 4.0))
+    assert window_needs(needs, 12.0, 1.0, 10.0) == ((4.0, 4.0), (12.0, 1.0))  # 5.0 (at 0 s) left the window
+    assert window_needs(needs, 12.0, 6.0, 10.0) == ((12.0, 6.0),)
 
 
 def test_no_executor_is_spare_by_a_fit_that_charges_nothing_to_rows() -> None:

@@ -13,7 +13,8 @@
   ``window_points`` of them.
 * **Utilization**: the recent batches' time over the target batch time.
 * **Stage facts** (where Spark's status store gave them): each point's time outside its Spark jobs (the driver's
-  fixed part, fit.py's floor for F), and the most tasks the heaviest stage ran in the last ``TASKS_WINDOW``
+  fixed part, fit.py's floor for F) and its tasks' run time in reference core-seconds (fit.py's bound on the work
+  per row where F and w cannot be told apart), and the most tasks the heaviest stage ran in the last ``TASKS_WINDOW``
   batches: more cores than that cannot speed that stage up.
 
 O(batches in the window) per call.
@@ -143,7 +144,7 @@ def evaluate(view: View, options: AutoscaleOptions) -> Evaluation:
     growing = bool(earlier) and queue > backlog(earlier, rate, view.target_batch_s) * 1.05 + 1.0
     recent = _recent(batches, view.now_s) if batches else []
     utilization = (sum(b.duration_s for b in recent) / len(recent) / view.target_batch_s) if recent else None
-    points = [Point(b.rows, b.capacity, b.duration_s, b.driver_s)
+    points = [Point(b.rows, b.capacity, b.duration_s, b.driver_s, b.task_ref_s)
               for b in settled(batches, options.warmup_batches)]
     points = points[-options.window_points:]
     fit = fit_cost(points, options.prior_scaling, min_points=options.min_points)

@@ -53,7 +53,9 @@ class AutoscaleOptions:
     catch_up_s: float = 300.0
     #: no change within this time of the last one (Flink: stabilization interval)
     stabilization_s: float = 60.0
-    #: a scale-down waits this long after it is first recommended and takes the highest need seen meanwhile
+    #: a scale-down waits this long after it is first recommended, and is then sized by the highest need of the
+    #: last scale_down_window_s (a sliding window,
+    #: as Flink's autoscaler keeps its delayed scale-downs)
     scale_down_window_s: float = 180.0
     #: a scale-down keeps at least this share of the capacity. Flink's ``scale-down.max-factor`` 0.6 is applied in
     #: JobVertexScaler as a smallest scale factor of 1 − 0.6 = 0.4: a step may cut up to 60 %, keeping 40 %

@@ -37,11 +37,21 @@ class Batch:
     jobs_s: float | None = None
     task_s: float | None = None
     heaviest_tasks: int | None = None
+    #: Σ cores of the executors while it ran (None: not known): converts task_s to reference core-seconds
+    cores: int | None = None
 
     @property
     def driver_s(self) -> float | None:
         """The batch's time outside its Spark jobs (offsets, planning, WAL, commit): a fixed cost per batch."""
         return None if self.jobs_s is None else max(0.0, self.duration_s - self.jobs_s)
+
+    @property
+    def task_ref_s(self) -> float | None:
+        """Σ its tasks' run time in reference core-seconds: task_s × the executors' mean speed (capacity / cores);
+        None where either is not known."""
+        if self.task_s is None or not self.cores:
+            return None
+        return self.task_s * self.capacity / self.cores
 
 
 @dataclass(frozen=True)
@@ -72,9 +82,11 @@ class Memory:
     """What the decision carries from one call to the next (the decision returns a new one; nothing mutates)."""
 
     changes: tuple[Change, ...] = ()
-    #: when a scale-down was first recommended in the current window, and the highest capacity needed since
+    #: when a scale-down was first recommended (since then every call has recommended one), and the needs
+    #: recorded since as (time, reference cores), each higher than every later one: the first within the
+    #: window is the window's highest
     down_since_s: float | None = None
-    down_need: float = 0.0
+    down_needs: tuple[tuple[float, float], ...] = ()
     #: no scale-up before this time (an ineffective scale-up was detected)
     blocked_until_s: float | None = None
     #: the last scale-up whose effect has been judged (so it is judged once)

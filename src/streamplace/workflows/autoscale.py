@@ -282,7 +282,7 @@ class _Loop:
                       started=facts.started, processed=facts.processed, position=facts.position,
                       unsettled=changed or not self.batches, state_partitions=facts.state_partitions,
                       jobs_s=jobs.jobs_s if jobs else None, task_s=jobs.task_s if jobs else None,
-                      heaviest_tasks=jobs.heaviest_tasks if jobs else None)
+                      heaviest_tasks=jobs.heaviest_tasks if jobs else None, cores=sum(e.cores for e in executors))
         self.batches.append(batch)
         self.h.batches.append(batch)
         pending = 0
@@ -321,7 +321,7 @@ class _Loop:
                                             "executors": batch.executors, "capacity": round(batch.capacity, 3),
                                             "jobs_s": None if batch.jobs_s is None else round(batch.jobs_s, 3),
                                             "task_s": None if batch.task_s is None else round(batch.task_s, 3),
-                                            "heaviest_tasks": batch.heaviest_tasks},
+                                            "heaviest_tasks": batch.heaviest_tasks, "cores": batch.cores},
                                   **decision.to_dict(), "notes": list(notes)}, default=str) + "\n")
             log.flush()
         if self.page is not None:
