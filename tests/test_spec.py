@@ -300,12 +300,77 @@ def test_a_node_groups_loading_does_not_grow_type_work_per_node(monkeypatch: pyt
 
     monkeypatch.setattr(derive.typing, "get_type_hints", counting)
     derive.field_plan.cache_clear()
-    counts = []
+    # validation in kind too: a node's dataclass __init__ and its value checks run once per group, not per node
+    from streamplace.model import cluster as cluster_model
+
+    built = {"init": 0, "checked": 0}
+    real_init, real_check = cluster_model.Node.__init__, cluster_model.node_value_problems
+
+    def init(self: object, *args: object, **kwargs: object) -> None:
+        built["init"] += 1
+        real_init(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    def check(node: cluster_model.Node) -> list[tuple[str, str, str]]:
+        built["checked"] += 1
+        return real_check(node)
+
+    monkeypatch.setattr(cluster_model.Node, "__init__", init)
+    monkeypatch.setattr(cluster_model, "node_value_problems", check)
+    counts, work = [], []
     for size in (1, 10, 1000):  # the first load resolves each class's hints once; the others must add none
-        calls["n"] = 0
+        calls["n"] = built["init"] = built["checked"] = 0
         spec = tmp_path / f"group-{size}.yaml"
-        spec.write_text(f"name: g\nnodes:\n  - {{id: n, cpu: 100, memory_mb: 1024, count: {size}}}\n")
+        spec.write_text(f"name: g\nnodes:\n  - {{id: n, cpu: 100, memory_mb: 1024, count: {size}}}\n"
+                        "  - {id: m, cpu: 200, memory_mb: 2048, count: 3}\n")
         cluster = load_cluster(spec)
-        assert len(cluster.nodes) == size and cluster.nodes[-1].id == f"n-{size:0{len(str(size))}d}"
+        assert len(cluster.nodes) == size + 3 and cluster.nodes[size - 1].id == f"n-{size:0{len(str(size))}d}"
+        assert cluster.nodes[size - 1] == cluster_model.Node(f"n-{size:0{len(str(size))}d}", 100.0, 1024.0)
         counts.append(calls["n"])
+        work.append(dict(built))
     assert counts[1] == counts[2] == 0, counts
+    assert work[1] == work[2] == {"init": 2 + 1, "checked": 2}, work  # one per group (+ the comparison's own)
+
+
+def test_node_copies_equal_nodes_built_field_by_field() -> None:
+    from streamplace.model.cluster import Node
+
+    first = Node("a-1", 400.0, 4096.0, type="big", rack="r2", zone="z1", speedup=1.5, availability=0.99,
+                 cost_per_hour=0.5, slots=2, bandwidth_mbps=1000.0, coords=(1.0, 2.0))
+    copies = first.with_ids(["a-2", "a-3"])
+    import dataclasses
+
+    assert copies == [dataclasses.replace(first, id="a-2"), dataclasses.replace(first, id="a-3")]
+    assert {hash(n) for n in copies} == {hash(dataclasses.replace(first, id=i)) for i in ("a-2", "a-3")}
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        copies[0].cpu = 1.0  # type: ignore[misc]
+
+
+def test_a_cluster_listing_bad_values_is_told_per_node_as_before(tmp_path: Path) -> None:
+    """Values are checked once per distinct valid set; a bad value is still named at every node that has it."""
+    spec = tmp_path / "c.yaml"
+    spec.write_text("name: g\nnodes:\n  - {id: a, cpu: 0, memory_mb: 10}\n  - {id: b, cpu: 100, memory_mb: 10}\n"
+                    "  - {id: c, cpu: 0.0, memory_mb: 10}\n  - {id: d, cpu: 100, memory_mb: 10, slots: 0}\n")
+    with pytest.raises(SpecError) as err:
+        load_cluster(spec)
+    text = str(err.value)
+    assert "nodes[0].cpu: must be > 0, got 0" in text and "nodes[2].cpu: must be > 0, got 0.0" in text
+    assert "nodes[3].slots: must be >= 1, got 0" in text and "nodes[1]" not in text
+
+
+#: YAML that libyaml and PyYAML's pure-Python parser refuse in different words (and one they read alike)
+BAD_YAML = ["name: t\nnodes: [1, 2\n", "name: t\nnodes:\n\t- 1\n", "name: t\n nodes: 2\n", "- x\nname: 1\n",
+            "name: *nope\n", "name: 'x\n", "name: t\nnodes: {a: 1, a: 2}\n"]
+
+
+@pytest.mark.parametrize("text", BAD_YAML)
+def test_yaml_errors_read_the_same_with_or_without_libyaml(tmp_path: Path, text: str) -> None:
+    from streamplace.spec import documents
+
+    messages = []
+    for loader in (documents.SpecLoader, documents.PySpecLoader):
+        with pytest.raises(SpecError) as err:
+            documents._parse(text, tmp_path / "c.yaml", False, loader)
+        messages.append(str(err.value))
+    assert messages[0] == messages[1] and "line " in messages[0], messages
+    assert documents._parse("name: t\nnodes: []\n", tmp_path / "c.yaml", False, documents.PySpecLoader) == \
+        documents._parse("name: t\nnodes: []\n", tmp_path / "c.yaml", False) == {"name": "t", "nodes": []}

@@ -47,6 +47,20 @@ class Node:
     bandwidth_mbps: float | None = None
     coords: tuple[float, ...] | None = None
 
+    def with_ids(self, ids: list[str]) -> list[Node]:
+        """Nodes equal to this one but for their ids (a node group's), each a copy of this one's fields rather
+        than a call of the dataclass's ``__init__`` (twelve frozen assignments): 100,000 nodes in about 0.1 s
+        instead of 0.5 s. O(len(ids))."""
+        fields = dict(vars(self))
+        out = []
+        for node_id in ids:
+            node = object.__new__(Node)
+            state = vars(node)
+            state.update(fields)
+            state["id"] = node_id
+            out.append(node)
+        return out
+
 
 #: the longest one-way link latency a spec may give (ms; 10¹⁵, about 30,000 years): far beyond any real link —
 #: a "never use this link" value such as 10¹² ms still fits — and far below where latency sums and squares
@@ -287,7 +301,29 @@ def _ro(a: np.ndarray) -> np.ndarray:
     return a
 
 
+def node_value_problems(n: Node) -> list[tuple[str, str, str]]:
+    """(field, message, fix) of each out-of-range value of a node (its id aside)."""
+    out = []
+    for name in ("cpu", "memory_mb", "speedup"):
+        value = getattr(n, name)
+        if not value > 0:
+            out.append((name, f"must be > 0, got {value}", "give a positive capacity"))
+    if not 0 < n.availability <= 1:
+        out.append(("availability", f"must be in (0, 1], got {n.availability}",
+                    "give the probability the node is up, e.g. 0.999"))
+    if n.cost_per_hour < 0:
+        out.append(("cost_per_hour", f"must be >= 0, got {n.cost_per_hour}", "give a non-negative price"))
+    if n.slots < 1:
+        out.append(("slots", f"must be >= 1, got {n.slots}", "give 1 or more worker slots"))
+    if n.bandwidth_mbps is not None and not n.bandwidth_mbps > 0:
+        out.append(("bandwidth_mbps", f"must be > 0, got {n.bandwidth_mbps}",
+                    "give the NIC speed in Mbit/s, or omit it"))
+    return out
+
+
 def validate_cluster(c: Cluster) -> list[Problem]:
+    """Every problem of a cluster, each with its field path. O(nodes + link pairs): a node's values are checked
+    once per distinct valid set of them (a node group's nodes share theirs), its id once per node."""
     problems: list[Problem] = []
     if not c.nodes:
         return [Problem("nodes", "the cluster has no nodes", "list at least one node")]
@@ -295,6 +331,7 @@ def validate_cluster(c: Cluster) -> list[Problem]:
         problems.append(Problem("utilization_limit", f"must be in (0, 1], got {c.utilization_limit}",
                                 "use e.g. 1.0, or 0.95 as in the latency-aware paper"))
     seen: dict[str, int] = {}
+    valid: set[tuple[object, ...]] = set()  # the sets of node values found valid
     for i, n in enumerate(c.nodes):
         p = f"nodes[{i}]"
         if not ID_PATTERN.match(n.id or ""):
@@ -304,21 +341,14 @@ def validate_cluster(c: Cluster) -> list[Problem]:
                                     "give every node a unique id"))
         else:
             seen[n.id] = i
-        for name in ("cpu", "memory_mb", "speedup"):
-            value = getattr(n, name)
-            if not value > 0:
-                problems.append(Problem(f"{p}.{name}", f"must be > 0, got {value}", "give a positive capacity"))
-        if not 0 < n.availability <= 1:
-            problems.append(Problem(f"{p}.availability", f"must be in (0, 1], got {n.availability}",
-                                    "give the probability the node is up, e.g. 0.999"))
-        if n.cost_per_hour < 0:
-            problems.append(Problem(f"{p}.cost_per_hour", f"must be >= 0, got {n.cost_per_hour}",
-                                    "give a non-negative price"))
-        if n.slots < 1:
-            problems.append(Problem(f"{p}.slots", f"must be >= 1, got {n.slots}", "give 1 or more worker slots"))
-        if n.bandwidth_mbps is not None and not n.bandwidth_mbps > 0:
-            problems.append(Problem(f"{p}.bandwidth_mbps", f"must be > 0, got {n.bandwidth_mbps}",
-                                    "give the NIC speed in Mbit/s, or omit it"))
+        values = (n.cpu, n.memory_mb, n.speedup, n.availability, n.cost_per_hour, n.slots, n.bandwidth_mbps)
+        if values in valid:  # checked once per distinct set of values: a node group's nodes share theirs
+            continue
+        found = node_value_problems(n)
+        if found:  # each node's own message (0 and 0.0 are one key but read differently)
+            problems.extend(Problem(f"{p}.{name}", message, fix) for name, message, fix in found)
+        else:
+            valid.add(values)
     ln = c.links
     if ln.rack_uplink_mbps is not None and not ln.rack_uplink_mbps > 0:
         problems.append(Problem("links.rack_uplink_mbps", f"must be > 0, got {ln.rack_uplink_mbps}",

@@ -18,10 +18,8 @@ from streamplace.errors import Problem, SpecError
 _BASE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's C parser where PyYAML has it
 
 
-class SpecLoader(_BASE_LOADER):
-    """YAML's safe loader (libyaml's C parser when present: a listing of 10,000 nodes one by one reads in about
-    3 s instead of about 30 s on 2 cores) that refuses a key given twice in one mapping — YAML would silently keep
-    the last."""
+class _UniqueKeys:
+    """A YAML loader's mappings that refuse a key given twice — YAML would silently keep the last."""
 
     def construct_mapping(self, node: Any, deep: bool = False) -> Any:
         seen: dict[Any, int] = {}
@@ -31,7 +29,17 @@ class SpecLoader(_BASE_LOADER):
                 if key_node.value in seen:
                     raise DuplicateKey(key_node.value, line, seen[key_node.value])
                 seen[key_node.value] = line
-        return super().construct_mapping(node, deep=deep)
+        return super().construct_mapping(node, deep=deep)  # type: ignore[misc]
+
+
+class SpecLoader(_UniqueKeys, _BASE_LOADER):
+    """YAML's safe loader (libyaml's C parser when present: a listing of 10,000 nodes one by one reads in about
+    3 s instead of about 30 s on 2 cores) that refuses a key given twice in one mapping."""
+
+
+class PySpecLoader(_UniqueKeys, yaml.SafeLoader):
+    """The same in PyYAML's pure-Python parser: what a file that libyaml refuses is read again with, so that the
+    error names the same line in the same words whichever parser is installed."""
 
 
 class DuplicateKey(yaml.YAMLError):
@@ -110,12 +118,14 @@ def _expanded_size_ok(doc: Any) -> bool:
     return True
 
 
-def _parse(text: str, p: Path, as_json: bool) -> dict[str, Any]:
+def _parse(text: str, p: Path, as_json: bool, loader: type = SpecLoader) -> dict[str, Any]:
+    """The document in ``text``: JSON, or YAML read by ``loader`` (a YAML error is re-read by the pure-Python
+    loader, so it reads the same wherever libyaml is installed or not). O(size of the text)."""
     if len(text) > (MAX_JSON_BYTES if as_json else MAX_YAML_BYTES):
         raise SpecError([Problem("", f"the document is {len(text) / 1e6:,.1f} MB, more than is read",
                                  "write a large cluster as node groups (count: N) or as JSON")], str(p))
     try:
-        doc = json.loads(text, object_pairs_hook=_unique_keys) if as_json else yaml.load(text, Loader=SpecLoader)
+        doc = json.loads(text, object_pairs_hook=_unique_keys) if as_json else _load_yaml(text, loader)
     except RecursionError:
         raise SpecError([Problem("", "nested too deeply to read", "a spec needs a few levels of nesting only")],
                         str(p)) from None
@@ -138,3 +148,21 @@ def _parse(text: str, p: Path, as_json: bool) -> dict[str, Any]:
         raise SpecError([Problem("", f"the document expands to more than {MAX_VALUES:,} values (YAML aliases "
                                      "used over and over?)", "write the values out, or use fewer aliases")], str(p))
     return doc
+
+
+def _load_yaml(text: str, loader: type) -> Any:
+    """``text`` read by ``loader``; where that fails (not on a key given twice, which both loaders find alike),
+    PyYAML's pure-Python loader's error in its place — libyaml words its errors differently (``did not find
+    expected ',' or ']'`` for ``expected ',' or ']', but got '<stream end>'``), on the same line."""
+    try:
+        return yaml.load(text, Loader=loader)
+    except DuplicateKey:
+        raise
+    except yaml.YAMLError as exc:
+        if loader is PySpecLoader:
+            raise
+        try:
+            yaml.load(text, Loader=PySpecLoader)
+        except yaml.YAMLError as same:
+            raise same from None
+        raise exc from None

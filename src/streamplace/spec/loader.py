@@ -138,9 +138,11 @@ def load_cluster(source: Source) -> Cluster:
                                           f"{MAX_NODES:,}", "plan a part of the cluster, or fewer, larger nodes")],
                         name)
     nodes: list[Node] = []
-    for n in spec.nodes:  # a group's fields are read once: its nodes differ only in their ids
-        fields = model_kwargs(Node, n, exclude=("id",))
-        nodes.extend(Node(**fields, id=node_id) for node_id in group_ids(n.id, n.count))
+    for n in spec.nodes:  # a group's fields are read and its node built once: its nodes differ only in their ids
+        ids = group_ids(n.id, n.count)
+        first = Node(**model_kwargs(Node, n, exclude=("id",)), id=ids[0])
+        nodes.append(first)
+        nodes.extend(first.with_ids(ids[1:]))
     links = Links(**model_kwargs(Links, spec.links))
     engine = {f"{eng}.{key}": value for eng, block in spec.engine.items() for key, value in block.items()}
     if engine:  # checked here, so a bad key names this file
