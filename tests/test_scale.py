@@ -228,3 +228,33 @@ def test_large_json_is_one_key_per_line_and_reads_back() -> None:
     text = json_text(large)
     assert len(text.splitlines()) == 4 and json.loads(text) == large  # {, two keys, }
     assert PRETTY_LIMIT < 60 * 100
+
+
+def test_lexicographic_order_is_networkx_s_and_loops_are_found_as_before() -> None:
+    """The loop-free topology's order without networkx (model/topology.py) is networkx's own, and a loop is
+    still told by networkx's strongly connected components."""
+    import networkx as nx
+
+    from streamplace.model.topology import Operator, Stream, Topology, lex_topological_order
+
+    rng = random.Random(5)
+    for _ in range(200):
+        n = rng.randrange(1, 12)
+        ids = tuple(f"o{k}" for k in rng.sample(range(n), n))
+        edges = [(ids[a], ids[b]) for a in range(n) for b in range(n) if a != b and rng.random() < 0.25
+                 and (rng.random() < 0.1 or a < b)]
+        edges += edges[:rng.randrange(0, 2)]  # a stream given twice (a multigraph)
+        g = nx.MultiDiGraph()
+        g.add_nodes_from(ids)
+        g.add_edges_from(edges)
+        at = {op: k for k, op in enumerate(ids)}
+        got = lex_topological_order(ids, edges)
+        if nx.is_directed_acyclic_graph(g):
+            assert got == tuple(nx.lexicographical_topological_sort(g, key=at.__getitem__))
+        else:
+            assert got is None
+    ops = (Operator("s", kind="source", rate=1.0), Operator("a"), Operator("b"), Operator("k", kind="sink"))
+    looped = Topology("l", ops, (Stream("s", "a"), Stream("a", "b"), Stream("b", "a"), Stream("b", "k")))
+    assert looped.cycles == (("a", "b"),) and not looped.is_acyclic
+    chain = Topology("c", ops, (Stream("s", "a"), Stream("a", "b"), Stream("b", "k")))
+    assert chain.cycles == () and chain.acyclic_order == ("s", "a", "b", "k")

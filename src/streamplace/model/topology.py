@@ -7,16 +7,18 @@ sinks have no outputs. Cycles are allowed (feedback loops) but reported by
 
 from __future__ import annotations
 
+import heapq
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from types import MappingProxyType
-from typing import Literal
-
-import networkx as nx
+from typing import TYPE_CHECKING, Literal
 
 from streamplace.errors import ModelError, Problem
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 Kind = Literal["source", "operator", "sink"]
 GroupingKind = Literal["shuffle", "key", "all"]
@@ -133,7 +135,10 @@ class Topology:
 
     @cached_property
     def graph(self) -> nx.MultiDiGraph:
-        """The operator graph (a multigraph: two streams may join the same pair)."""
+        """The operator graph (a multigraph: two streams may join the same pair). networkx is imported here, on
+        first use: a loop-free topology is ordered and checked without it (0.16 s of the command line's start)."""
+        import networkx as nx
+
         g = nx.MultiDiGraph()
         g.add_nodes_from(self.ids)
         for k, s in enumerate(self.streams):
@@ -149,6 +154,10 @@ class Topology:
     @cached_property
     def cycles(self) -> tuple[tuple[str, ...], ...]:
         """Strongly connected components that form loops (empty for a DAG). O(operators + streams)."""
+        if self._lex_order is not None:
+            return ()
+        import networkx as nx
+
         looped = {s.source for s in self.streams if s.source == s.target}
         out = []
         for comp in nx.strongly_connected_components(self.graph):
@@ -177,13 +186,22 @@ class Topology:
     @cached_property
     def acyclic_order(self) -> tuple[str, ...]:
         """A topological order; on cyclic graphs the Eades–Lin–Smyth order of Ecker et al. 2025 (Algorithm 3)."""
-        if self.is_acyclic:
-            return tuple(nx.lexicographical_topological_sort(self.graph, key=self.index.__getitem__))
+        if self._lex_order is not None:
+            return self._lex_order
         return tuple(v for group in self.order_sets for v in sorted(group, key=self.index.__getitem__))
+
+    @cached_property
+    def _lex_order(self) -> tuple[str, ...] | None:
+        """The operators in the smallest topological order by position (what networkx's
+        ``lexicographical_topological_sort`` keyed by position gives), or None when the graph has a loop.
+        O((operators + streams) · log operators)."""
+        return lex_topological_order(self.ids, ((s.source, s.target) for s in self.streams))
 
     @cached_property
     def forward_graph(self) -> nx.DiGraph:
         """The graph without the edges that point backwards in :attr:`acyclic_order` (a DAG)."""
+        import networkx as nx
+
         g = nx.DiGraph()
         g.add_nodes_from(self.ids)
         position = {op: k for k, op in enumerate(self.acyclic_order)}
@@ -333,6 +351,10 @@ def _unreachable_sinks(t: Topology) -> list[Problem]:
     never reaches the topology's output, so its throughput would be 0. Loop-free operators without a sink
     downstream are left alone (the profiler's probe topologies end in a source or a bare chain on purpose).
     O(operators + streams)."""
+    if lex_topological_order(t.ids, ((s.source, s.target) for s in t.streams)) is not None:
+        return []  # no loop
+    import networkx as nx
+
     g = nx.DiGraph((s.source, s.target) for s in t.streams)
     looped = {v for comp in nx.strongly_connected_components(g) if len(comp) > 1 for v in comp}
     looped |= {s.source for s in t.streams if s.source == s.target}
@@ -382,3 +404,26 @@ def _validate_operator(op: Operator, p: str) -> list[Problem]:
         out.append(Problem(f"{p}.pinned", "empty list of allowed nodes",
                            "list at least one node id, or drop pinned"))
     return out
+
+
+def lex_topological_order(ids: tuple[str, ...], edges: Iterable[tuple[str, str]]) -> tuple[str, ...] | None:
+    """``ids`` in the smallest topological order by their position in ``ids`` (Kahn's algorithm with a heap: the
+    order networkx's ``lexicographical_topological_sort`` gives with that key, which is unique), or None when the
+    edges close a loop (a self-loop included). Edges may repeat (a multigraph). O((ids + edges) · log ids)."""
+    at = {op: k for k, op in enumerate(ids)}
+    indegree = [0] * len(ids)
+    after: list[list[int]] = [[] for _ in ids]
+    for a, b in edges:
+        after[at[a]].append(at[b])
+        indegree[at[b]] += 1
+    ready = [k for k, d in enumerate(indegree) if d == 0]
+    heapq.heapify(ready)
+    order: list[str] = []
+    while ready:
+        k = heapq.heappop(ready)
+        order.append(ids[k])
+        for j in after[k]:
+            indegree[j] -= 1
+            if indegree[j] == 0:
+                heapq.heappush(ready, j)
+    return tuple(order) if len(order) == len(ids) else None
