@@ -258,3 +258,31 @@ def test_lexicographic_order_is_networkx_s_and_loops_are_found_as_before() -> No
     assert looped.cycles == (("a", "b"),) and not looped.is_acyclic
     chain = Topology("c", ops, (Stream("s", "a"), Stream("a", "b"), Stream("b", "k")))
     assert chain.cycles == () and chain.acyclic_order == ("s", "a", "b", "k")
+
+
+def test_a_plan_by_one_scheduler_imports_neither_the_others_nor_networkx_for_loading() -> None:
+    """The registry imports a scheduler's module when its name is looked up (schedulers/base.py: Registry): a
+    round-robin plan does not import ODRP (networkx) or the MILP (highspy); the whole registry is the same
+    mapping, in the same order, as when every module was imported up front."""
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "from streamplace.bench.registry import resolve_cluster, resolve_topology\n"
+            "from streamplace.schedulers import REGISTRY, create\n"
+            "t, c = resolve_topology('linear'), resolve_cluster('rstorm-12')\n"
+            "t.cycle_warnings(); assert 'ffd' in REGISTRY and 'nope' not in REGISTRY\n"
+            "loaded = sorted(m for m in sys.modules if m.startswith('streamplace.schedulers.'))\n"
+            "print([m for m in ('networkx', 'highspy') if m in sys.modules], loaded)\n"
+            "create('round-robin')\n"
+            "print(sorted(m for m in sys.modules if m.startswith('streamplace.schedulers.')))\n"
+            "print(list(REGISTRY), [REGISTRY[n].__module__ for n in REGISTRY])\n")
+    lines = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.splitlines()
+    assert lines[0] == "[] ['streamplace.schedulers.base', 'streamplace.schedulers.ranges']", lines[0]
+    assert "streamplace.schedulers.round_robin" in lines[1] and "streamplace.schedulers.odrp" not in lines[1]
+    from streamplace.schedulers import base
+
+    names = list(base.BUILTIN_MODULES)
+    modules = [f"streamplace.schedulers.{base.BUILTIN_MODULES[n]}" for n in names]
+    assert lines[2] == f"{names} {modules}"  # every built-in, listed in the table's order, each by its module
+    assert base.scheduler_names()[:3] == ["round-robin", "r-storm", "ffd"] and len(base.REGISTRY) == len(names)
