@@ -110,6 +110,8 @@ def test_rstorm_demand_heaps_choose_what_a_scan_of_the_groups_chooses(monkeypatc
     cases += [(storm_large(3, 5, 12, 9), Cluster("racks", tuple(
         Node(f"r{r}n{k}", cpu=400, memory_mb=4096, rack=f"r{r}") for r in range(4) for k in range(6))))]
     cases += [(resolve_topology("diamond"), _random_cluster(rng, k)) for k in range(10)]
+    cases += [(storm_large(3, 5, 12, 9), Cluster("short of cpu", tuple(  # CPU over-committed: the memory heaps
+        Node(f"r{r}n{k}", cpu=60 + 20 * k, memory_mb=8192, rack=f"r{r}") for r in range(2) for k in range(3))))]
     for topology, cluster in cases:
         monkeypatch.setattr(rstorm, "HEAP_DEMANDS", 0)
         scan = RStorm().plan(topology, cluster)

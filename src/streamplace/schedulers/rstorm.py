@@ -155,7 +155,10 @@ class NodeStates:
     def move(self, u: int, free_mem: float, free_cpu: float) -> None:
         """Node ``u`` now has these free resources."""
         old = self.node_slot[u]
-        g = self._slot((free_mem, free_cpu, self.dist_of[u]))
+        key = (free_mem, free_cpu, self.dist_of[u])
+        g = self.slot_of.get(key)
+        if g is None:
+            g = self._slot(key)
         self.node_slot[u] = g
         heapq.heappush(self.heaps[g], u)
         self._top(g)
@@ -178,16 +181,18 @@ class NodeStates:
         """Group ``g``'s score and lowest node into the heaps of the demands it can take (as ``best`` scores)."""
         m, c, d = self.keys[g]
         w_m, w_c, w_b = self.weights
+        m_norm, c_norm = self.norms
         f = self.first[g]
+        by_mem, by_cpu, push = self.by_mem, self.by_cpu, heapq.heappush
         for k, (mem, cpu) in enumerate(self.demands):
             if not m >= mem - EPS:
                 continue
-            x, y = (mem - m) / self.norms[0], (cpu - c) / self.norms[1]
+            x, y = (mem - m) / m_norm, (cpu - c) / c_norm
             entry = (w_m * (x * x) + w_c * (y * y) + w_b * d, f, g)
-            heapq.heappush(self.by_mem[k], entry)
+            push(by_mem[k], entry)
             if c >= cpu - EPS:
-                heapq.heappush(self.by_cpu[k], entry)
-            if len(self.by_mem[k]) > self.compact_at:
+                push(by_cpu[k], entry)
+            if len(by_mem[k]) > self.compact_at:
                 self._compact()
 
     def _compact(self) -> None:
@@ -210,10 +215,12 @@ class NodeStates:
     def best(self, mem: float, cpu: float, weights: tuple[float, float, float],
              norms: tuple[float, float]) -> tuple[int, int]:
         """The node Algorithm 4 picks (least score, lowest index on a tie) among the nodes with the memory and CPU
-        free for a task, and among those with the memory free; -1 where there is none."""
+        free for a task, and among those with the memory free (from the heaps: the first again where there is
+        one, as only then is the second used); -1 where there is none."""
         k = self.demand_of.get((mem, cpu))
         if k is not None and weights == self.weights and norms == self.norms:
-            return self._heap_best(self.by_cpu[k]), self._heap_best(self.by_mem[k])
+            u_cpu = self._heap_best(self.by_cpu[k])  # a node with the CPU free has the memory free too: the
+            return u_cpu, u_cpu if u_cpu >= 0 else self._heap_best(self.by_mem[k])  # memory heap unread
         w_m, w_c, w_b = weights
         if len(self.live) > PYTHON_GROUPS:
             live = list(self.live)
@@ -294,6 +301,9 @@ class RStorm(BaseScheduler):
         soft: dict[str, int] = {}
         timed_out_at: int | None = None
         whole_of, mem_of, cpu_of = whole.tolist(), mem_d.tolist(), cpu_d.tolist()  # Python values, read per task
+        fmem, fcpu = free_mem.tolist(), free_cpu.tolist()  # the free resources as Python floats, read per task
+        placed_op: list[int] = []  # task t went to node placed_node[t]: counted once at the end
+        placed_node: list[int] = []
         for t, i in enumerate(order):
             grouped = states is not None and whole_of[i]
             if grouped:
@@ -319,7 +329,7 @@ class RStorm(BaseScheduler):
                           f"{free_cpu[mask[i]].max():g} points)")
                 free_mem[:], free_cpu[:] = mem0, cpu0
                 return Placement(None, "infeasible", [reason])
-            if timed_out_at is None and deadline.expired():
+            if timed_out_at is None and not t & 63 and deadline.expired():  # the clock read every 64 tasks
                 timed_out_at = t
             if timed_out_at is not None:  # first fit
                 fits_mem = mask[i] & (free_mem >= mem_d[i] - EPS)
@@ -342,14 +352,16 @@ class RStorm(BaseScheduler):
                           + w_b * dist)
                     u = int(np.argmin(np.where(cand, d2, np.inf)))
             # the same float64 subtractions as on the arrays, in Python floats (no numpy scalar per task)
-            fm, fc = float(free_mem[u]), float(free_cpu[u])
+            fm, fc = fmem[u], fcpu[u]
             if not fc >= cpu_of[i] - EPS:
                 soft[cluster.nodes[u].id] = soft.get(cluster.nodes[u].id, 0) + 1
-            counts[i, u] += 1
+            placed_op.append(i)
+            placed_node.append(u)
             fm, fc = fm - mem_of[i], fc - cpu_of[i]
-            free_mem[u], free_cpu[u] = fm, fc
+            free_mem[u], free_cpu[u] = fmem[u], fcpu[u] = fm, fc
             if states is not None:
                 states.move(u, fm, fc)
+        np.add.at(counts, (np.array(placed_op, dtype=np.intp), np.array(placed_node, dtype=np.intp)), 1)
         result = Placement(counts)
         if soft:
             over = ", ".join(f"{n} ({-free_cpu[cluster.index[n]]:g} points over)" for n in soft)
