@@ -27,8 +27,8 @@ constructor for every node).
 to FILE; ``--check FILE`` compares every plan with them and fails on a difference, so a change to the code can
 be shown to leave every plan identical.
 
-Run: .venv/bin/python benchmarks/scale.py [--only 1k|10k|100k] [--schedulers r-storm,ffd] [--files groups]
-[--repeat 1] [--record FILE | --check FILE] [--timeout 150]
+Run: .venv/bin/python benchmarks/scale.py [--only 1k|10k|100k|start] [--schedulers r-storm,ffd] [--files groups]
+[--no-library] [--repeat 1] [--record FILE | --check FILE] [--timeout 150]
 """
 
 from __future__ import annotations
@@ -267,10 +267,11 @@ def run_shape(size: str, shape: Shape, schedulers: list[str], args: argparse.Nam
               f"{shape.replicas:,} replicas; cluster files: {sizes}")
         ids = {k: list(load_cluster(files[k]).ids) for k in shape.kinds} if len(shape.kinds) > 1 else {}
         for scheduler in schedulers:
-            lib = library_seconds(shape, scheduler, args.repeat)
+            lib = None if args.no_library else library_seconds(shape, scheduler, args.repeat)
             lib_s = lib if lib is not None else float("nan")
-            print(f"  {scheduler:14s} library: scheduling and prediction "
-                  f"{f'{lib_s:.2f} s' if lib is not None else f'did not finish in {TIMEOUT_S[0]:g} s'}")
+            if not args.no_library:
+                print(f"  {scheduler:14s} library: scheduling and prediction "
+                      f"{f'{lib_s:.2f} s' if lib is not None else f'did not finish in {TIMEOUT_S[0]:g} s'}")
             placements = {}
             for kind in shape.kinds:
                 runs = [plan_cli(str(files["topology"]), str(files[kind]), scheduler) for _ in range(args.repeat)]
@@ -313,10 +314,11 @@ def run_shape(size: str, shape: Shape, schedulers: list[str], args: argparse.Nam
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=sorted(SHAPES), help="one instance only")
+    parser.add_argument("--only", choices=[*SHAPES, "start"], help="one instance only (start: the CLI start alone)")
     parser.add_argument("--schedulers", default=",".join(SCHEDULERS), help="comma list (default: all four)")
     parser.add_argument("--files", help="comma list of cluster files to plan from (groups, json, yaml; default: "
                         "each size's)")
+    parser.add_argument("--no-library", action="store_true", help="skip the library figure (end to end only)")
     parser.add_argument("--repeat", type=int, default=1, help="runs per file and scheduler (median reported)")
     parser.add_argument("--record", type=Path, help="add each plan's hashes and figures to this JSON file")
     parser.add_argument("--check", type=Path, help="fail unless every plan's hashes equal this file's")
@@ -326,7 +328,7 @@ def main() -> None:
     schedulers = [s for s in args.schedulers.split(",") if s]
     check = json.loads(args.check.read_text()) if args.check else None
     record: dict[str, Any] = {}
-    failed = not cli_start(args.repeat) if not args.only else False
+    failed = not cli_start(args.repeat) if args.only in (None, "start") else False
     for size, shape in SHAPES.items():
         if args.only and size != args.only:
             continue
