@@ -376,11 +376,26 @@ def test_an_ineffective_scale_up_is_not_repeated() -> None:
     assert d.action == "keep" and "ineffective" in d.reason
 
 
+def test_stabilization_runs_from_when_the_added_executors_registered() -> None:
+    # a scale-up decided 100 s ago (stabilization_s 60 s has passed since), but its executor registered 10 s ago:
+    # the batches since were run while it was starting and loading state — not the new capacity's. Held 50 s more
+    bs = batches(STEP, [2.0] * len(STEP))
+    now = bs[-1].at_s
+    memory = Memory(changes=(Change(now - 100.0, "up", 1.0, 2.0),))
+    late = (Executor("0", "h0", 1, now - 200.0), Executor("1", "h1", 1, now - 10.0))
+    d, _ = decide(view(bs, late), memory, OPTS)
+    assert d.action == "keep" and "the last change took effect 10 s ago" in d.reason
+    # registered at the decision's time (or before): the stabilization counts from the decision, and has passed
+    early = (Executor("0", "h0", 1, now - 200.0), Executor("1", "h1", 1, now - 100.0))
+    d, _ = decide(view(bs, early), memory, OPTS)
+    assert d.action == "up"
+
+
 def test_changes_per_hour_are_capped() -> None:
     rows = STEP
     bs = batches(rows, [2.0] * len(rows))
     busy = Memory(changes=tuple(Change(float(t), "up", 2.0, 2.0) for t in range(-1000, -400, 50)))
-    d, _ = decide(view(bs, executors(2)), busy, OPTS)
+    d, _ = decide(view(bs, executors(2, started=-2000.0)), busy, OPTS)
     assert d.action == "keep" and "12 changes in the last hour" in d.reason
 
 

@@ -18,8 +18,9 @@ The rule, in order:
    spare at the target utilization (with a fixed cost per batch the utilization hardly moves with capacity, and
    the band alone would keep every executor). Else nothing changes.
 3. **Guards.** No change while executors are still registering, nor within ``stabilization_s`` of the last
-   change, nor past ``max_changes_per_hour``. Scale-ups: not repeated after one that realized under
-   ``ineffective_share`` of its expected gain (for ``ineffective_block_s``). Scale-downs: none while a backlog
+   change taking effect (decided, and its executors registered), nor past ``max_changes_per_hour``. Scale-ups:
+   not repeated after one that realized under ``ineffective_share`` of its expected gain (for
+   ``ineffective_block_s``). Scale-downs: none while a backlog
    drains; delayed by ``scale_down_window_s`` after it is first recommended and then sized by the highest need of
    the last ``scale_down_window_s`` (a sliding window, as Flink's DelayedScaleDown); at most down to
    ``min_scale_down_keep`` of the capacity in one step.
@@ -266,7 +267,7 @@ def decide(view: View, memory: Memory, options: AutoscaleOptions) -> tuple[Decis
                       "repartition before the costly step lift it)")
         need = widest
 
-    since_last = view.now_s - memory.last_change.at_s if memory.last_change is not None else math.inf
+    since_last = _since_last_change(view, memory)
     if predicted > rho + band and need > cap_now * (1 + 1e-9):
         memory = dataclasses.replace(memory, down_since_s=None, down_needs=())
         return _scale_up(view, ev, memory, options, limits, base, need, predicted, since_last, max_n)
@@ -302,10 +303,21 @@ def _demand(fit: CostFit, rate: float, ev: Evaluation, options: AutoscaleOptions
     return fit.batch_s(rows, ev.capacity) / target_s, fit.capacity_for(rows, options.target_utilization * target_s)
 
 
+def _since_last_change(view: View, memory: Memory) -> float:
+    """Seconds since the last change took effect (inf: none yet): since it was decided, or since the latest of the
+    live executors registered, whichever is later. Stabilization runs from there, as Flink's runs from the job's
+    restart after a rescale: measured, executors asked for at 319 s registered at 344 s, and a second scale-up
+    decided at 345 s read the batches of the wait (and its backlog) as the new capacity's."""
+    if memory.last_change is None:
+        return math.inf
+    took_effect = max([memory.last_change.at_s, *(e.started_s for e in view.executors)])
+    return max(0.0, view.now_s - took_effect)
+
+
 def _guard(view: View, memory: Memory, options: AutoscaleOptions, since_last: float) -> str:
     """Why no change may happen now ('' when one may)."""
     if since_last < options.stabilization_s:
-        return (f"stabilizing: the last change was {since_last:.0f} s ago (stabilization_s "
+        return (f"stabilizing: the last change took effect {since_last:.0f} s ago (stabilization_s "
                 f"{options.stabilization_s:g} s)")
     if memory.changes_since(view.now_s - HOUR_S) >= options.max_changes_per_hour:
         return f"{options.max_changes_per_hour} changes in the last hour already (max_changes_per_hour)"
@@ -441,7 +453,7 @@ def _fallback(view: View, ev: Evaluation, memory: Memory, options: AutoscaleOpti
     if used <= upper:
         return _kept(ev, n, limits, base, f"{note}; settled batches use {used:.2f} of the target (≤ {upper:.2f}); "
                      "no scale-down before the fit", "fallback"), memory
-    since_last = view.now_s - memory.last_change.at_s if memory.last_change is not None else math.inf
+    since_last = _since_last_change(view, memory)
     hold = _guard(view, memory, options, since_last)
     if hold:
         return _kept(ev, n, limits, base, f"{note}; settled batches use {used:.2f} of the target; kept: {hold}",
