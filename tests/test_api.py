@@ -115,3 +115,52 @@ def test_the_api_loads_a_plan_given_as_a_path(tmp_path) -> None:
     path.write_text(json_text(plan.to_dict()))
     direct = sp.evaluate("nasiri-linear", "hetero-3", plan).predicted()["throughput"]
     assert sp.evaluate("nasiri-linear", "hetero-3", str(path)).predicted()["throughput"] == pytest.approx(direct)
+
+
+#: run in a fresh interpreter: which of the subpackage's forms comes first decides nothing
+_SCHEDULERS_AFTER_THE_SUBPACKAGE = """
+import inspect, sys
+{first}
+import streamplace as sp
+import streamplace.schedulers.rstorm as rstorm
+from streamplace.schedulers import create
+from streamplace.workflows.planning import schedulers as catalogue
+
+names = [s.name for s in sp.schedulers()]
+assert names == [s.name for s in catalogue()] and "ds2" in names and "r-storm" in names, names
+assert sp.schedulers.create is create and sp.schedulers.rstorm is rstorm  # the subpackage's attributes
+assert vars(sp)["schedulers"] is sys.modules["streamplace.schedulers"]
+assert str(inspect.signature(sp.schedulers)).startswith("()"), inspect.signature(sp.schedulers)
+from streamplace import schedulers
+assert schedulers is sp.schedulers
+print("ok")
+"""
+
+
+@pytest.mark.parametrize("first", ["import streamplace.schedulers", "import streamplace.schedulers.ds2",
+                                   "from streamplace.schedulers import create",
+                                   "import streamplace.schedulers.rstorm as r; from streamplace.schedulers.base "
+                                   "import BaseScheduler", "import streamplace.api", "pass"])
+def test_sp_schedulers_is_the_catalogue_whatever_was_imported_first(first: str) -> None:
+    """Importing the subpackage ``streamplace.schedulers`` bound it on the package over the API's function:
+    ``sp.schedulers()`` was "TypeError: 'module' object is not callable" once anything had imported it."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _SCHEDULERS_AFTER_THE_SUBPACKAGE.format(first=first)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
+
+
+def test_the_subpackage_s_attributes_are_set_through_sp_schedulers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A monkeypatch by dotted name reaches the subpackage itself (pytest resolves it through the package's
+    attribute), and is undone there."""
+    import importlib
+
+    package = importlib.import_module("streamplace.schedulers")  # the module itself (`import … as` would not be)
+    original = package.create
+    monkeypatch.setattr("streamplace.schedulers.create", "patched")
+    assert package.create == "patched" and sp.schedulers.create == "patched"
+    monkeypatch.undo()
+    assert package.create is original
+    assert callable(sp.schedulers) and "create" in dir(sp.schedulers)

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from streamplace import api as sp  # `streamplace.schedulers` is the subpackage once imported: the API's own
+from streamplace import api as sp  # the functions themselves (`import streamplace as sp` gives them lazily)
 from streamplace.errors import ModelError, StreamplaceError
 from streamplace.model.plan import json_text
 
