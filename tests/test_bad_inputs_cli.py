@@ -54,13 +54,18 @@ def test_a_plan_written_to_a_full_device_is_an_error_and_the_device_stays(monkey
 @pytest.mark.parametrize("args", [["plan", "nasiri-linear", "hetero-3", "--engine", "ideal", "--json"],
                                   ["plan", "nasiri-linear", "hetero-3", "--engine", "ideal"],
                                   ["bench", "list", "--json"],
-                                  ["schedulers"]])
-def test_standard_output_on_a_full_device_is_an_error(args: list[str]) -> None:
-    """`streamplace … > /dev/full` exited 0 (a JSON plan) or 1 with a traceback (bench list, schedulers)."""
+                                  ["schedulers"],
+                                  # printed before any command runs (typer's eager options): a traceback, exit 1
+                                  ["--version"], ["--help"], ["plan", "--help"]])
+@pytest.mark.parametrize("buffered", [True, False], ids=["buffered", "unbuffered"])
+def test_standard_output_on_a_full_device_is_an_error(args: list[str], buffered: bool) -> None:
+    """`streamplace … > /dev/full` exited 0 (a JSON plan) or 1 with a traceback (bench list, schedulers, --version,
+    --help). Buffered, the write fails only as the output is flushed at the end; unbuffered, as it is printed."""
     _full_device()
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"} | {"COLUMNS": "100"}
     with FULL.open("w") as full:
         done = subprocess.run([sys.executable, "-m", "streamplace", *args], stdout=full, stderr=subprocess.PIPE,
-                              text=True, timeout=120, env={**os.environ, "COLUMNS": "100"})
+                              text=True, timeout=120, env=env if buffered else env | {"PYTHONUNBUFFERED": "1"})
     assert done.returncode == 2, done.stderr
     assert done.stderr.strip() == ("error: standard output: No space left on device (fix: send the output where "
                                    "there is room — another file or device, or --out FILE where the command has "

@@ -370,4 +370,24 @@ def spark_session(master: str | None, state: Any, cores: int | None, log_to: Pat
 
 
 def main() -> None:
-    app()
+    """The command line. Standard output is named in its write errors for the whole invocation, and a success
+    counts once its output is out: output that cannot be written (``> /dev/full``) is an error, exit 2, also where
+    it is printed outside a command's :func:`friendly` (``--version``, ``--help``, typer's own messages)."""
+    given = sys.stdout
+    sys.stdout = _NamedStdout(given)
+    code: Any = 0
+    try:
+        try:
+            app()  # standalone: ends by SystemExit with the command's code
+        except SystemExit as done:
+            code = done.code
+        if code in (0, None):
+            sys.stdout.flush()
+    except OSError as exc:
+        if exc.filename != STDOUT:
+            raise
+        err.print(f"[bold red]error:[/] {escape(_os_error(exc))}", highlight=False, soft_wrap=True)
+        code = 2
+    finally:
+        sys.stdout = given
+    sys.exit(code)
