@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +25,7 @@ from streamplace.perf.cells import compile_cells, cost_tables
 from streamplace.perf.evaluate import operator_rates
 from streamplace.perf.network import link_log_availability, pair_sums, stream_metrics
 from streamplace.schedulers import create
-from streamplace.schedulers.base import EPS, Deadline
+from streamplace.schedulers.base import EPS, Deadline, allowed_mask
 from streamplace.schedulers.ffd import FirstFitDecreasing
 from streamplace.schedulers.rstorm import RStorm, reference_node, task_order
 from streamplace.spec.loader import load_cluster
@@ -53,13 +54,14 @@ def _rstorm_by_scan(topology, cluster: Cluster) -> np.ndarray:  # type: ignore[n
     free_mem, free_cpu = cluster.memory.astype(float).copy(), cluster.cpu.astype(float).copy()
     counts = np.zeros((len(topology.operators), len(cluster)), dtype=np.int64)
     ref = None
+    mask = allowed_mask(topology, cluster)
     for i in task_order(topology):
         op = topology.operators[i]
-        fits_mem = free_mem >= op.memory_mb - EPS
+        fits_mem = mask[i] & (free_mem >= op.memory_mb - EPS)
         fits_cpu = fits_mem & (free_cpu >= op.cpu - EPS)
         cand = fits_cpu if fits_cpu.any() else fits_mem
         if ref is None:
-            ref = reference_node(free_mem, free_cpu, cluster, np.ones(len(cluster), dtype=bool))
+            ref = reference_node(free_mem, free_cpu, cluster, np.any(mask, axis=0))
             u = ref if cand[ref] else -1
         else:
             u = -1
@@ -78,12 +80,61 @@ def test_rstorm_node_groups_choose_what_a_scan_of_every_node_chooses() -> None:
     cases = [(storm_large(), Cluster("racks", tuple(
         Node(f"r{r}n{k}", cpu=400, memory_mb=16384, rack=f"r{r}") for r in range(5) for k in range(40))))]
     cases += [(resolve_topology(t), _random_cluster(rng, k)) for k in range(25) for t in ("linear", "diamond", "star")]
+    short = Cluster("short of cpu", tuple(Node(f"r{r}n{k}", cpu=60 + 20 * k, memory_mb=8192, rack=f"r{r}")
+                                          for r in range(2) for k in range(3)))
+    cases += [(storm_large(3, 5, 12, 9), short)]  # CPU over-committed: runs chosen among the nodes with memory
+    large = storm_large(3, 5, 12, 9)  # an operator pinned to a few nodes: its tasks break the runs of the others
+    pinned = tuple(replace(op, pinned=("r1n2", "r3n5")) if op.id == "bolt1_1" else op for op in large.operators)
+    cases += [(replace(large, operators=pinned), Cluster("racks", tuple(
+        Node(f"r{r}n{k}", cpu=400, memory_mb=4096, rack=f"r{r}") for r in range(4) for k in range(6))))]
     for topology, cluster in cases:
         placed = RStorm()._schedule(topology, cluster, cluster.memory.astype(float).copy(),
                                     cluster.cpu.astype(float).copy(), Deadline(1e9))
         if placed.counts is None:  # memory ran out: the scan runs out too (it would index an empty choice)
             continue
         assert np.array_equal(placed.counts, _rstorm_by_scan(topology, cluster)), (topology.name, cluster.name)
+
+
+def test_rstorm_task_order_is_one_task_per_component_per_round() -> None:
+    """task_order (sorted in numpy) is Algorithm 3's loop: one task per component per round, in BFS order."""
+    from streamplace.schedulers.rstorm import bfs_components
+
+    def by_rounds(topology, counts):  # type: ignore[no-untyped-def]
+        comps = [topology.index[c] for c in bfs_components(topology)]
+        left = {i: counts.get(topology.operators[i].id, topology.operators[i].replicas) for i in comps}
+        order = []
+        while any(left.values()):
+            for i in comps:
+                if left[i] > 0:
+                    order.append(i)
+                    left[i] -= 1
+        return order
+
+    rng = random.Random(3)
+    for topology in (storm_large(), storm_large(3, 5, 12, 9), *map(resolve_topology, ("diamond", "processing"))):
+        for counts in ({}, {op.id: rng.randrange(0, 7) for op in topology.operators}):
+            assert task_order(topology, counts or None) == by_rounds(topology, counts), topology.name
+
+
+def test_rstorm_moves_a_node_between_groups_once_per_run_not_per_task(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tasks that go to one node in a row (a run) move it between NodeStates' groups once: on racks of alike
+    nodes the heap work grows with the runs (about the nodes used), not with the tasks."""
+    import streamplace.schedulers.rstorm as rstorm
+
+    joins = {"n": 0}
+    real = rstorm.NodeStates._join
+
+    def counting(self: rstorm.NodeStates, u: int, free_mem: float, free_cpu: float) -> None:
+        joins["n"] += 1
+        real(self, u, free_mem, free_cpu)
+
+    monkeypatch.setattr(rstorm.NodeStates, "_join", counting)
+    topology = storm_large(5, 30, 40, 114)
+    cluster = Cluster("racks", tuple(Node(f"r{r}n{k}", cpu=400, memory_mb=16384, rack=f"r{r}")
+                                     for r in range(5) for k in range(40)))
+    plan = RStorm().plan(topology, cluster)
+    tasks, used = sum(op.replicas for op in topology.operators), len(plan.nodes_used())
+    assert joins["n"] < 2 * used < tasks / 10, (joins, used, tasks)
 
 
 def test_rstorm_groups_many_kinds_of_nodes_in_numpy_as_in_python(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -17,12 +17,14 @@
 * Several topologies are scheduled onto one cluster in turn (§6.5) by
   :meth:`RStorm.plan_many`, each with its own reference node.
 
-Complexity: O(N log N + T·D·log G) for T tasks of D distinct demands (memory, CPU; up to HEAP_DEMANDS) on N
-nodes that fall in G groups of alike nodes (NodeStates: same free memory, free CPU and distance; a handful on
-a homogeneous cluster, at most N): each demand keeps a heap of the groups by score, so a task's choice is a
-heap's top and a node's move pushes its group into D heaps. With more distinct demands, O(N log N + T·G), the
-groups scanned per task (vectorized beyond PYTHON_GROUPS); an operator restricted to some nodes scans all N for
-its tasks. The per-task bookkeeping is in Python floats and lists, not numpy scalars (issue 56: 500,000 tasks).
+Complexity: O(N log N + T + R·D·log G) for T tasks of D distinct demands (memory, CPU; up to HEAP_DEMANDS) on
+N nodes that fall in G groups of alike nodes (NodeStates: same free memory, free CPU and distance; a handful on
+a homogeneous cluster, at most N), placed in R runs (tasks that go to one node in a row; about the nodes used):
+each demand keeps a heap of the groups by score; a run's node is held out of the groups and scored on its own,
+O(1) per task, and joins its group when the run ends, pushing it into D heaps. With more distinct demands,
+O(N log N + T·G), the groups scanned per task (vectorized beyond PYTHON_GROUPS); an operator restricted to some
+nodes scans all N for its tasks. The per-task bookkeeping is in Python floats and lists, not numpy scalars
+(issue 56: 500,000 tasks).
 """
 
 from __future__ import annotations
@@ -78,16 +80,15 @@ def bfs_components(topology: Topology) -> list[str]:
 
 
 def task_order(topology: Topology, counts: dict[str, int] | None = None) -> list[int]:
-    """Algorithm 3: one task per component per round, components in BFS order (operator indices)."""
+    """Algorithm 3: one task per component per round, components in BFS order (operator indices): task r of the
+    component at position p comes at (round r, position p), sorted in numpy. O(T log T) for T tasks."""
     comps = [topology.index[c] for c in bfs_components(topology)]
-    left = {i: (counts or {}).get(topology.operators[i].id, topology.operators[i].replicas) for i in comps}
-    order: list[int] = []
-    while any(left.values()):
-        for i in comps:
-            if left[i] > 0:
-                order.append(i)
-                left[i] -= 1
-    return order
+    n = np.maximum([(counts or {}).get(topology.operators[i].id, topology.operators[i].replicas) for i in comps],
+                   0).astype(np.int64)
+    owner = np.repeat(np.arange(len(comps), dtype=np.int64), n)  # each task's component position
+    rounds = np.arange(len(owner), dtype=np.int64) - np.repeat(np.cumsum(n) - n, n)
+    at = np.argsort(rounds * max(len(comps), 1) + owner, kind="stable")
+    return np.asarray(comps, dtype=np.int64)[owner[at]].tolist()
 
 
 def reference_node(free_mem: np.ndarray, free_cpu: np.ndarray, cluster: Cluster, candidates: np.ndarray) -> int:
@@ -132,6 +133,14 @@ class NodeStates:
         self.heaps: list[list[int]] = []
         self.first: list[int] = []  # per group: its lowest node (-1 when empty)
         self.live: dict[int, None] = {}  # the groups with nodes, as an ordered set
+        # The node of the current run (-1: none): the last node given a task, held out of the groups while the
+        # tasks that follow go to it too, with its free memory and CPU; the other nodes' best entry per demand
+        # for the run (the heaps do not change during a run). A run costs one node's moves between groups, not
+        # one per task: a node of 400 points takes about 40 tasks of 10 in a row (issue 56).
+        self.run = -1
+        self.run_free = (0.0, 0.0)
+        self.run_best: list[tuple[tuple[float, int] | None, tuple[float, int] | None] | None] = [None] * len(
+            self.demands)
         keys = np.stack([free_mem, free_cpu, dist], axis=1)
         uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
         for row in uniq:
@@ -153,8 +162,22 @@ class NodeStates:
         return g
 
     def move(self, u: int, free_mem: float, free_cpu: float) -> None:
-        """Node ``u`` now has these free resources."""
+        """Node ``u`` now has these free resources (it was given a task). The node of the current run only records
+        them, O(1); another node ends the run — the run's node joins the group of its free resources — and starts
+        its own, leaving its group: O(D log G) for D demands and G groups, once per run."""
+        if u == self.run:
+            self.run_free = (free_mem, free_cpu)
+            return
+        if self.run >= 0:
+            self._join(self.run, *self.run_free)
         old = self.node_slot[u]
+        self.node_slot[u] = -1  # in no group: its entries in its group's heap are stale from now on
+        self._top(old)
+        self.run, self.run_free = u, (free_mem, free_cpu)
+        self.run_best = [None] * len(self.demands)
+
+    def _join(self, u: int, free_mem: float, free_cpu: float) -> None:
+        """Node ``u``, in no group, into the group of these free resources."""
         key = (free_mem, free_cpu, self.dist_of[u])
         g = self.slot_of.get(key)
         if g is None:
@@ -162,7 +185,6 @@ class NodeStates:
         self.node_slot[u] = g
         heapq.heappush(self.heaps[g], u)
         self._top(g)
-        self._top(old)
 
     def _top(self, g: int) -> None:
         heap = self.heaps[g]
@@ -205,22 +227,61 @@ class NodeStates:
                 heapq.heapify(heaps[k])
         self.compact_at = 2 * max(len(heap) for heap in self.by_mem) + COMPACT_AT
 
-    def _heap_best(self, heap: list[tuple[float, int, int]]) -> int:
-        """The lowest node of the best-scoring group still holding it in ``heap`` (-1: none)."""
+    def _heap_best(self, heap: list[tuple[float, int, int]]) -> tuple[float, int] | None:
+        """The score and lowest node of the best-scoring group still holding it in ``heap`` (None: none)."""
         first = self.first
         while heap and first[heap[0][2]] != heap[0][1]:
             heapq.heappop(heap)
-        return heap[0][1] if heap else -1
+        return (heap[0][0], heap[0][1]) if heap else None
 
     def best(self, mem: float, cpu: float, weights: tuple[float, float, float],
              norms: tuple[float, float]) -> tuple[int, int]:
         """The node Algorithm 4 picks (least score, lowest index on a tie) among the nodes with the memory and CPU
-        free for a task, and among those with the memory free (from the heaps: the first again where there is
-        one, as only then is the second used); -1 where there is none."""
+        free for a task, and among those with the memory free; -1 where there is none. The groups' best come
+        from the demand's heaps (once per run: O(log G) amortized) or a scan of the groups (O(G)); the run's node
+        is scored on its own, O(1)."""
         k = self.demand_of.get((mem, cpu))
         if k is not None and weights == self.weights and norms == self.norms:
-            u_cpu = self._heap_best(self.by_cpu[k])  # a node with the CPU free has the memory free too: the
-            return u_cpu, u_cpu if u_cpu >= 0 else self._heap_best(self.by_mem[k])  # memory heap unread
+            return self.best_of_demand(k, mem, cpu)
+        o_cpu, o_mem = self._scan(mem, cpu, weights, norms)
+        u = self.run
+        if u >= 0:
+            m, c = self.run_free
+            if m >= mem - EPS:
+                w_m, w_c, w_b = weights
+                x, y = (mem - m) / norms[0], (cpu - c) / norms[1]
+                key = (w_m * (x * x) + w_c * (y * y) + w_b * self.dist_of[u], u)
+                if o_mem is None or key < o_mem:
+                    o_mem = key
+                if c >= cpu - EPS and (o_cpu is None or key < o_cpu):
+                    o_cpu = key
+        return (o_cpu[1] if o_cpu is not None else -1), (o_mem[1] if o_mem is not None else -1)
+
+    def best_of_demand(self, k: int, mem: float, cpu: float) -> tuple[int, int]:
+        """:meth:`best` for the ``k``-th demand (``mem``, ``cpu``) of those given, under the weights and norms given:
+        the other nodes' best from the demand's heaps once per run, the run's node scored here. O(1) but the
+        first of a run (amortized O(log G))."""
+        found = self.run_best[k]
+        if found is None:
+            found = self.run_best[k] = (self._heap_best(self.by_cpu[k]), self._heap_best(self.by_mem[k]))
+        o_cpu, o_mem = found
+        u = self.run
+        if u >= 0:
+            m, c = self.run_free
+            if m >= mem - EPS:
+                w_m, w_c, w_b = self.weights
+                x, y = (mem - m) / self.norms[0], (cpu - c) / self.norms[1]
+                key = (w_m * (x * x) + w_c * (y * y) + w_b * self.dist_of[u], u)
+                if o_mem is None or key < o_mem:
+                    o_mem = key
+                if c >= cpu - EPS and (o_cpu is None or key < o_cpu):
+                    o_cpu = key
+        return (o_cpu[1] if o_cpu is not None else -1), (o_mem[1] if o_mem is not None else -1)
+
+    def _scan(self, mem: float, cpu: float, weights: tuple[float, float, float],
+              norms: tuple[float, float]) -> tuple[tuple[float, int] | None, tuple[float, int] | None]:
+        """(score, lowest node) of the best group with the memory and CPU free, and with the memory free (None:
+        none), by scanning the groups: O(G)."""
         w_m, w_c, w_b = weights
         if len(self.live) > PYTHON_GROUPS:
             live = list(self.live)
@@ -228,26 +289,28 @@ class NodeStates:
             first = np.array([self.first[g] for g in live])
             d2 = w_m * ((mem - m) / norms[0]) ** 2 + w_c * ((cpu - c) / norms[1]) ** 2 + w_b * d
             fits_mem = m >= mem - EPS
-            out = []
+            out: list[tuple[float, int] | None] = []
             for ok in (fits_mem & (c >= cpu - EPS), fits_mem):
                 if not ok.any():
-                    out.append(-1)
+                    out.append(None)
                     continue
                 score = np.where(ok, d2, np.inf)
-                out.append(int(first[score == score.min()].min()))
+                low = score.min()
+                out.append((float(low), int(first[score == low].min())))
             return out[0], out[1]
-        best_cpu = best_mem = (np.inf, -1)
+        best_cpu: tuple[float, int] | None = None
+        best_mem: tuple[float, int] | None = None
         for g in self.live:  # a few groups: plain Python beats numpy's per-call cost
             m, c, d = self.keys[g]
             if not m >= mem - EPS:
                 continue
             x, y = (mem - m) / norms[0], (cpu - c) / norms[1]
             key = (w_m * (x * x) + w_c * (y * y) + w_b * d, self.first[g])
-            if key < best_mem:
+            if best_mem is None or key < best_mem:
                 best_mem = key
-            if c >= cpu - EPS and key < best_cpu:
+            if c >= cpu - EPS and (best_cpu is None or key < best_cpu):
                 best_cpu = key
-        return int(best_cpu[1]), int(best_mem[1])
+        return best_cpu, best_mem
 
 
 #: up to this many groups of nodes, a task's choice loops in Python; beyond it, in numpy
@@ -304,11 +367,15 @@ class RStorm(BaseScheduler):
         fmem, fcpu = free_mem.tolist(), free_cpu.tolist()  # the free resources as Python floats, read per task
         placed_op: list[int] = []  # task t went to node placed_node[t]: counted once at the end
         placed_node: list[int] = []
+        hard = self.cpu == "hard"
+        demand_k: list[int] = []  # per operator, its demand's heaps in NodeStates (-1: none, scanned)
         for t, i in enumerate(order):
             grouped = states is not None and whole_of[i]
             if grouped:
                 assert states is not None
-                u_cpu, u_mem = states.best(mem_of[i], cpu_of[i], weights, norms)
+                k = demand_k[i]
+                u_cpu, u_mem = (states.best_of_demand(k, mem_of[i], cpu_of[i]) if k >= 0 else
+                                states.best(mem_of[i], cpu_of[i], weights, norms))
                 any_mem, any_cpu = u_mem >= 0, u_cpu >= 0
             else:
                 fits_mem = mask[i] & (free_mem >= mem_d[i] - EPS)
@@ -323,7 +390,7 @@ class RStorm(BaseScheduler):
                           "(memory is a hard constraint)")
                 free_mem[:], free_cpu[:] = mem0, cpu0
                 return Placement(None, "infeasible", [reason])
-            if self.cpu == "hard" and not any_cpu:
+            if hard and not any_cpu:
                 reason = (f"{topology.operators[i].id} needs {cpu_d[i]:g} CPU points and {mem_d[i]:g} MB per "
                           f"replica; no node it may use has both free (most free CPU: "
                           f"{free_cpu[mask[i]].max():g} points)")
@@ -344,6 +411,7 @@ class RStorm(BaseScheduler):
                     ref = reference_node(free_mem, free_cpu, cluster, np.any(mask, axis=0))
                     dist = cluster.distance_from(ref)
                     states = NodeStates(free_mem, free_cpu, dist, demands, weights, norms)
+                    demand_k = [states.demand_of.get((m, c), -1) for m, c in zip(mem_of, cpu_of, strict=True)]
                     if cand[ref]:
                         u = ref
                 if u < 0:
@@ -360,8 +428,16 @@ class RStorm(BaseScheduler):
             fm, fc = fm - mem_of[i], fc - cpu_of[i]
             free_mem[u], free_cpu[u] = fmem[u], fcpu[u] = fm, fc
             if states is not None:
-                states.move(u, fm, fc)
-        np.add.at(counts, (np.array(placed_op, dtype=np.intp), np.array(placed_node, dtype=np.intp)), 1)
+                if u == states.run:  # the run goes on: O(1)
+                    states.run_free = (fm, fc)
+                else:
+                    states.move(u, fm, fc)
+        # counted at the end: the tasks' cells sorted, each distinct cell added once (np.add.at takes 1.5 s for
+        # 500,000 tasks; a sort of their flat indices a few ms). O(T log T).
+        cell = np.sort(np.array(placed_op, dtype=np.int64) * len(cluster) + np.array(placed_node, dtype=np.int64))
+        if len(cell):
+            first = np.flatnonzero(np.concatenate(([True], cell[1:] != cell[:-1])))
+            counts.reshape(-1)[cell[first]] += np.diff(np.append(first, len(cell)))
         result = Placement(counts)
         if soft:
             over = ", ".join(f"{n} ({-free_cpu[cluster.index[n]]:g} points over)" for n in soft)
