@@ -339,3 +339,40 @@ def test_a_plan_by_one_scheduler_imports_neither_the_others_nor_networkx_for_loa
     modules = [f"streamplace.schedulers.{base.BUILTIN_MODULES[n]}" for n in names]
     assert lines[2] == f"{names} {modules}"  # every built-in, listed in the table's order, each by its module
     assert base.scheduler_names()[:3] == ["round-robin", "r-storm", "ffd"] and len(base.REGISTRY) == len(names)
+
+
+def test_forward_streams_are_the_forward_graph_s_edges_without_networkx() -> None:
+    """The latency paths and the spark engine's stages read the forward streams from Topology.forward_streams and
+    forward_predecessors (no networkx at a plan's start); they are forward_graph's edges and predecessors, on
+    loop-free and looped graphs alike."""
+    import subprocess
+    import sys
+
+    from streamplace.model.topology import Operator, Stream, Topology
+
+    rng = random.Random(8)
+    looped = 0
+    for _ in range(150):
+        n = rng.randrange(3, 10)
+        ids = [f"o{k}" for k in range(n)]  # o0 the source, the last the sink, every other between them
+        inner = ids[1:-1]
+        edges = [(ids[0], b) for b in inner] + [(a, ids[-1]) for a in inner]
+        edges += [(a, b) for a in inner for b in inner if rng.random() < 0.25 and (a < b or rng.random() < 0.3)]
+        rng.shuffle(edges)
+        ops = (Operator(ids[0], kind="source", rate=1.0), *(Operator(op) for op in inner),
+               Operator(ids[-1], kind="sink"))
+        topology = Topology("t", ops, tuple(Stream(a, b) for a, b in edges))
+        looped += not topology.is_acyclic
+        graph = topology.forward_graph
+        assert topology.forward_streams == tuple(graph.has_edge(a, b) for a, b in edges)
+        assert {op: list(p) for op, p in topology.forward_predecessors.items()} == \
+            {op: list(graph.predecessors(op)) for op in ids}
+    assert 20 < looped < 130, looped
+    code = ("import sys\nfrom streamplace.bench.registry import resolve_cluster, resolve_topology\n"
+            "from streamplace.perf.engines import EngineSettings\nfrom streamplace.schedulers import create\n"
+            "t, c = resolve_topology('diamond'), resolve_cluster('rstorm-12')\n"
+            "for engine in ('ideal', 'spark', 'storm'):\n"
+            "    assert create('r-storm').plan(t, c, engine=EngineSettings(engine)).predicted.latency_ms > 0\n"
+            "print('networkx' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"  # a plan and its prediction under every engine, networkx not imported

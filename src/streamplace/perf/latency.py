@@ -54,15 +54,16 @@ def operator_latencies(cells: Cells, scale: float = 1.0) -> tuple[np.ndarray, np
 
 
 def longest_paths(topology: Topology, node_weight: np.ndarray, edge_weight: np.ndarray) -> float:
-    """Longest source-to-sink path; on cyclic graphs, DFS back edges are ignored."""
+    """Longest source-to-sink path; on cyclic graphs, the streams pointing backwards in the topology's order are
+    ignored. O(operators + streams)."""
     idx = topology.index
     dist = np.full(len(topology.operators), -np.inf)
     for op in topology.sources:
         dist[idx[op.id]] = node_weight[idx[op.id]]
     best_edge: dict[tuple[int, int], float] = {}
-    forward = topology.forward_graph
+    forward = topology.forward_streams
     for k, s in enumerate(topology.streams):
-        if forward.has_edge(s.source, s.target):
+        if forward[k]:
             key = (idx[s.source], idx[s.target])
             best_edge[key] = max(best_edge.get(key, -np.inf), float(edge_weight[k]))
     succ: dict[int, list[tuple[int, float]]] = {}
@@ -93,13 +94,13 @@ def path_latency(topology: Topology, cells: Cells, stream_worst: np.ndarray, str
 
 def forward_inputs(topology: Topology) -> list[tuple[int, np.ndarray]]:
     """Per operator in (cyclic-safe) topological order, the operators feeding it over forward streams (DFS back
-    edges of a cyclic graph are left out, as for every path here): what ``instance_links_ms`` walks."""
+    edges of a cyclic graph are left out, as for every path here): what ``instance_links_ms`` walks.
+    O(operators + streams)."""
     idx = topology.index
-    forward = topology.forward_graph
+    preds = topology.forward_predecessors
     out = []
     for op_id in topology.acyclic_order:
-        ups = sorted({idx[s.source] for s in topology.streams
-                      if s.target == op_id and forward.has_edge(s.source, op_id)})
+        ups = sorted(idx[p] for p in preds[op_id])
         if ups:
             out.append((idx[op_id], np.array(ups, dtype=np.intp)))
     return out

@@ -182,7 +182,7 @@ def build_stages(topology: Topology, cells: Cells, rates: OperatorRates, consts:
     every member's logic on what reaches it (e_k × its rate over the head's); Spark's per-tuple work is the
     head's input and the last member's output only. O(cells + streams), vectorized per chain."""
     idx = topology.index
-    forward = topology.forward_graph
+    forward = topology.forward_predecessors
     n_nodes = int(cells.node.max()) + 1 if len(cells.node) else 0
     of_op = [np.flatnonzero(cells.op == i) for i in range(len(topology.operators))]  # ascending cells
     replicas = {topology.operators[i].id: dict(zip(cells.node[cs].tolist(), cells.count[cs].tolist(), strict=True))
@@ -200,7 +200,7 @@ def build_stages(topology: Topology, cells: Cells, rates: OperatorRates, consts:
         if not len(heads):
             continue  # no replicas: no stage, and nothing downstream waits for it
         group = len(parts)
-        parents.append(tuple(dict.fromkeys(group_of[idx[p]] for p in forward.predecessors(chain[0])
+        parents.append(tuple(dict.fromkeys(group_of[idx[p]] for p in forward[chain[0]]
                                            if idx[p] in group_of)))
         kept.append(tuple(chain))
         nodes = cells.node[heads]
