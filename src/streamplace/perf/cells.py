@@ -147,20 +147,21 @@ def compile_cells(
     Even split gives every replica of i the same share of the split input;
     capacity split gives each a share proportional to its one-thread
     capacity on its node (what pull-based Spark tasks approximate).
-    ``all``-grouped input reaches every replica whole.
+    ``all``-grouped input reaches every replica whole. O(cells).
     """
-    op_idx, node_idx, counts = [], [], []
     t_index, c_index = topology.index, cluster.index
+    ops, node_idx, counts = [], [], []  # per operator: its index, its nodes' indices and counts (C-level map)
     for op, per in replicas.items():
-        i = t_index[op]
-        for node, c in per.items():
-            if c > 0:
-                op_idx.append(i)
-                node_idx.append(c_index[node])
-                counts.append(c)
-    op_a = np.asarray(op_idx, dtype=np.intp)
-    node_a = np.asarray(node_idx, dtype=np.intp)
-    count_a = np.asarray(counts, dtype=float)
+        ops.append(t_index[op])
+        node_idx.append(np.fromiter(map(c_index.__getitem__, per), dtype=np.intp, count=len(per)))
+        counts.append(np.fromiter(per.values(), dtype=float, count=len(per)))
+    sizes = [len(n) for n in node_idx]
+    op_a = np.repeat(np.asarray(ops, dtype=np.intp), sizes)
+    node_a = np.concatenate(node_idx) if node_idx else np.zeros(0, dtype=np.intp)
+    count_a = np.concatenate(counts) if counts else np.zeros(0)
+    kept = count_a > 0
+    if not kept.all():
+        op_a, node_a, count_a = op_a[kept], node_a[kept], count_a[kept]
     if tables is not None:
         e, met = tables[0][op_a, node_a], tables[1][op_a, node_a]
     else:

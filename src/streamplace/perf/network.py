@@ -103,6 +103,17 @@ def _ranges(start: np.ndarray, ops: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     return np.arange(int(length.sum()), dtype=np.intp) - first[owner] + lo[owner], owner
 
 
+def _sorted_union(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``np.union1d(a, b)`` for keys that come sorted (each stream's nodes ascending, streams in order): a stable
+    sort of the two runs merges them in O(len(a) + len(b)) — numpy's timsort finds the runs — where union1d
+    hashes or sorts from scratch (3 s for the 10⁶ keys of 500,000 replicas). Correct, only slower, on any
+    input."""
+    both = np.sort(np.concatenate([a, b]), kind="stable")
+    keep = np.ones(len(both), dtype=bool)
+    keep[1:] = both[1:] != both[:-1]
+    return both[keep]
+
+
 def stream_shares(topology: Topology, cells: Cells) -> StreamShares:
     """Per stream, its producer's share p(u) of output and its consumer's share q(v) of input on the nodes either
     runs on (q by replica count for ``all``), as sorted flat entries: O(E log E) time and O(cells + E) memory for
@@ -121,7 +132,7 @@ def stream_shares(topology: Topology, cells: Cells) -> StreamShares:
     cell_a, cell_b = order[at_a], order[at_b]
     key_a = k_a.astype(np.int64) * n + cells.node[cell_a]
     key_b = k_b.astype(np.int64) * n + cells.node[cell_b]
-    keys = np.union1d(key_a, key_b)
+    keys = _sorted_union(key_a, key_b)
     p = np.zeros(len(keys))
     q = np.zeros(len(keys))
     p[np.searchsorted(keys, key_a)] = cells.split_share[cell_a]
