@@ -56,19 +56,21 @@ class RoundRobin(BaseScheduler):
         workers = slots[: min(n_workers, len(slots))]
         dealing = np.array(workers, dtype=np.intp)
         mask = allowed_mask(topology, cluster)
-        counts = np.zeros((len(topology.operators), len(cluster)), dtype=np.int64)
+        n = len(cluster)
+        counts = np.zeros((len(topology.operators), n), dtype=np.int64)
         dealt = 0
         pinned_dealt: dict[tuple[int, ...], int] = {}
         for i in sorted(range(len(topology.operators)), key=lambda k: topology.operators[k].id):
             op = topology.operators[i]
             if op.pinned is None:  # replica r goes to worker (dealt + r) mod W
-                np.add.at(counts[i], dealing[(dealt + np.arange(op.replicas)) % len(workers)], 1)
+                counts[i] += np.bincount(dealing[(dealt + np.arange(op.replicas)) % len(workers)], minlength=n)
                 dealt += op.replicas
                 continue
             own = [u for u in workers if mask[i, u]] or [u for u in slots if mask[i, u]]
             key = tuple(sorted(set(own)))
             k = pinned_dealt.get(key, 0)
-            np.add.at(counts[i], np.array(own, dtype=np.intp)[(k + np.arange(op.replicas)) % len(own)], 1)
+            counts[i] += np.bincount(np.array(own, dtype=np.intp)[(k + np.arange(op.replicas)) % len(own)],
+                                     minlength=n)
             pinned_dealt[key] = k + op.replicas
         # per node, Σ over operators in order (as a sum down the columns of counts × memory), over the nonzero cells
         op_at, node_at = np.nonzero(counts)
