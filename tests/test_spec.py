@@ -374,3 +374,32 @@ def test_yaml_errors_read_the_same_with_or_without_libyaml(tmp_path: Path, text:
     assert messages[0] == messages[1] and "line " in messages[0], messages
     assert documents._parse("name: t\nnodes: []\n", tmp_path / "c.yaml", False, documents.PySpecLoader) == \
         documents._parse("name: t\nnodes: []\n", tmp_path / "c.yaml", False) == {"name": "t", "nodes": []}
+
+
+def test_a_cluster_is_checked_alike_by_the_fast_pass_and_node_by_node(monkeypatch: pytest.MonkeyPatch) -> None:
+    """validate_cluster's C-level pass (every id valid and unique, each distinct set of values valid) finds no
+    problem exactly when the node-by-node loop finds none; otherwise the loop names each problem."""
+    import random
+
+    from streamplace.errors import ModelError
+    from streamplace.model import cluster as cluster_model
+    from streamplace.model.cluster import Cluster, Node
+
+    rng = random.Random(4)
+    stems = ["a", "b", "c", "d-1", "e.2", "f g", "h\n", "i_3", "j/", "", "k//", "l\n/"]
+    for _ in range(300):
+        nodes = [Node(rng.choice(stems) + rng.choice(["", "", "0", "1", "2"]),
+                      cpu=rng.choice([100.0, 0.0, -1.0, 50.0]) if rng.random() < 0.2 else 100.0,
+                      memory_mb=1024.0, slots=rng.choice([0, 1, 2]) if rng.random() < 0.2 else 1)
+                 for _ in range(rng.randrange(1, 6))]
+        problems = []
+        for fast in (True, False):
+            if not fast:
+                monkeypatch.setattr(cluster_model, "_all_nodes_valid", lambda nodes: None)
+            try:
+                Cluster("c", tuple(nodes))
+                problems.append([])
+            except ModelError as err:
+                problems.append([str(p) for p in err.problems])
+            monkeypatch.undo()
+        assert problems[0] == problems[1], nodes

@@ -11,7 +11,9 @@ cluster and cached; the model's hot paths use the structure instead
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+import operator
+import re
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
@@ -330,6 +332,9 @@ def validate_cluster(c: Cluster) -> list[Problem]:
     if not 0 < c.utilization_limit <= 1.0:
         problems.append(Problem("utilization_limit", f"must be in (0, 1], got {c.utilization_limit}",
                                 "use e.g. 1.0, or 0.95 as in the latency-aware paper"))
+    known = _all_nodes_valid(c.nodes)
+    if known is not None:  # the common case, in C-level passes; else every node's problems, each by its path
+        return problems + _link_problems(c, known)
     seen: dict[str, int] = {}
     valid: set[tuple[object, ...]] = set()  # the sets of node values found valid
     for i, n in enumerate(c.nodes):
@@ -349,6 +354,35 @@ def validate_cluster(c: Cluster) -> list[Problem]:
             problems.extend(Problem(f"{p}.{name}", message, fix) for name, message, fix in found)
         else:
             valid.add(values)
+    return problems + _link_problems(c, seen.keys())
+
+
+#: a node's values that validate_cluster checks (its id aside), read in one C-level call per node
+_NODE_VALUES = operator.attrgetter("cpu", "memory_mb", "speedup", "availability", "cost_per_hour", "slots",
+                                   "bandwidth_mbps")
+#: every id valid, joined by "/" (no valid id holds one)
+_IDS_PATTERN = re.compile(r"[A-Za-z0-9_.\-]+(?:/[A-Za-z0-9_.\-]+)*")
+
+
+def _all_nodes_valid(nodes: tuple[Node, ...]) -> set[str] | None:
+    """The node ids when every id is valid and unique and every node's values are (each distinct set of values
+    checked once on one of its nodes), else None. O(nodes), in C-level passes (100,000 nodes: a few ms)."""
+    ids = [n.id for n in nodes]
+    known = set(ids)
+    if len(known) != len(ids) or not all(isinstance(i, str) for i in ids):
+        return None
+    joined = "/".join(ids)
+    if joined.count("/") != len(ids) - 1 or not _IDS_PATTERN.fullmatch(joined):
+        return None
+    firsts = dict(zip(map(_NODE_VALUES, nodes), nodes, strict=True))  # distinct values → a node with them
+    if any(node_value_problems(n) for n in firsts.values()):
+        return None
+    return known
+
+
+def _link_problems(c: Cluster, seen: Collection[str]) -> list[Problem]:
+    """The problems of a cluster's links; ``seen``: its node ids."""
+    problems: list[Problem] = []
     ln = c.links
     if ln.rack_uplink_mbps is not None and not ln.rack_uplink_mbps > 0:
         problems.append(Problem("links.rack_uplink_mbps", f"must be > 0, got {ln.rack_uplink_mbps}",
