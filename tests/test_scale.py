@@ -344,7 +344,7 @@ def test_a_plan_by_one_scheduler_imports_neither_the_others_nor_networkx_for_loa
 def test_forward_streams_are_the_forward_graph_s_edges_without_networkx() -> None:
     """The latency paths and the spark engine's stages read the forward streams from Topology.forward_streams and
     forward_predecessors (no networkx at a plan's start); they are forward_graph's edges and predecessors, on
-    loop-free and looped graphs alike."""
+    loop-free and looped graphs alike. Nor does a plan import numpy.ma (numpy 2.4's plain unique does)."""
     import subprocess
     import sys
 
@@ -373,6 +373,18 @@ def test_forward_streams_are_the_forward_graph_s_edges_without_networkx() -> Non
             "t, c = resolve_topology('diamond'), resolve_cluster('rstorm-12')\n"
             "for engine in ('ideal', 'spark', 'storm'):\n"
             "    assert create('r-storm').plan(t, c, engine=EngineSettings(engine)).predicted.latency_ms > 0\n"
-            "print('networkx' in sys.modules)\n")
+            "print('networkx' in sys.modules, 'numpy.ma' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "False"  # a plan and its prediction under every engine, networkx not imported
+    assert out.strip() == "False False"  # a plan and its prediction under every engine: neither imported
+
+
+def test_sorted_unique_and_union_are_numpy_s() -> None:
+    from streamplace.perf.cells import sorted_unique
+    from streamplace.perf.network import _sorted_union
+
+    rng = np.random.default_rng(2)
+    for n in (0, 1, 2, 7, 1000):
+        a = rng.integers(0, 50, n)
+        assert np.array_equal(sorted_unique(a), np.unique(a)) and sorted_unique(a).dtype == a.dtype
+        x, y = np.unique(rng.integers(0, 80, n)), np.unique(rng.integers(0, 80, n // 2 + 1))
+        assert np.array_equal(_sorted_union(x, y), np.union1d(x, y))

@@ -133,6 +133,18 @@ class Cells:
         return c
 
 
+def sorted_unique(values: np.ndarray) -> np.ndarray:
+    """``np.unique(values)`` of a 1-d array, by a sort: numpy 2.4's plain ``unique`` hashes (slower on large
+    arrays) and imports numpy.ma on its first call, ~30 ms of every command's start. O(n log n)."""
+    out = np.sort(values)
+    if len(out) > 1:
+        keep = np.empty(len(out), dtype=bool)
+        keep[0] = True
+        np.not_equal(out[1:], out[:-1], out=keep[1:])
+        out = out[keep]
+    return out
+
+
 def compile_cells(
     topology: Topology,
     cluster: Cluster,

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from streamplace.model.topology import Topology
-from streamplace.perf.cells import Cells
+from streamplace.perf.cells import Cells, sorted_unique
 
 
 def replica_response_ms(cells: Cells, scale: float = 1.0) -> np.ndarray:
@@ -199,7 +199,7 @@ def links_ms_of(topology: Topology, cluster, nodes: list[np.ndarray]) -> float:
     sources = np.array([idx[o.id] for o in topology.sources], dtype=np.intp)
     sinks = np.array([idx[o.id] for o in topology.sinks], dtype=np.intp)
     inputs = forward_inputs(topology)
-    used = np.unique(np.concatenate(nodes)) if nodes else np.zeros(0, dtype=np.intp)
+    used = sorted_unique(np.concatenate(nodes)) if nodes else np.zeros(0, dtype=np.intp)
     if not len(used):
         return 0.0
     if len(cluster.latency_pairs[2]) or len(used) <= 64:

@@ -26,7 +26,7 @@ import numpy as np
 
 from streamplace.model.cluster import Cluster
 from streamplace.model.topology import Topology
-from streamplace.perf.cells import Cells
+from streamplace.perf.cells import Cells, sorted_unique
 from streamplace.perf.rates import OperatorRates
 
 
@@ -207,7 +207,7 @@ def link_log_availability(cluster: Cluster, pairs: list[tuple[np.ndarray, np.nda
     supports ``pairs`` use: a matrix of the nodes in use only, O(m²) for m of them."""
     if not pairs or not cluster.has_link_failures:
         return 0.0
-    nodes = np.unique(np.concatenate([x for uv in pairs for x in uv]))
+    nodes = sorted_unique(np.concatenate([x for uv in pairs for x in uv]))
     at = np.full(len(cluster), -1, dtype=np.intp)
     at[nodes] = np.arange(len(nodes))
     used = np.zeros((len(nodes), len(nodes)), dtype=bool)

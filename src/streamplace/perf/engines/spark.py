@@ -72,7 +72,7 @@ from streamplace.model.cluster import Cluster
 from streamplace.model.fusion import fused_chains
 from streamplace.model.topology import Topology
 from streamplace.perf.capacity import ScaleLimit, bandwidth_scale
-from streamplace.perf.cells import Cells
+from streamplace.perf.cells import Cells, sorted_unique
 from streamplace.perf.engines.base import EngineFigures, EngineInputs, EngineModel, coerce_field, field_names
 from streamplace.perf.engines.triggers import replay
 from streamplace.perf.rates import OperatorRates
@@ -255,7 +255,7 @@ def fetch_waits(arrays: Stages, cluster: Cluster) -> np.ndarray:
     for g, parents in enumerate(arrays.parents):
         if not parents:
             continue
-        upstream = np.unique(np.concatenate([arrays.node[arrays.bounds[p]:arrays.bounds[p + 1]] for p in parents]))
+        upstream = sorted_unique(np.concatenate([arrays.node[arrays.bounds[p]:arrays.bounds[p + 1]] for p in parents]))
         lo, hi = int(arrays.bounds[g]), int(arrays.bounds[g + 1])
         lat = cluster.latency_block(upstream, arrays.node[lo:hi])  # upstream × this group's stages (no n × n)
         lat = np.where(upstream[:, None] == arrays.node[None, lo:hi], 0.0, lat)
