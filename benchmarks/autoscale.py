@@ -29,6 +29,12 @@ Each pattern is also stretched to ``--simulate-minutes`` (60) in the simulator (
 with the cost the measured streamplace run fitted, for streamplace and the static peak allocation: what a run of
 minutes cannot show — how much of the difference the start-up and the windows take — said as simulated.
 
+Every run also says how idle the machine was: the CPU that processes outside the run (not the query's process
+tree, not the cluster's daemons, executors and Python workers) took while it ran, sampled every 2 s with psutil
+("other load", in cores). The emulated cluster's figures depend on it — measured: the same static walk ran its
+median batch in 3.84 s on an idle machine and in 5.6 s beside tests and benchmarks at nice 19 — so a run beside
+more than ``BUSY_CORES`` of other load is said to be not comparable.
+
 ``--with-runs DIR`` tabulates runs an earlier invocation recorded under DIR for the policies not run now (the
 same levels, checked): the baselines need not be measured again after a change to streamplace's decision.
 
@@ -50,11 +56,18 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
+import psutil
+
 ROOT = Path(__file__).resolve().parents[1]
 QUERY = ROOT / "examples" / "autoscale_query.py"
+#: other load (cores) above which a run's figures are said not to be comparable with an idle machine's
+BUSY_CORES = 0.1
+LOAD_SAMPLE_S = 2.0
 
 
 def _query_module() -> Any:
@@ -166,6 +179,7 @@ def metrics(run: dict[str, Any]) -> dict[str, float]:
             "p95_backlog_s": statistics.quantiles(lags, n=20)[-1] if len(lags) >= 20 else max(lags, default=0.0),
             "executor_min": minutes, "cost_per_minute": per_minute, "cost_per_hour": per_hour, "actions": actions,
             "actions_per_hour": actions / hours if hours > 0 else math.nan,
+            "other_load_cores": float(run.get("other_load_cores", math.nan)),  # NaN: recorded before it was
             "rows": rows_by(levels, end - start)}
 
 
@@ -184,8 +198,69 @@ def held(lock: Path | None) -> Any:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+class OtherLoad:
+    """The CPU seconds that processes outside a run take while it runs: every ``LOAD_SAMPLE_S`` each process's
+    cumulative CPU time is read; a process belongs to the run if it descends from the query's process, or runs the
+    cluster (its command line names the cluster's state directory, or it sits in one of ``cluster up``'s CPU
+    cgroups, as its executors' Python workers do). A process that lives less than one sample is missed."""
+
+    def __init__(self, root_pid: int, state_dir: Path) -> None:
+        self.root_pid, self.state_dir = root_pid, str(state_dir)
+        self.first: dict[int, float] = {}
+        self.last: dict[int, float] = {}
+        self.ours: dict[int, bool] = {}
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._loop, daemon=True)
+        self.started = time.monotonic()
+
+    def _belongs(self, proc: psutil.Process) -> bool:
+        try:
+            if proc.pid == os.getpid():
+                return True
+            if any(parent.pid == self.root_pid for parent in proc.parents()) or proc.pid == self.root_pid:
+                return True
+            if self.state_dir in " ".join(proc.cmdline()):
+                return True
+            return "/streamplace/" in Path(f"/proc/{proc.pid}/cgroup").read_text()
+        except (psutil.Error, OSError):
+            return False
+
+    def _sample(self) -> None:
+        for proc in psutil.process_iter():
+            try:
+                times = proc.cpu_times()
+                used = times.user + times.system
+            except psutil.Error:
+                continue
+            if proc.pid not in self.ours:
+                self.ours[proc.pid] = self._belongs(proc)
+                # a process already running counts from now; one born since the last sample from its start
+                self.first[proc.pid] = used if time.monotonic() - self.started < LOAD_SAMPLE_S else 0.0
+            self.last[proc.pid] = used
+
+    def _loop(self) -> None:
+        while not self.stop.is_set():
+            self._sample()
+            self.stop.wait(LOAD_SAMPLE_S)
+
+    def __enter__(self) -> OtherLoad:
+        self._sample()
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.thread.join()
+        self._sample()
+
+    def cores(self) -> float:
+        """Other processes' CPU seconds per second of the run."""
+        wall = max(time.monotonic() - self.started, 1e-9)
+        return sum(self.last[p] - self.first[p] for p in self.last if not self.ours[p]) / wall
+
+
 def run_query(policy: str, levels: str, args: argparse.Namespace, master: str, secret: Path, out: Path,
-              env: dict[str, str]) -> dict[str, Any]:
+              env: dict[str, str], state_dir: Path) -> dict[str, Any]:
     mode = {"dynamic": "dynamic", "static": "none"}.get(policy, "autoscale")
     cmd = [sys.executable, str(QUERY), "--master", master, "--secret-file", str(secret), "--mode", mode,
            "--levels", levels, "--cost-us", str(args.cost_us), "--trigger", str(args.trigger),
@@ -196,10 +271,20 @@ def run_query(policy: str, levels: str, args: argparse.Namespace, master: str, s
             for pair in args.options.split(","):
                 if pair:
                     cmd += ["--option", pair]
-    done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=args.minutes * 60 + 900)
-    if done.returncode != 0:
-        raise SystemExit(f"{policy}: the query failed: {done.stderr[-3000:]}")
-    return json.loads((out / "run.json").read_text())
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env) as proc, \
+            OtherLoad(proc.pid, state_dir) as load:
+        try:
+            _, stderr = proc.communicate(timeout=args.minutes * 60 + 900)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise SystemExit(f"{policy}: the query ran past its duration + 900 s") from None
+    if proc.returncode != 0:
+        raise SystemExit(f"{policy}: the query failed: {stderr[-3000:]}")
+    record = out / "run.json"
+    run = json.loads(record.read_text())
+    run["other_load_cores"] = round(load.cores(), 3)
+    record.write_text(json.dumps(run))
+    return run
 
 
 def recommend_check(args: argparse.Namespace, home: Path, env: dict[str, str]) -> list[str]:
@@ -307,11 +392,17 @@ def recorded_rows(dirs: list[Path], chosen: list[str], patterns: dict[str, str],
 
 def table(rows: list[tuple[str, str, dict[str, float]]]) -> list[str]:
     out = ["| pattern | policy | batches | within target | oldest backlog s | executor-min | cost /min billing | "
-           "cost /h billing | actions | actions/h |", "| --- " * 10 + "|"]
+           "cost /h billing | actions | actions/h | other load (cores) |", "| --- " * 11 + "|"]
     for pattern, policy, m in rows:
+        load = "not recorded" if math.isnan(m["other_load_cores"]) else f"{m['other_load_cores']:.2f}"
         out.append(f"| {pattern} | {policy} | {m['batches']:.0f} | {100 * m['within']:.1f} % | "
                    f"{m['oldest_backlog_s']:.1f} | {m['executor_min']:.2f} | {m['cost_per_minute']:.4f} | "
-                   f"{m['cost_per_hour']:.2f} | {m['actions']:.0f} | {m['actions_per_hour']:.1f} |")
+                   f"{m['cost_per_hour']:.2f} | {m['actions']:.0f} | {m['actions_per_hour']:.1f} | {load} |")
+    busy = [f"{pattern} {policy} ({m['other_load_cores']:.2f} cores)" for pattern, policy, m in rows
+            if m["other_load_cores"] > BUSY_CORES]
+    if busy:
+        out += ["", f"Not comparable with an idle machine's runs — other load above {BUSY_CORES:g} core: "
+                + ", ".join(busy) + "."]
     return out
 
 
@@ -430,12 +521,13 @@ def main() -> None:
             for policy in [p for p in args.policies.split(",") if p]:
                 with held(args.lock):
                     run = run_query(policy, patterns[pattern], args, master, state_dir / "secret",
-                                    home / f"{pattern}-{policy}", env)
+                                    home / f"{pattern}-{policy}", env, state_dir)
                 m = metrics(run)
                 rows.append((pattern, policy, m))
                 print(f"  {policy}: {m['batches']:.0f} batches, {100 * m['within']:.1f} % within target, oldest "
                       f"backlog {m['oldest_backlog_s']:.1f} s, {m['executor_min']:.2f} executor-min, "
-                      f"{m['actions']:.0f} actions (first batch {m['first_batch_s']:.0f} s)", flush=True)
+                      f"{m['actions']:.0f} actions (first batch {m['first_batch_s']:.0f} s), other load "
+                      f"{m['other_load_cores']:.2f} cores", flush=True)
     finally:
         if args.master is None:
             subprocess.run([sys.executable, "-m", "streamplace", "cluster", "down", "--state-dir", str(state_dir)],

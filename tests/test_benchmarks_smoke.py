@@ -60,8 +60,8 @@ CASES: dict[str, Case] = {
     "autoscale.py": Case(
         ("--smoke", "--markdown", "{tmp}/autoscale.md"),
         (r"^cluster at spark://127\.0\.0\.1:\d+; 1\.5 min per run",
-         r"^  streamplace: \d+ batches, [\d.]+ % within target",
-         r"^\| step \| streamplace \| \d+ \|",
+         r"^  streamplace: \d+ batches, [\d.]+ % within target.*, other load [\d.]+ cores$",
+         r"^\| step \| streamplace \| \d+ \| .* \| [\d.]+ \|$",
          r"^step: within target [\d.]+ % \(goal ≥ 95 %\)"),
         files=("autoscale.md",), spark=True, slow=True, timeout_s=900.0),
     "batch_cost.py": Case(
