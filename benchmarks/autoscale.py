@@ -36,7 +36,9 @@ median batch in 3.84 s on an idle machine and in 5.6 s beside tests and benchmar
 more than ``BUSY_CORES`` of other load is said to be not comparable.
 
 ``--with-runs DIR`` tabulates runs an earlier invocation recorded under DIR for the policies not run now (the
-same levels, checked): the baselines need not be measured again after a change to streamplace's decision.
+same levels, checked): the baselines need not be measured again after a change to streamplace's decision. With
+``--policies ''`` nothing runs (no cluster starts): the recorded runs are tabulated, and simulated from the first
+recorded streamplace run's fit.
 
 Run: .venv/bin/python benchmarks/autoscale.py [--minutes 6] [--patterns step,walk]
      [--policies streamplace,dynamic,static,occupation,dstreams] [--with-runs DIR] [--smoke]
@@ -428,12 +430,14 @@ def goals(rows: list[tuple[str, str, dict[str, float]]]) -> list[str]:
     return out
 
 
-def simulated_lines(home: Path, chosen: list[str], args: argparse.Namespace) -> list[str]:
+def simulated_lines(homes: list[Path], chosen: list[str], args: argparse.Namespace) -> list[str]:
     """Each pattern stretched to ``--simulate-minutes`` in the simulator, with the cost its measured streamplace run
-    fitted, under the run's options and under the defaults (no line for a pattern without such a run)."""
+    (this invocation's, else the first recorded one among ``homes``) fitted, under the run's options and under the
+    defaults (no line for a pattern without such a run)."""
     out: list[str] = []
     for pattern in chosen if args.simulate_minutes > 0 else []:
-        fit = measured_fit(home / f"{pattern}-streamplace" / "decisions.jsonl")
+        logs = [h / f"{pattern}-streamplace" / "decisions.jsonl" for h in homes]
+        fit = next((f for f in (measured_fit(log) for log in logs if log.exists()) if f is not None), None)
         if fit is None:
             continue
         if fit.get("r2") is None or fit["r2"] < MIN_SIMULATED_R2:
@@ -510,15 +514,19 @@ def main() -> None:
             raise SystemExit(f"--state-dir {args.state_dir}: give the directory `cluster up` made under "
                              "$STREAMPLACE_HOME/clusters (the autoscaler finds a cluster's free workers there)")
         env["STREAMPLACE_HOME"] = str(args.state_dir.resolve().parent.parent)
-    with held(args.lock):
-        master = args.master or start_cluster(env, state_dir, archives=not args.smoke)
-    print(f"cluster at {master}; {args.minutes:g} min per run, trigger {args.trigger:g} s, "
-          f"{args.cost_us:g} µs of CPU per row; each run's record and decisions under {home}", flush=True)
+    policies = [p for p in args.policies.split(",") if p]
+    master = args.master or ""
+    if policies and not master:
+        with held(args.lock):
+            master = start_cluster(env, state_dir, archives=not args.smoke)
+    if policies:
+        print(f"cluster at {master}; {args.minutes:g} min per run, trigger {args.trigger:g} s, "
+              f"{args.cost_us:g} µs of CPU per row; each run's record and decisions under {home}", flush=True)
     rows: list[tuple[str, str, dict[str, float]]] = []
     try:
         for pattern in chosen:
             print(f"{pattern}: levels {patterns[pattern]}", flush=True)
-            for policy in [p for p in args.policies.split(",") if p]:
+            for policy in policies:
                 with held(args.lock):
                     run = run_query(policy, patterns[pattern], args, master, state_dir / "secret",
                                     home / f"{pattern}-{policy}", env, state_dir)
@@ -529,15 +537,17 @@ def main() -> None:
                       f"{m['actions']:.0f} actions (first batch {m['first_batch_s']:.0f} s), other load "
                       f"{m['other_load_cores']:.2f} cores", flush=True)
     finally:
-        if args.master is None:
+        if args.master is None and policies:
             subprocess.run([sys.executable, "-m", "streamplace", "cluster", "down", "--state-dir", str(state_dir)],
                            capture_output=True, env=env, timeout=120)
     rows += recorded_rows(args.with_runs, chosen, patterns, {(p, q) for p, q, _ in rows})
     lines = table(rows)
-    with held(args.lock):
-        checks = recommend_check(args, home, env) if args.recommend else []
+    checks: list[str] = []
+    if args.recommend:
+        with held(args.lock):
+            checks = recommend_check(args, home, env)
     print("\n".join(["", *lines, "", *goals(rows), *checks]))
-    print("\n".join(simulated_lines(home, chosen, args)))
+    print("\n".join(simulated_lines([home, *args.with_runs], chosen, args)))
     if args.markdown:
         args.markdown.write_text("\n".join(lines) + "\n")
 
