@@ -144,7 +144,11 @@ def _parse(text: str, p: Path, as_json: bool, loader: type = SpecLoader) -> dict
     if not isinstance(doc, dict):
         raise SpecError([Problem("", "expected a mapping at the top level", "start the file with `name: ...`")],
                         str(p))
-    if not _expanded_size_ok(doc):
+    # a document without YAML aliases holds fewer values than twice its characters (an empty YAML value still
+    # has its key): the walk is needed only where an alias may repeat a value (a '*' in YAML) or in a text long
+    # enough (a 10,000-node JSON listing: ~0.1 s saved)
+    aliases = not as_json and "*" in text
+    if (aliases or len(text) > MAX_VALUES // 2) and not _expanded_size_ok(doc):
         raise SpecError([Problem("", f"the document expands to more than {MAX_VALUES:,} values (YAML aliases "
                                      "used over and over?)", "write the values out, or use fewer aliases")], str(p))
     return doc
