@@ -159,6 +159,12 @@ CASES: dict[str, Case] = {
          # one batch per size on a loaded machine may not grow with the size: the script says not measured
          r"^  pair\.yaml +predicted +[\d.]+ +measured +(-?[\d.]+ +error|not measured — )"),
         inputs=(("pair.yaml", PAIR),), spark=True, slow=True),
+    "repro_ecker_figs.py": Case(
+        ("--topologies", "t-m3", "--orders", "2", "--markdown", "{tmp}/figs.md"),
+        (r"^\| t-m3 \| storm-ras \| 1 \| 150–150 \|",
+         r"^\| t-m3 \| default, 11 workers \| \d+ \| 660–660 \|",
+         r"^#### Table 2 the paper's way"),
+        files=("figs.md",)),
     "repro_latency.py": Case(
         ("--topologies", "t-m3,t-r2", "--repeats", "1", "--markdown", "{tmp}/ecker.md"),
         (r"^t-m3 +3 +3 \| +[\d.]+",

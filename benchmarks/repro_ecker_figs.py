@@ -1,0 +1,549 @@
+"""Ecker et al. 2025, Figs. 6–8 and Table 2's ranking the paper's way: every placement's maximum sustainable
+throughput and end-to-end latency against the CPU it reserves, over the three load phases.
+
+What the paper did (§6.1.3, §6.2): five schedulers on the 11-worker continuum. The static ones — Storm's
+default (EvenScheduler) and its Resource Aware Scheduler (RAS) — place once; the adaptive heuristics (hill
+climbing, ant system, hybrid) re-place three times in each of three load phases (a low rate, a raised one "to
+test the scale-out behavior", the low one again "to observe the scale-in"), each time from the running
+placement. Every placement is a point: x the vCPU it reserves (100 = one core), y its median maximum
+throughput (Figs. 6 and 8: T-R3 and T-R7) or its minimum latency (Fig. 7: T-R3). Table 2 divides each
+placement's throughput by the default scheduler's at the same reservation ("linear interpolation or the
+closest value … outside the range") and averages.
+
+How we do it, and what is assumed where the paper is silent (each named in the output):
+
+* **The Resource Aware Scheduler is Storm 2.4.0's** (the paper's [46], Storm 2.4.0): :func:`storm_ras`, a model
+  of ``DefaultResourceAwareStrategy`` — executors ordered by ``orderExecutors`` (components by their
+  connections, each followed by its neighbours), each put first-fit on the nodes sorted by the topology's
+  executors already there, then by the least available resource's share, most first; the declared demands are
+  Storm's defaults (10 CPU points, 128 MB on-heap per executor; a worker's heap at most 768 MB), one rack (no
+  DNS-to-switch mapping is mentioned). It packs the largest supervisor first, as §6.2.1 says RAS did ("on the
+  largest computational resource"). streamplace's ``r-storm`` is Peng et al.'s 2015 algorithm, another
+  scheduler; it is printed beside it.
+* **The default scheduler at many reservations**: Storm's EvenScheduler (schedulers/storm_even.py) over
+  ``topology.workers`` = 1…11 and ``ORDERS`` seeded orders of the supervisors (Storm lists them by random ids,
+  so which supervisors W workers land on is nobody's choice). The paper shows default placements at several
+  reservations but never says how it got them: this is our reading.
+* **The load phases' rates**: the paper gives queue sizes (5,000 then 10,000 tuples), not rates. Ours: the
+  low phase at ``--load`` (default 0.6) of what the topology sustains with every replica on the largest
+  supervisor, the raised one twice that (10,000 / 5,000), then the low one again — so the raised phase (120 %)
+  cannot stay on one supervisor and the heuristics scale out and back in, as the paper's did.
+* **Measured → modelled**: a placement's maximum throughput is the engine model's sustainable throughput
+  (``--engine storm`` by default: the paper ran Storm 2.4.0), its latency the model's end-to-end latency at
+  the low phase's rate (worst path: s_lat's definition). The paper plots the *minimum* measured latency,
+  which a steady-state model does not give; Fig. 7 is compared in direction only.
+
+Run: .venv/bin/python benchmarks/repro_ecker_figs.py [--engine storm|ideal] [--load 0.6] [--orders 20]
+     [--budget 1.0] [--topologies t-r3,t-r7,...] [--remote-us 4] [--markdown FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from markdown_out import write_markdown
+
+from streamplace.bench import resolve_cluster, resolve_topology
+from streamplace.bench.ecker_method import at_rate
+from streamplace.model.cluster import Cluster
+from streamplace.model.plan import Plan
+from streamplace.model.topology import Topology
+from streamplace.perf.engines import EngineSettings, StormSettings
+from streamplace.perf.evaluate import evaluate
+from streamplace.schedulers import create
+from streamplace.schedulers.storm_even import even_counts, listed_slots, sort_slots
+
+ADAPTIVE = ("hill-climbing", "ant-system", "hybrid")
+DEFAULT = "default"  # Storm's EvenScheduler over worker counts and supervisor orders
+RAS = "storm-ras"  # Storm 2.4.0's Resource Aware Scheduler (DefaultResourceAwareStrategy), modelled here
+SCHEDULERS = (DEFAULT, RAS, "r-storm", *ADAPTIVE)
+PHASES = ("low", "raised", "low")
+READINGS = ("eleven", "sweep")  # the default scheduler Table 2 compares with: on all 11 supervisors, or 1…11 workers
+REPLACEMENTS = 3
+ORDERS = 20
+#: the low phase's rate as a share of what the topology sustains with every replica on the largest supervisor:
+#: the low phase fits there, the raised one (× 2 = 120 %) cannot — the paper's scale-out, then scale-in (assumed)
+LOAD = 0.6
+#: Storm 2.4.0's defaults for RAS: topology.component.cpu.pcore.percent, topology.worker.max.heap.size.mb
+RAS_HEAP_MB = 768.0
+# Ecker et al. 2025 Table 2: mean throughput factor over the default at the same CPU reservation — HC, ant
+# system, hybrid, RAS
+PAPER_T2 = {"t-m1": (3.35, 4.10, 4.15, 3.45), "t-m2": (4.32, 2.68, 3.19, 1.94), "t-m3": (7.24, 5.28, 8.46, 10.44),
+            "t-r1": (1.79, 1.70, 1.68, 1.81), "t-r2": (2.19, 2.19, 2.08, 2.91), "t-r3": (2.04, 1.90, 2.24, 2.37),
+            "t-r4": (2.60, 2.07, 2.06, 1.80), "t-r5": (2.10, 1.51, 2.15, 2.13), "t-r6": (1.80, 1.71, 1.95, 2.09),
+            "t-r7": (2.08, 1.75, 1.92, 1.63)}
+T2_ORDER = ("hill-climbing", "ant-system", "hybrid", RAS)
+#: §6.2.1: Table 2's means over T-R1…T-R7
+PAPER_T2_MEANS = dict(zip(T2_ORDER, (2.09, 1.83, 2.01, 2.11), strict=True))
+# Table 3: over the RAS where a placement reserves exactly as much — HC, ant system, hybrid, default (None: no
+# equivalent placement); §6.2.1's means over the random topologies — HC, ant system, hybrid
+PAPER_T3 = {"t-m1": (1.45, 1.15, None, 0.29), "t-m2": (0.89, None, 0.73, None), "t-m3": (0.89, None, None, 0.10),
+            "t-r1": (0.98, 1.08, 1.14, 0.70), "t-r2": (0.61, 0.97, 0.89, 0.34), "t-r3": (0.94, 0.92, 0.96, 0.42),
+            "t-r4": (1.11, 0.84, 1.03, 0.83), "t-r5": (0.68, 0.72, 0.95, 0.98), "t-r6": (0.87, 0.75, 0.96, 0.42),
+            "t-r7": (2.61, 0.96, 1.27, 2.31)}
+PAPER_T3_MEANS = {"hill-climbing": 1.11, "ant-system": 0.89, "hybrid": 1.03}
+#: §6.2.3 / §8: the proposed heuristics' minimum latency is at least 22 % below RAS's on average
+PAPER_MIN_LATENCY_CUT = 0.22
+
+
+@dataclass(frozen=True)
+class Point:
+    """One placement: its scheduler, load phase (-1: static), reserved vCPU (points), maximum sustainable
+    throughput (t/s into the sinks) and end-to-end latency at the low phase's rate (ms; inf: it cannot keep up)."""
+
+    scheduler: str
+    phase: int
+    vcpu: float
+    throughput: float
+    latency_ms: float
+    workers: int = 0  # the default scheduler's topology.workers (0: another scheduler)
+
+
+# ------------------------------------------------------------------------------------------- the baselines
+def ras_executor_order(topology: Topology) -> list[str]:
+    """Storm 2.4.0's ``BaseResourceAwareStrategy.orderExecutors`` over a topology's replicas (one executor each):
+    components sorted by their connections (Σ over neighbours of both replica counts' product), most first, ties
+    by id; then for each component in that order, one executor of it and one of each neighbour (neighbours sorted
+    by their connections to it, fewest first, ties by id), repeated while any of them has executors left.
+    Returns the component of each executor in scheduling order. O(E · degree)."""
+    n = {op.id: op.replicas for op in topology.operators}
+    neighbours: dict[str, set[str]] = {op.id: set() for op in topology.operators}
+    for s in topology.streams:
+        if s.source != s.target:
+            neighbours[s.source].add(s.target)
+            neighbours[s.target].add(s.source)
+    connections = {c: sum(n[x] * n[c] for x in neighbours[c]) for c in n}
+    left = dict(n)
+    out: list[str] = []
+    for c in sorted(n, key=lambda c: (-connections[c], c)):
+        around = sorted(neighbours[c], key=lambda x: (n[x] * n[c], x))
+        while True:
+            took = False
+            for x in (c, *around):
+                if left[x] > 0:
+                    left[x] -= 1
+                    out.append(x)
+                    took = True
+            if not took:
+                break
+    return out
+
+
+def storm_ras(topology: Topology, cluster: Cluster, heap_mb: float = RAS_HEAP_MB) -> dict[str, dict[str, int]] | None:
+    """Storm 2.4.0's Resource Aware Scheduler (``DefaultResourceAwareStrategy``, one rack): each executor in
+    :func:`ras_executor_order` goes to the first node, in the order (most of this topology's executors already
+    there; the least available resource's share of the cluster's available, highest; the mean share, highest;
+    cluster order), with room for its declared CPU (``op.cpu`` points) and memory (``op.memory_mb``) on a
+    worker slot whose heap stays within ``heap_mb``. None when an executor fits nowhere (RAS then leaves the
+    topology unscheduled). Supervisors' capacities are the cluster's full CPU and memory (Storm's
+    ``supervisor.cpu.capacity``: RAS knows no utilization limit). O(E · N log N)."""
+    ops = {op.id: op for op in topology.operators}
+    nodes = cluster.nodes
+    cpu = np.array([u.cpu for u in nodes], dtype=float)
+    mem = np.array([u.memory_mb for u in nodes], dtype=float)
+    heap = [[0.0] * max(1, u.slots) for u in nodes]
+    placed = [0] * len(nodes)
+    out: dict[str, dict[str, int]] = {}
+    for comp in ras_executor_order(topology):
+        op = ops[comp]
+        total_cpu, total_mem = cpu.sum(), mem.sum()
+        share_cpu = cpu / total_cpu if total_cpu > 0 else np.zeros_like(cpu)
+        share_mem = mem / total_mem if total_mem > 0 else np.zeros_like(mem)
+        low, mean = np.minimum(share_cpu, share_mem), (share_cpu + share_mem) / 2
+        chosen = None
+        for u in sorted(range(len(nodes)), key=lambda u: (-placed[u], -low[u], -mean[u], u)):
+            if cpu[u] + 1e-9 < op.cpu or mem[u] + 1e-9 < op.memory_mb:
+                continue
+            slot = next((k for k, used in enumerate(heap[u]) if used + op.memory_mb <= heap_mb + 1e-9), None)
+            if slot is not None:
+                chosen = (u, slot)
+                break
+        if chosen is None:
+            return None
+        u, slot = chosen
+        cpu[u] -= op.cpu
+        mem[u] -= op.memory_mb
+        heap[u][slot] += op.memory_mb
+        placed[u] += 1
+        per = out.setdefault(comp, {})
+        per[nodes[u].id] = per.get(nodes[u].id, 0) + 1
+    return out
+
+
+def supervisor_orders(cluster: Cluster, count: int, seed: int = 0) -> list[tuple[int, ...]]:
+    """The cluster's own order and ``count`` − 1 more distinct orders drawn with ``seed``: the orders Storm may
+    list its supervisors in (a hash of random ids)."""
+    rng = np.random.default_rng(seed)
+    out = {tuple(range(len(cluster))): None}
+    tries = 0
+    while len(out) < count and tries < 100 * count:
+        out.setdefault(tuple(int(u) for u in rng.permutation(len(cluster))), None)
+        tries += 1
+    return list(out)
+
+
+def default_placements(topology: Topology, cluster: Cluster, orders: Sequence[tuple[int, ...]],
+                       workers: Sequence[int] | None = None) -> list[tuple[int, float, dict[str, dict[str, int]]]]:
+    """Storm's EvenScheduler for each ``topology.workers`` W in ``workers`` (None: 1…N) and each supervisor order:
+    (W, the vCPU of the W supervisors holding a worker — an acker's worker reserves its supervisor too —, the
+    placement), distinct ones only, those that fit every node's memory (a worker over it would not start)."""
+    seen: dict[tuple[int, tuple[tuple[int, ...], ...]], tuple[int, float, dict[str, dict[str, int]]]] = {}
+    mem = np.array([u.memory_mb for u in cluster.nodes], dtype=float)
+    need = np.array([op.memory_mb for op in topology.operators], dtype=float)
+    for order in orders:
+        slots = sort_slots(listed_slots(cluster, order))
+        for w in workers or range(1, len(cluster) + 1):
+            counts = even_counts(topology, cluster, workers=w, node_order=order)
+            if (need @ counts > mem + 1e-9).any():
+                continue
+            hosts = {u for u, _ in slots[:w]}
+            key = (w, tuple(sorted(hosts)), tuple(map(tuple, counts.tolist())))
+            seen.setdefault(key[:1] + key[2:], (w, float(sum(cluster.nodes[u].cpu for u in hosts)), {
+                op.id: {cluster.nodes[u].id: int(counts[i, u]) for u in np.flatnonzero(counts[i])}
+                for i, op in enumerate(topology.operators)}))
+    return list(seen.values())
+
+
+# ------------------------------------------------------------------------------------------- the run
+def reserved(replicas: Mapping[str, Mapping[str, int]], cluster: Cluster) -> float:
+    """vCPU points of the supervisors a placement uses (Figs. 6–8's x axis)."""
+    used = {n for per in replicas.values() for n, c in per.items() if c > 0}
+    return float(sum(u.cpu for u in cluster.nodes if u.id in used))
+
+
+def phase_rates(topology: Topology, cluster: Cluster, engine: EngineSettings | None, load: float) -> tuple[float, ...]:
+    """The three phases' source-rate factors: ``load`` × the scale the topology sustains with every replica on
+    the largest supervisor (most CPU), twice that, then ``load`` × it again."""
+    largest = max(cluster.nodes, key=lambda u: (u.cpu, u.memory_mb)).id
+    alone = {op.id: {largest: op.replicas} for op in topology.operators}
+    scale = evaluate(topology, cluster, alone, engine=engine).sustainable_scale
+    low = load * scale
+    return (low, 2 * low, low)
+
+
+def measure(name: str, phase: int, replicas: Mapping[str, Mapping[str, int]], topology: Topology, low: Topology,
+            cluster: Cluster, engine: EngineSettings | None, vcpu: float | None = None, workers: int = 0) -> Point:
+    """One evaluation at the low phase's rates: its latency there, and the placement's maximum sustainable
+    throughput (the sinks' rate at the largest common scale of the source rates: the same at any offered rate)."""
+    ev = evaluate(low, cluster, replicas, engine=engine)
+    return Point(name, phase, reserved(replicas, cluster) if vcpu is None else vcpu, float(ev.throughput),
+                 float(ev.latency_ms), workers)
+
+
+def figure_points(topology: Topology, cluster: Cluster, engine: EngineSettings | None, load: float = LOAD,
+                  orders: int = ORDERS, budget_s: float = 1.0) -> list[Point]:
+    """Every placement of the paper's run on ``topology``: the default's (worker counts × supervisor orders),
+    Storm 2.4.0's RAS and Peng et al.'s R-Storm once each, and each adaptive heuristic three times per phase from
+    its running placement (seeds 0, 1, 2; the first from its own start)."""
+    rates = phase_rates(topology, cluster, engine, load)
+    low = at_rate(topology, rates[0])
+    out = [measure(DEFAULT, -1, r, topology, low, cluster, engine, vcpu, w)
+           for w, vcpu, r in default_placements(topology, cluster, supervisor_orders(cluster, orders))]
+    ras = storm_ras(topology, cluster)
+    if ras is not None:
+        out.append(measure(RAS, -1, ras, topology, low, cluster, engine))
+    rstorm = create("r-storm", {}).plan(low, cluster, engine=engine)
+    if rstorm.usable:
+        out.append(measure("r-storm", -1, rstorm.replicas, topology, low, cluster, engine))
+    for name in ADAPTIVE:
+        running: Plan | None = None
+        for phase, factor in enumerate(rates):
+            offered = at_rate(topology, factor)
+            for k in range(REPLACEMENTS):
+                plan = create(name, {"seed": str(k), "budget_s": str(budget_s)}).plan(
+                    offered, cluster, current=running, engine=engine)
+                if plan.usable:
+                    running = plan
+                    out.append(measure(name, phase, plan.replicas, topology, low, cluster, engine))
+    return out
+
+
+def defaults(points: Sequence[Point], reading: str) -> list[Point]:
+    """The default scheduler's placements of a reading: ``eleven`` — ``topology.workers`` = every supervisor only
+    (Fig. 6's default "utilizes all eleven computational resources": one vertical line), ``sweep`` — every
+    worker count."""
+    most = max((p.workers for p in points if p.scheduler == DEFAULT), default=0)
+    return [p for p in points if p.scheduler == DEFAULT and (reading == "sweep" or p.workers == most)]
+
+
+def default_at(points: Sequence[Point], vcpu: float, reading: str = "eleven") -> float | None:
+    """The default scheduler's throughput at a reservation: the mean of its placements (of ``reading``) reserving
+    exactly that, else linear interpolation between the nearest reservations it has, the nearest one outside
+    their range (§6.2.1)."""
+    by: dict[float, list[float]] = {}
+    for p in defaults(points, reading):
+        by.setdefault(p.vcpu, []).append(p.throughput)
+    if not by:
+        return None
+    xs = sorted(by)
+    return float(np.interp(vcpu, xs, [statistics.fmean(by[x]) for x in xs]))
+
+
+def factors(points: Sequence[Point], scheduler: str, reading: str = "eleven") -> list[float]:
+    """Table 2's factors: each of ``scheduler``'s placements over the default's throughput at its reservation."""
+    out = []
+    for p in points:
+        if p.scheduler == scheduler:
+            ref = default_at(points, p.vcpu, reading)
+            if ref is not None and ref > 0:
+                out.append(p.throughput / ref)
+    return out
+
+
+def over_ras(points: Sequence[Point], scheduler: str) -> list[float]:
+    """Table 3's factors: ``scheduler``'s placements reserving exactly the RAS's vCPU over the RAS's throughput
+    (the default: any worker count); none — no equivalent placement, an empty cell as in the paper."""
+    ras = [p for p in points if p.scheduler == RAS]
+    if not ras or ras[0].throughput <= 0:
+        return []
+    x, y = ras[0].vcpu, ras[0].throughput
+    return [p.throughput / y for p in points if p.scheduler == scheduler and abs(p.vcpu - x) <= 1e-9 * max(1.0, x)]
+
+
+def verdict(ours: float | None, paper: float, pivot: float = 1.0) -> str:
+    """Within 10 % of the paper's value: reproduced; on the same side of ``pivot`` (the default's 1.0, or 0 for a
+    change): direction only; else not reproduced."""
+    if ours is None:
+        return "not reproduced (no placement)"
+    if abs(ours - paper) <= 0.10 * abs(paper):
+        return "reproduced (within 10 %)"
+    if (ours - pivot) * (paper - pivot) > 0:
+        return "direction only"
+    return "not reproduced"
+
+
+def slope(points: Sequence[Point]) -> float | None:
+    """Least-squares slope of throughput against reserved vCPU (t/s per 100 points: per core); None with fewer
+    than two reservations (a trend line needs them)."""
+    xs = np.array([p.vcpu for p in points])
+    if len(set(xs.tolist())) < 2:
+        return None
+    ys = np.array([p.throughput for p in points])
+    return float(np.polyfit(xs / 100.0, ys, 1)[0])
+
+
+# ------------------------------------------------------------------------------------------- printing
+def fmt(x: float | None, digits: int = 2) -> str:
+    if x is None:
+        return "—"
+    return "∞" if not np.isfinite(x) else f"{x:,.{digits}f}"
+
+
+def groups(points: Sequence[Point]) -> list[tuple[str, list[Point]]]:
+    """The rows of a scatter: the default on every supervisor, the default over every worker count, then the
+    other schedulers."""
+    out = [("default, 11 workers", defaults(points, "eleven")), ("default, 1…11 workers", defaults(points, "sweep"))]
+    return out + [(s, [p for p in points if p.scheduler == s]) for s in SCHEDULERS if s != DEFAULT]
+
+
+def scatter_rows(name: str, points: Sequence[Point]) -> list[str]:
+    """Per scheduler: placements, reserved vCPU range, throughput median [range], Table 2's factor under both
+    readings of the default, trend slope, latency median."""
+    rows = []
+    for label, mine in groups(points):
+        if not mine:
+            rows.append(f"| {name} | {label} | 0 | — | — | — | — | — | — |")
+            continue
+        thr = [p.throughput for p in mine]
+        cells = []
+        for reading in READINGS:
+            f = [] if label.startswith("default") else factors(points, label, reading)
+            cells.append(fmt(statistics.fmean(f) if f else None))
+        vcpu = f"{min(p.vcpu for p in mine):.0f}–{max(p.vcpu for p in mine):.0f}"
+        rows.append(f"| {name} | {label} | {len(mine)} | {vcpu} "
+                    f"| {statistics.median(thr):,.1f} [{min(thr):,.1f}–{max(thr):,.1f}] | " + " | ".join(cells)
+                    + f" | {fmt(slope(mine), 1)} | {fmt(statistics.median([p.latency_ms for p in mine]), 1)} |")
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--engine", choices=("ideal", "storm"), default="storm")
+    parser.add_argument("--load", type=float, default=LOAD,
+                        help="the low phase's rate, as a share of what the topology sustains on the largest node")
+    parser.add_argument("--orders", type=int, default=ORDERS, help="supervisor orders for the default scheduler")
+    parser.add_argument("--budget", type=float, default=60.0,
+                        help="the heuristics' safety stop, s (their work budgets end the search first: deterministic)")
+    parser.add_argument("--remote-us", type=float, default=None,
+                        help="storm engine: µs of CPU per remote tuple to serialize and as many to deserialize "
+                             "(default: the engine's own, 4 + 4)")
+    parser.add_argument("--topologies", default=",".join(PAPER_T2))
+    parser.add_argument("--markdown", type=Path)
+    args = parser.parse_args()
+    names = args.topologies.split(",")
+    if unknown := sorted(set(names) - set(PAPER_T2)):
+        parser.error(f"unknown topology {', '.join(unknown)}; use some of {', '.join(PAPER_T2)}")
+    if not 0 < args.load <= 1:
+        parser.error("--load must lie in (0, 1]")
+    if args.engine == "storm":
+        storm = StormSettings() if args.remote_us is None else StormSettings(ser_us=args.remote_us,
+                                                                               deser_us=args.remote_us)
+        engine: EngineSettings | None = EngineSettings("storm", storm=storm)
+        model = "storm model" + ("" if args.remote_us is None else f", {args.remote_us:g} + {args.remote_us:g} µs "
+                                 "per remote tuple")
+    else:
+        engine, model = None, "ideal model"
+    cluster = resolve_cluster("continuum-11")
+    points = {n: figure_points(resolve_topology(n), cluster, engine, args.load, args.orders, args.budget)
+              for n in names}
+    md = run_tables(points, model, args.load)
+    for line in md:
+        print(line)
+    if args.markdown:
+        write_markdown(args.markdown, "\n".join(md) + "\n")
+
+
+def run_tables(points: Mapping[str, Sequence[Point]], model: str, load: float) -> list[str]:
+    md = [f"#### Every placement against its reserved vCPU ({model}; low phase at {load:g} of the largest "
+          "node's capacity, raised ×2): per scheduler", "",
+          "Factor: Table 2's, over the default at the same reservation — the default on all 11 supervisors (the "
+          "paper's Fig. 6 line; every other placement takes its closest value) or over 1…11 workers; trend: t/s "
+          "per reserved core (least squares); latency: end-to-end at the low phase's rate.", "",
+          "| topology | scheduler | placements | vCPU | max throughput t/s, median [range] | factor, default on 11 "
+          "| factor, default on 1…11 | trend | latency ms, median |", "| --- " * 9 + "|"]
+    for name, pts in points.items():
+        md += scatter_rows(name, pts)
+    md += figure_verdicts(points)
+    md += ranking(points)
+    md += table3(points)
+    return md
+
+
+def mean_factor(points: Sequence[Point], scheduler: str, reading: str = "eleven") -> float | None:
+    f = factors(points, scheduler, reading)
+    return statistics.fmean(f) if f else None
+
+
+def figure_verdicts(points: Mapping[str, Sequence[Point]]) -> list[str]:
+    """Figs. 6–8: the paper's values and claims beside ours, each with a verdict (the default on all 11
+    supervisors as Table 2's reference)."""
+    md = ["", "#### Figs. 6–8: the paper's value, ours, verdict", "",
+          "| figure | what | paper | ours | verdict |", "| --- | --- | --- | --- | --- |"]
+    for fig, name in (("Fig. 6", "t-r3"), ("Fig. 8", "t-r7")):
+        if name not in points:
+            continue
+        pts = points[name]
+        for s, paper in zip(T2_ORDER, PAPER_T2[name], strict=True):
+            ours = mean_factor(pts, s)
+            md.append(f"| {fig} ({name}) | {s}: mean factor over the default (Table 2) "
+                      f"| {paper:.2f} | {fmt(ours)} | {verdict(ours, paper)} |")
+        med = {label: statistics.median([p.throughput for p in mine]) for label, mine in groups(pts)
+               if mine and label not in ("default, 1…11 workers", "r-storm")}  # the paper's five schedulers
+        worst = min(med, key=lambda s: med[s])
+        md.append(f"| {fig} ({name}) | the default's placements the worst (lowest median throughput) | yes "
+                  f"| {'yes' if worst.startswith('default') else f'no: {worst}'} "
+                  f"| {'reproduced' if worst.startswith('default') else 'not reproduced'} |")
+        if fig == "Fig. 6":
+            least = {s: min(p.vcpu for p in pts if p.scheduler == s) for s in (RAS, *ADAPTIVE)
+                     if any(p.scheduler == s for p in pts)}
+            fewest = min(least.values())
+            who = sorted(s for s in least if least[s] == fewest)
+            v = ("reproduced" if set(who) <= {"hill-climbing", "hybrid"} else "not reproduced (a tie)"
+                 if set(who) & {"hill-climbing", "hybrid"} else "not reproduced")
+            md.append(f"| {fig} ({name}) | the least vCPU outside the default: hill climbing, then hybrid "
+                      f"| hill-climbing, hybrid | {', '.join(who)} ({fewest:.0f}) | {v} |")
+            spread = {s: float(np.ptp([p.vcpu for p in pts if p.scheduler == s])) for s in ADAPTIVE if s in least}
+            widest = max(spread, key=lambda s: spread[s])
+            said = (f"{widest} ({spread[widest]:.0f} points)" if spread[widest] > 0
+                    else "none: each heuristic keeps one vCPU")
+            ok = widest == "ant-system" and spread[widest] > 0
+            md.append(f"| {fig} ({name}) | the ant system's placements the most widespread in vCPU | ant-system "
+                      f"| {said} | {'reproduced' if ok else 'not reproduced'} |")
+        else:
+            ant = slope([p for p in pts if p.scheduler == "ant-system"])
+            md.append(f"| {fig} ({name}) | the ant system's throughput falls as it scales out (trend) | falls "
+                      f"| {fmt(ant, 1)} t/s per core "
+                      f"| {'reproduced' if ant is not None and ant < 0 else 'not reproduced'} |")
+            md.append(f"| {fig} ({name}) | RAS's throughput falls as the others scale out | falls | one RAS "
+                      "placement: no trend | not reproduced (RAS is static and deterministic; the paper's spread "
+                      "of its placements over runs is not modelled) |")
+    if "t-r3" in points:
+        pts = points["t-r3"]
+        lat = {label: statistics.median([p.latency_ms for p in mine]) for label, mine in groups(pts)
+               if mine and label != "default, 1…11 workers"}
+        worst = max(lat, key=lambda s: lat[s])
+        md.append(f"| Fig. 7 (t-r3) | the default's latency the worst (highest median) | yes "
+                  f"| {'yes' if worst.startswith('default') else f'no: {worst}'} "
+                  f"| {'direction only' if worst.startswith('default') else 'not reproduced'} (the paper plots "
+                  "the minimum latency; ours is the model's worst path) |")
+        for s in ADAPTIVE:
+            if s in lat and RAS in lat and np.isfinite(lat[RAS]) and lat[RAS] > 0:
+                change = lat[s] / lat[RAS] - 1
+                v = ("reproduced" if change <= -PAPER_MIN_LATENCY_CUT else "direction only" if change < 0
+                     else "not reproduced")
+                md.append(f"| Fig. 7 (t-r3) | {s}: latency against RAS's | ≤ −22 % (mean over topologies) "
+                          f"| {change:+.0%} | {v} |")
+    return md
+
+
+def ranking(points: Mapping[str, Sequence[Point]]) -> list[str]:
+    """Table 2's means over T-R1…T-R7 (§6.2.1's ranking) under both readings of the default, ours beside the
+    paper's, with the manual topologies' rows."""
+    cols = [*T2_ORDER, "r-storm"]
+    md = ["", "#### Table 2 the paper's way: mean factor over the default, ours (paper's)", "",
+          "Each cell: against the default on all 11 supervisors / on 1…11 workers (paper's). r-storm is Peng et "
+          "al.'s 2015 algorithm, not in the paper.", "",
+          "| topology | " + " | ".join(cols) + " |", "| --- " * (1 + len(cols)) + "|"]
+    means: dict[tuple[str, str], list[float]] = {(s, r): [] for s in cols for r in READINGS}
+    for name, pts in points.items():
+        cells = []
+        for s, paper in zip(cols, (*PAPER_T2[name], None), strict=True):
+            pair = []
+            for r in READINGS:
+                ours = mean_factor(pts, s, r)
+                if ours is not None and name.startswith("t-r"):
+                    means[(s, r)].append(ours)
+                pair.append(fmt(ours))
+            cells.append(" / ".join(pair) + ("" if paper is None else f" ({paper:.2f})"))
+        md.append(f"| {name} | " + " | ".join(cells) + " |")
+    have = {k: statistics.fmean(v) for k, v in means.items() if len(v) == 7}
+    if have:
+        md.append("| mean T-R1…T-R7 | " + " | ".join(
+            " / ".join(fmt(have.get((s, r))) for r in READINGS)
+            + (f" ({PAPER_T2_MEANS[s]:.2f})" if s in PAPER_T2_MEANS else "") for s in cols) + " |")
+        paper_rank = sorted(T2_ORDER, key=lambda s: -PAPER_T2_MEANS[s])
+        md += ["", "| Table 2, mean over T-R1…T-R7 (default on all 11) | paper | ours | verdict |",
+               "| --- | --- | --- | --- |"]
+        md += [f"| {s} | {PAPER_T2_MEANS[s]:.2f} | {fmt(have.get((s, 'eleven')))} "
+               f"| {verdict(have.get((s, 'eleven')), PAPER_T2_MEANS[s])} |" for s in T2_ORDER]
+        first = max(T2_ORDER, key=lambda s: have.get((s, "eleven"), -np.inf))
+        md.append(f"| the RAS first | yes | {'yes' if first == RAS else f'no: {first}'} "
+                  f"| {'reproduced' if first == RAS else 'not reproduced'} |")
+        md.append("")
+        for r, what in zip(READINGS, ("all 11 supervisors", "1…11 workers"), strict=True):
+            rank = sorted(T2_ORDER, key=lambda s: -have.get((s, r), -np.inf))
+            md.append(f"Ranking by the mean (default on {what}): {' > '.join(rank)}"
+                      f"{' (the paper’s)' if rank == paper_rank else ''}.  ")
+        md.append(f"The paper's: {' > '.join(paper_rank)}.")
+    return md
+
+
+def table3(points: Mapping[str, Sequence[Point]]) -> list[str]:
+    """Table 3 the paper's way: over Storm 2.4.0's RAS where a placement reserves exactly its vCPU."""
+    cols = [*ADAPTIVE, DEFAULT]
+    md = ["", "#### Table 3 the paper's way: over the RAS at exactly its vCPU, mean [placements] (paper's)", "",
+          "| topology | RAS vCPU | " + " | ".join(cols) + " |", "| --- " * (2 + len(cols)) + "|"]
+    means: dict[str, list[float]] = {s: [] for s in ADAPTIVE}
+    for name, pts in points.items():
+        ras = [p.vcpu for p in pts if p.scheduler == RAS]
+        cells = []
+        for s, paper in zip(cols, PAPER_T3[name], strict=True):
+            f = over_ras(pts, s)
+            if f and s in means and name.startswith("t-r"):
+                means[s].append(statistics.fmean(f))
+            ours = f"{statistics.fmean(f):.2f} [{len(f)}]" if f else "—"
+            cells.append(f"{ours} ({'—' if paper is None else f'{paper:.2f}'})")
+        md.append(f"| {name} | {fmt(ras[0], 0) if ras else '—'} | " + " | ".join(cells) + " |")
+    md += ["", "Means over the T-R topologies with a comparable placement, ours (paper's): " + ", ".join(
+        f"{s} {fmt(statistics.fmean(v)) if v else '—'} (of {len(v)}) ({PAPER_T3_MEANS[s]:.2f})"
+        for s, v in means.items()) + "."]
+    return md
+
+
+if __name__ == "__main__":
+    main()
