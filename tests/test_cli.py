@@ -177,8 +177,8 @@ def test_run_warns_before_starting_and_fails_when_nothing_reaches_a_sink(tmp_pat
     started = []
 
     def fake_run(spark, topology, cluster, plan, duration, warmup, cfg, progress=None, profile=None, engine=None,
-                 after_first_batch=None, predict_for=None, watch=None, after_warmup=None, settle_rows=None,
-                 settle_max_s=0.0):
+                 after_first_batch=None, predict_for=None, after_warmup=None, listener=None, settle_rows=None,
+                 settle_max_s=0.0, origin=None):
         started.append((cluster.name, plan.cluster))
         pred = spark_run.prediction(topology, cluster, plan, None, engine)
         return RunResult(duration, {"throughput": 0.0, "source_rate": 0.0, "latency_ms": None, "cpu": 0.5,
@@ -208,8 +208,8 @@ def test_run_picks_a_steady_trigger_and_runs_with_it(tmp_path: Path, monkeypatch
     seen = {}
 
     def fake_run(spark, topology, cluster, plan, duration, warmup, cfg, progress=None, profile=None, engine=None,
-                 after_first_batch=None, predict_for=None, watch=None, after_warmup=None, settle_rows=None,
-                 settle_max_s=0.0):
+                 after_first_batch=None, predict_for=None, after_warmup=None, listener=None, settle_rows=None,
+                 settle_max_s=0.0, origin=None):
         seen["cfg"], seen["pred"] = cfg, spark_run.prediction(topology, cluster, plan, None, engine)
         seen["engine"], seen["where"] = engine, (topology, cluster, plan)
         return RunResult(duration, {"throughput": 1.0, "source_rate": 1.0, "latency_ms": 1.0, "cpu": 0.5,

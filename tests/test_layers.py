@@ -9,9 +9,13 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "streamplace"
 
-#: lowest first; a module may import from its own layer's package or any lower layer
+#: lowest first; a module may import from its own layer's package or any lower layer. spark/ sits below the views
+#: (report, page), which import nothing of it (test_only_the_workflows_call_spark): the runtime tells a listener of
+#: its batches, decisions and end (spark/runtime/events.py) and the workflows subscribe the views to it
 LAYERS: list[set[str]] = [
     {"errors", "coerce", "ranges", "files", "__init__"},
     {"params"},
@@ -24,9 +28,9 @@ LAYERS: list[set[str]] = [
     {"autoscaler"},
     {"sim"},
     {"bench"},
+    {"spark"},
     {"report"},
     {"page"},
-    {"spark"},
     {"workflows"},
     {"api"},
     {"cli"},
@@ -72,20 +76,34 @@ def _layer(part: str) -> int:
     return next(k for k, layer in enumerate(LAYERS) if part in layer)
 
 
-def test_every_import_points_down_the_layers() -> None:
+def _layer_problems(rel: Path, imports: list[tuple[str, int]]) -> list[str]:
+    """The imports of the module at ``rel`` (in the package) that do not point down the layers."""
+    own = rel.parts[0].removesuffix(".py")
     problems = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        rel = path.relative_to(PACKAGE)
-        own = rel.parts[0].removesuffix(".py")
-        for module, line in _imports(path):
-            target = _part(module)
-            if target == own:
-                continue
-            if (own, target) in KNOWN_SIDEWAYS:
-                continue
-            if _layer(target) >= _layer(own):
-                problems.append(f"{rel}:{line}: {own} imports {module} ({target} is not below {own})")
+    for module, line in imports:
+        target = _part(module)
+        if target == own or (own, target) in KNOWN_SIDEWAYS:
+            continue
+        if _layer(target) >= _layer(own):
+            problems.append(f"{rel}:{line}: {own} imports {module} ({target} is not below {own})")
+    return problems
+
+
+def test_every_import_points_down_the_layers() -> None:
+    problems = [problem for path in sorted(PACKAGE.rglob("*.py"))
+                for problem in _layer_problems(path.relative_to(PACKAGE), _imports(path))]
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("module", ["streamplace.page.live_run", "streamplace.page.series",
+                                    "streamplace.report.placement", "streamplace.workflows.feeds"])
+def test_the_runtime_importing_a_view_fails_the_layers(module: str) -> None:
+    """The runtime feeds the live page and the terminal through events (issue 54, item 4): an import of the page,
+    the report or their feed from spark/ — as spark/runtime/watch.py imported RunPage and plan_svg — fails."""
+    for rel in (Path("spark/runtime/watch.py"), Path("spark/runtime/run.py"), Path("spark/measure/check.py")):
+        assert _layer_problems(rel, [(module, 17)]) == [
+            f"{rel}:17: spark imports {module} ({_part(module)} is not below spark)"]
+    assert _layer_problems(Path("workflows/run.py"), [(module, 3)]) == []  # where the views are subscribed
 
 
 def test_every_part_of_the_package_has_a_layer() -> None:

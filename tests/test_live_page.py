@@ -6,7 +6,6 @@ import json
 import socket
 import urllib.error
 import urllib.request
-from types import SimpleNamespace
 
 import pytest
 
@@ -108,12 +107,12 @@ def test_a_static_page_of_an_empty_run_renders() -> None:
     assert '"points": []' in html
 
 
-def test_the_live_feed_logs_each_enactment_once_and_redraws_the_picture(tmp_path) -> None:
-    from streamplace.model.topology import Operator, Stream, Topology
-    from streamplace.spark.runtime.operators import N_STATS
-    from streamplace.spark.runtime.watch import LiveFeed
+def test_the_page_feed_shows_each_event_batch_and_plan_and_ends_the_page(tmp_path) -> None:
+    """The page subscribes to a run's events (workflows/feeds.py): an event is a line of its log, a plan enacted
+    redraws its picture with that plan's prediction, a batch is a reading, the end writes it with its summary."""
+    from streamplace.spark.runtime.events import BatchEnded, RunEnd, RunEvent
+    from streamplace.workflows.feeds import PageFeed
 
-    topo = Topology("c", (Operator("s", "source", rate=1.0), Operator("k", "sink")), (Stream("s", "k"),))
     page = RunPage("live", 60, {"local": 2.0}, tmp_path / "p.html", serve=False)
     drawn: list[str] = []
 
@@ -121,25 +120,44 @@ def test_the_live_feed_logs_each_enactment_once_and_redraws_the_picture(tmp_path
         drawn.append(plan)
         return {"delivered_throughput": 1.0}, f"<svg>{plan}</svg>", {"local": 2.0}
 
-    plans = ["first"]
-    feed = LiveFeed(page, topo, lambda: 0.0, lambda: plans[-1], describe)
-    pipe = SimpleNamespace(batch_done=(-1, 0.0, {}))
-    start = SimpleNamespace(at_s=0.0, kind="start", detail="threshold: first plan")
-    result = SimpleNamespace(events=[start])
-    feed(pipe, 1, result)
-    assert drawn == ["first"] and [e["kind"] for e in page.series.events] == ["start"]
-    feed.decision(10.0, "kept the plan")
-    replan = SimpleNamespace(at_s=20.0, kind="replan", detail="k 1→2")
-    result.events.append(replan)
-    plans.append("second")
-    feed.decision(20.0, "k 1→2")  # the loop says the re-plan's detail too: logged once, as the re-plan
-    row = [0.0] * N_STATS
-    pipe.batch_done = (0, 21.0, {"k": row})
-    feed(pipe, 2, result)
+    said: list[str] = []
+    feed = PageFeed(page, describe=describe, summary=lambda result: [("throughput", "1", str(result))],
+                    on_info=said.append)
+    feed.on_event(RunEvent(0.0, "start", "threshold: first plan", "first"))  # a plan: what describe() is given
+    feed.on_event(RunEvent(10.0, "decision", "kept the plan"))
+    feed.on_event(RunEvent(20.0, "replan", "k 1→2", "second"))
+    for at, batch, sunk in ((21.0, 0, 0.0), (22.0, 1, 50.0)):
+        feed.on_batch(BatchEnded(at, 2, batch, sunk, 0.0, 0.0, {"local": 0.0}))
     kinds = [(e["kind"], e["detail"]) for e in page.series.events]
     assert kinds == [("start", "threshold: first plan"), ("decision", "kept the plan"), ("replan", "k 1→2")]
     assert drawn == ["first", "second"] and page.svg == "<svg>second</svg>"
     assert page.series.picture_version == 2
+    assert [p["throughput"] for p in page.series.points] == [50.0]  # the first batch of a query is its baseline
+    feed.on_end(RunEnd(25.0, result="r"))
+    feed.on_end(RunEnd(26.0, error=RuntimeError("not twice")))  # ended once
+    state = json.loads((tmp_path / "p.html").read_text().split('type="application/json">')[1].split("</script>")[0])
+    assert state["status"] == "finished" and state["summary"] == [["throughput", "1", "r"]]
+    assert feed.ended and feed.written == tmp_path / "p.html" and said == [f"live page written to {feed.written}"]
+
+
+def test_a_failed_run_ends_its_page_failed_and_a_page_that_cannot_be_written_is_said(tmp_path) -> None:
+    from streamplace.spark.runtime.events import RunEnd
+    from streamplace.workflows.feeds import PageFeed
+
+    page = RunPage("run", 60, {"local": 2.0}, tmp_path / "p.html", serve=False)
+    said: list[str] = []
+    PageFeed(page, summary=lambda result: [("x", "1", "1")], on_info=said.append).on_end(
+        RunEnd(3.0, error=KeyboardInterrupt()))
+    assert page.series.status == "failed" and page.series.summary == [] and said == []  # no "written" for a failure
+    (tmp_path / "a-file").write_text("not a directory")
+    blocked = RunPage("run", 60, {"local": 2.0}, tmp_path / "a-file" / "p.html", serve=False)
+    warned: list[str] = []
+    feed = PageFeed(blocked, summary=lambda result: [("x", str(1 / 0), "")], on_warning=warned.append,
+                    on_info=said.append)
+    feed.on_end(RunEnd(3.0, result="r"))
+    assert feed.ended and feed.written is None and said == []
+    assert warned == ["the live page's summary could not be made (ZeroDivisionError: division by zero)"]
+    assert blocked.series.status == "finished"
 
 
 def test_a_watching_browser_gets_the_final_state_before_the_server_stops() -> None:
@@ -162,17 +180,30 @@ def test_a_watching_browser_gets_the_final_state_before_the_server_stops() -> No
     assert seen["state"]["status"] == "finished"
 
 
-def test_a_feed_that_fails_is_said_once_and_stops() -> None:
-    from streamplace.spark.runtime.watch import guarded
+def test_a_page_that_fails_is_said_once_and_hears_no_more_but_its_end() -> None:
+    """Guarded: the page is a view; its first error is said and it stops updating, the run goes on, and it is
+    still ended (written with what it had)."""
+    from streamplace.spark.runtime.events import BatchEnded, RunEnd, RunEvent, RunListener
+    from streamplace.workflows.feeds import Guarded
+
+    heard: list[str] = []
+
+    class Failing(RunListener):
+        def on_event(self, event: RunEvent) -> None:
+            heard.append(event.detail)
+            raise ValueError("boom")
+
+        def on_batch(self, batch: BatchEnded) -> None:
+            heard.append("batch")
+
+        def on_end(self, end: RunEnd) -> None:
+            heard.append(end.status)
 
     said: list[str] = []
-    calls: list[int] = []
-
-    def feed(x: int) -> None:
-        calls.append(x)
-        raise ValueError("boom")
-
-    safe = guarded(feed, said.append)
-    safe(1)
-    safe(2)
-    assert calls == [1] and len(said) == 1 and "ValueError: boom" in said[0]
+    safe = Guarded(Failing(), said.append)
+    safe.on_event(RunEvent(1.0, "decision", "one"))
+    safe.on_event(RunEvent(2.0, "decision", "two"))
+    safe.on_batch(BatchEnded(3.0, 0, 0, 0.0, 0.0, 0.0, {}))
+    safe.on_end(RunEnd(4.0))
+    assert heard == ["one", "finished"] and safe.broken
+    assert said == ["the live page stopped updating (ValueError: boom); the run goes on"]

@@ -38,14 +38,14 @@ def _shown(html: str, element_id: str) -> float:
 def test_a_run_page_shows_the_batches_beside_the_prediction_and_the_plan_while_it_runs_and_after(
         spark, tmp_path: Path) -> None:
     chromium()  # skip first, before Spark works, where there is no browser
-    from streamplace.page.live_run import RunPage
+    from streamplace.page.live_run import RunPage, capacity_cores
     from streamplace.perf.engines import EngineSettings
     from streamplace.perf.evaluate import evaluate
     from streamplace.report.placement import svg_text
     from streamplace.schedulers.base import create
     from streamplace.spark.runtime.pipeline import PipelineConfig
     from streamplace.spark.runtime.run import comparison, machine, on_one_node, prediction, run_pipeline
-    from streamplace.spark.runtime.watch import capacity_cores, run_feed
+    from streamplace.workflows.feeds import PageFeed
     from tests.conftest import chain, two_racks
 
     topo, cluster = chain(rate=200.0, cost=0.5), two_racks()
@@ -59,11 +59,14 @@ def test_a_run_page_shows_the_batches_beside_the_prediction_and_the_plan_while_i
     cfg = PipelineConfig(trigger_s=1, sink="noop", out_dir=tmp_path)
     done: dict = {}
     started = time.perf_counter()
+    # the page subscribes to the run's events, as `run` has it (workflows/feeds.py): it is ended by the run
+    feed = PageFeed(page, summary=lambda result: [(q, str(pv), str(mv))
+                                                  for q, pv, mv in comparison(result.predicted, result.measured)])
 
     def go() -> None:
         try:
-            done["result"] = run_pipeline(spark, topo, here, local_plan, 8, 6, cfg, engine=eng,
-                                          watch=run_feed(page, topo, started))
+            done["result"] = run_pipeline(spark, topo, here, local_plan, 8, 6, cfg, engine=eng, listener=feed,
+                                          origin=started)
         except BaseException as exc:  # the test thread reports it below
             done["error"] = exc
 
@@ -86,9 +89,9 @@ def test_a_run_page_shows_the_batches_beside_the_prediction_and_the_plan_while_i
     finally:
         runner.join(timeout=180)
     assert "error" not in done, done.get("error")
-    result = done["result"]
-    summary = [(q, str(pv), str(mv)) for q, pv, mv in comparison(result.predicted, result.measured)]
-    written = page.finish("finished", summary)
+    result, written = done["result"], feed.written
+    assert feed.ended and written == tmp_path / "run-page.html"
+    assert any(e["kind"] == "window" for e in _state(page.url)["events"])  # the run said its window opened
     final = _state(page.url)
     try:
         after = dom(page.url)

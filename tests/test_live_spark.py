@@ -29,7 +29,7 @@ def test_threshold_controller_rescales_a_running_pipeline_without_losing_a_tuple
     from streamplace.perf.engines import EngineSettings
     from streamplace.spark.runtime.live import LiveRun
     from streamplace.spark.runtime.pipeline import PipelineConfig
-    from streamplace.spark.runtime.watch import LiveFeed, describe_plan
+    from streamplace.workflows.feeds import PageFeed, describe_plan
 
     ops = (Operator("src", "source", rate=125.0), Operator("work", cost_ms=10.0, cpu=10),
            Operator("out", "sink"))
@@ -41,9 +41,9 @@ def test_threshold_controller_rescales_a_running_pipeline_without_losing_a_tuple
     runner = LiveRun(spark, topo, cluster, policy, cfg, interval_s=8)
     # the live page as `live` feeds it (no server: the page written at the end is checked in a browser below)
     page = RunPage("live-chain under threshold", 45, {"n1": 4.0}, tmp_path / "live-page.html", serve=False)
-    feed = LiveFeed(page, topo, lambda: runner.started, lambda: runner.plan,
-                    functools.partial(describe_plan, topo, cluster, cluster, False, EngineSettings(name="spark")))
-    result = runner.run(45, progress=feed.decision, watch=feed)
+    feed = PageFeed(page, describe=functools.partial(describe_plan, topo, cluster, cluster, False,
+                                                     EngineSettings(name="spark")))
+    result = runner.run(45, listener=feed)
 
     # 125 t/s offered to one 10 ms replica (100 t/s): the backlog passes the threshold and it gets more replicas
     assert result.events[0].kind == "start"
@@ -61,10 +61,11 @@ def test_threshold_controller_rescales_a_running_pipeline_without_losing_a_tuple
     assert len(values) > 125 * 20
     assert values.is_unique and values.min() == 0 and values.max() == len(values) - 1
 
-    # the page shows each enactment with its reason, the points of every query, and the newest plan's picture
-    feed.sync(result)
-    written = page.finish("finished")
+    # the page shows each enactment with its reason, the points of every query, and the newest plan's picture;
+    # the loop ended it (its events: spark/runtime/events.py)
+    written = feed.written
     state = page.series.state()
+    assert state["status"] == "finished" and written == tmp_path / "live-page.html"
     assert [e["kind"] for e in state["events"] if e["kind"] in ("start", "replan")] == \
         [e.kind for e in result.events if e.kind in ("start", "replan")]
     assert 2 <= state["picture_version"] <= len(result.events) and len(state["points"]) >= 2

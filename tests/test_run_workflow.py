@@ -19,8 +19,8 @@ def test_enact_run_prints_nothing_and_says_everything_through_its_callbacks(
     from streamplace.workflows.run import enact_run
 
     def fake_run(spark, topology, cluster, plan, duration, warmup, cfg, progress=None, profile=None, engine=None,
-                 after_first_batch=None, predict_for=None, watch=None, after_warmup=None, settle_rows=None,
-                 settle_max_s=0.0):
+                 after_first_batch=None, predict_for=None, after_warmup=None, listener=None, settle_rows=None,
+                 settle_max_s=0.0, origin=None):
         assert spark == "session"
         for s in (1.0, warmup + duration):
             progress(s)

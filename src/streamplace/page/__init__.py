@@ -1,6 +1,7 @@
 """The live run page: what `run` and `live` show in a browser while they run (series, server, template).
 
 ``series`` turns counter readings into the page's state (pure), ``render`` writes the HTML, ``server`` serves
-it on localhost during the run. Nothing here imports PySpark: the Spark side hands over plain readings
-(spark/runtime/watch.py).
+it on localhost during the run. Nothing here imports PySpark, and the runtime imports nothing here: it tells a
+listener of its batches, decisions and end (spark/runtime/events.py), and workflows/feeds.py feeds the page
+from them.
 """

@@ -1,9 +1,10 @@
 """One run's live page: the series, its server and the file it leaves behind, behind one small object.
 
-``run`` and ``live`` create a ``RunPage`` before Spark starts, hand it readings as micro-batches end
-(``take``), plans as they are enacted (``plan``) and events (``event``); ``finish`` writes the page with its
-last state to a file and stops the server. A page that cannot be served (the port is taken) is said once and
-the run goes on without it: the page is a view, never a reason for a run to fail.
+``run`` and ``live`` create a ``RunPage`` before Spark starts and subscribe it to the run's events
+(workflows/feeds.py), which hand it readings as micro-batches end (``take``), plans as they are enacted
+(``plan``) and events (``event``); ``finish`` writes the page with its last state to a file and stops the
+server. A page that cannot be served (the port is taken) is said once and the run goes on without it: the page
+is a view, never a reason for a run to fail.
 """
 
 from __future__ import annotations
@@ -12,9 +13,15 @@ from pathlib import Path
 from typing import Any
 
 from streamplace.files import replace_whole
+from streamplace.model.cluster import Cluster
 from streamplace.page.render import static_page
 from streamplace.page.series import LiveSeries, Reading, page_prediction
 from streamplace.page.server import PageServer
+
+
+def capacity_cores(cluster: Cluster) -> dict[str, float]:
+    """Each node's cores (its CPU points / 100): the page's CPU utilization is busy cores over these."""
+    return {n.id: n.cpu / 100.0 for n in cluster.nodes}
 
 
 class RunPage:

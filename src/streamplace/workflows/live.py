@@ -4,7 +4,8 @@ live page fed with every point, plan and decision.
 
 Nothing here prints or knows the command line: the Spark session and the live page come from the caller's
 ``session`` and ``open_page`` (workflows/run.py's types), warnings and notes go to ``on_warning`` / ``on_info``,
-each decision of the loop to ``on_step(at_s, what)``. `streamplace live` (cli/live.py) calls :func:`enact_live`.
+each decision of the loop to ``on_step(at_s, what)``. The page and ``on_step`` (the terminal) subscribe to the
+loop's events (spark/runtime/events.py). `streamplace live` (cli/live.py) calls :func:`enact_live`.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from streamplace.model.cluster import Cluster
 from streamplace.model.topology import Topology
 from streamplace.perf.engines import EngineSettings
 from streamplace.workflows.instance import silent
-from streamplace.workflows.run import PageOpener, Say, SessionOpener, finish_page
+from streamplace.workflows.run import PageOpener, Say, SessionOpener
 
 #: the loop's own messages: (seconds since it started, what it did)
 StepFn = Callable[[float, str], None]
@@ -39,10 +40,11 @@ def enact_live(t: Topology, c: Cluster, policy: Any, state: Any, master: str | N
     stops on every way out."""
     from streamplace.spark.cluster.standalone import emulated_links
     from streamplace.spark.cluster.state import alive_nodes
+    from streamplace.spark.runtime.events import Listeners
     from streamplace.spark.runtime.live import LiveRun
     from streamplace.spark.runtime.pipeline import PipelineConfig
     from streamplace.spark.runtime.run import local_machine
-    from streamplace.spark.runtime.watch import LiveFeed, describe_plan, guarded
+    from streamplace.workflows.feeds import Guarded, PageFeed, Steps, describe_plan
 
     workers = state.layout() if state is not None else None
     spark = session(out_dir / "spark.log")
@@ -58,33 +60,16 @@ def enact_live(t: Topology, c: Cluster, policy: Any, state: Any, master: str | N
         target, one_node = (scaled_cluster(c, state.cpu_scale) if state.cpu_scale else c), False
     live_page = None if open_page is None else open_page(
         title or f"{t.name} under {policy.name} on {master or 'local'}", duration_s, target, out_dir / "live-page.html")
-    feed = watch = None
+    feed = None
     if live_page is not None:
-        feed = LiveFeed(live_page, t, lambda: runner.started, lambda: runner.plan,
-                        functools.partial(describe_plan, t, c, target, one_node, engine))
-        watch = guarded(feed, on_warning)
-
-    def step(at: float, what: str) -> None:
-        if feed is not None:
-            feed.decision(at, what)
-        if on_step is not None:
-            on_step(at, what)
-
-    try:
-        try:
-            result = runner.run(duration_s, faults, progress=step, watch=watch)
-        except BaseException:
-            if live_page is not None:
-                finish_page(live_page, "failed", None, on_warning)
-            raise
-        if live_page is not None and feed is not None:
-            guarded(feed.sync, on_warning)(result)  # the enactments since the last poll, said once if it fails
-            if (written := finish_page(live_page, "finished", None, on_warning)) is not None:
-                on_info(f"live page written to {written}")
+        feed = PageFeed(live_page, describe=functools.partial(describe_plan, t, c, target, one_node, engine),
+                        on_warning=on_warning, on_info=on_info)
+    try:  # the loop ends the page (finished or failed) as it ends: LiveRun.run tells its listener
+        return runner.run(duration_s, faults, Listeners(None if feed is None else Guarded(feed, on_warning),
+                                                        None if on_step is None else Steps(on_step)))
     finally:
         if live_page is not None:
             live_page.close()
-    return result
 
 
 LIVE_SINKS = ("parquet", "noop")

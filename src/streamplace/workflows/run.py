@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from streamplace.errors import Problem, SpecError
 from streamplace.model.cluster import Cluster
@@ -31,6 +31,9 @@ from streamplace.workflows.instance import (
     plan_for,
     silent,
 )
+
+if TYPE_CHECKING:
+    from streamplace.spark.runtime.events import RunListener
 
 #: progress of the measured pipeline: seconds done of the total (warm-up and measured window)
 ProgressFn = Callable[[float, float], None]
@@ -113,7 +116,7 @@ def enact_run(t: Topology, c: Cluster, pl: Plan, plan_label: str, state: Any, ma
     live_page = None if open_page is None else open_page(
         f"{t.name} on Spark ({master or 'local'}), {pl.scheduler} plan", warmup + duration, target_cluster,
         out_dir / "run-page.html")
-    written: Path | None = None
+    feed = None
     try:
         if live_page is not None:
             try:
@@ -130,49 +133,45 @@ def enact_run(t: Topology, c: Cluster, pl: Plan, plan_label: str, state: Any, ma
                            "without it")
                 live_page.close()
                 live_page = None
-        result, lifted = measured_run(t, c, pl, target_cluster, target_plan, adm, eng, state, master, cores,
-                                      out_dir, sink, workers, placement, trigger_s, warmup, duration, live_page,
-                                      settle_rows, settle_max_s, session=session, progress=progress,
-                                      on_warning=on_warning)
-        if live_page is not None:
-            from streamplace.spark.runtime.run import comparison
+        if live_page is not None:  # the page subscribes to the run's events: its points, log and last state
+            from streamplace.workflows.feeds import Guarded, PageFeed
 
-            written = finish_page(live_page, "finished", [(name, mfmt(pv), mfmt(mv)) for name, pv, mv in
-                                                           comparison(result.predicted, result.measured)], on_warning)
-            if written is not None:
-                on_info(f"live page written to {written}")
-    except BaseException:
-        if live_page is not None:
-            finish_page(live_page, "failed", None, on_warning)
+            feed = PageFeed(live_page, summary=page_summary, on_warning=on_warning, on_info=on_info)
+        result, lifted = measured_run(t, c, pl, target_cluster, target_plan, adm, eng, state, master, cores,
+                                      out_dir, sink, workers, placement, trigger_s, warmup, duration,
+                                      None if feed is None else Guarded(feed, on_warning), settle_rows, settle_max_s,
+                                      session=session, progress=progress, on_warning=on_warning)
+    except BaseException as exc:
+        if feed is not None and not feed.ended:  # failed before the pipeline ran (the session): ended here
+            from streamplace.spark.runtime.events import RunEnd
+
+            feed.on_end(RunEnd(0.0, error=exc))
         raise
     finally:
         if live_page is not None:
             live_page.close()
-    return RunDone(result, adm, predicted, here, lifted, written)
+    return RunDone(result, adm, predicted, here, lifted, feed.written if feed is not None else None)
 
 
-def finish_page(page: Any, status: str, summary: list[tuple[str, str, str]] | None, on_warning: Say) -> Path | None:
-    """The page's last state and its file (RunPage.finish); an error of the page's own is said, not raised (the
-    run and live workflows both end their pages here)."""
-    try:
-        return page.finish(status, summary)
-    except Exception as exc:
-        on_warning(f"the live page could not be finished ({type(exc).__name__}: {exc})")
-        return None
+def page_summary(result: Any) -> list[tuple[str, str, str]]:
+    """The live page's last table of a run: (quantity, predicted, measured) as text (spark/runtime/run.comparison)."""
+    from streamplace.spark.runtime.run import comparison
+
+    return [(name, mfmt(pv), mfmt(mv)) for name, pv, mv in comparison(result.predicted, result.measured)]
 
 
 def measured_run(t: Topology, c: Cluster, pl: Plan, target_cluster: Cluster, target_plan: Plan, adm: Any,
                  eng: EngineSettings, state: Any, master: str | None, cores: int | None, out_dir: Path, sink: str,
-                 workers: Any, placement: str, trigger_s: float, warmup: float, duration: float, live_page: Any,
-                 settle_rows: int | None = None, settle_max_s: float = 0.0, *, session: SessionOpener | None = None,
-                 progress: ProgressFn | None = None, on_warning: Say = silent) -> tuple[Any, bool]:
+                 workers: Any, placement: str, trigger_s: float, warmup: float, duration: float,
+                 listener: RunListener | None, settle_rows: int | None = None, settle_max_s: float = 0.0, *,
+                 session: SessionOpener | None = None, progress: ProgressFn | None = None,
+                 on_warning: Say = silent) -> tuple[Any, bool]:
     """The run's Spark part: the session (``session``, as in enact_run), the pipeline measured for ``duration``
-    after ``warmup`` (``progress`` told from its start, the live page fed as micro-batches end); whether CPU quotas
-    were lifted for the start."""
+    after ``warmup`` (``progress`` told from its start; ``listener``, or None, hears its micro-batches, the measured
+    window opening and its end, timed from when the session is up); whether CPU quotas were lifted for the start."""
     from streamplace.spark.runtime.admission import admitted_plan
     from streamplace.spark.runtime.pipeline import PipelineConfig
     from streamplace.spark.runtime.run import run_pipeline
-    from streamplace.spark.runtime.watch import guarded, run_feed
 
     boost = None
     if state is not None:  # executors and the first batch start at full speed; the quotas are set after it
@@ -205,11 +204,7 @@ def measured_run(t: Topology, c: Cluster, pl: Plan, target_cluster: Cluster, tar
     result = run_pipeline(spark, t, target_cluster, target_plan, duration, warmup, cfg,
                           progress=None if progress is None else lambda s: progress(s, total), engine=eng,
                           after_first_batch=boost, predict_for=admitted_plan(t, target_plan, adm),
-                          watch=None if live_page is None else guarded(run_feed(live_page, t, started), on_warning),
-                          after_warmup=None if live_page is None else guarded(lambda: live_page.event(
-                              time.perf_counter() - started, "window", "warm-up over: the measured window "
-                              "opens as the next micro-batch ends"), on_warning),
-                          settle_rows=settle_rows, settle_max_s=settle_max_s)
+                          listener=listener, settle_rows=settle_rows, settle_max_s=settle_max_s, origin=started)
     result.measured["session_start_s"] = session_start_s
     result.measured.update(launch_figures(result.measured, session_began_at))
     return result, boost is not None
@@ -340,7 +335,7 @@ def measured_beside_predicted(predicted: dict[str, Any], measured: dict[str, Any
 
 def page_capacity(target: Cluster) -> dict[str, float]:
     """Each node's cores as the live page counts CPU against them (quota-scaled on an emulated cluster)."""
-    from streamplace.spark.runtime.watch import capacity_cores
+    from streamplace.page.live_run import capacity_cores  # jinja2, the page's server: only where a page is drawn
 
     return capacity_cores(target)
 

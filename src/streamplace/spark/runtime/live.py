@@ -27,17 +27,19 @@ from streamplace.elastic.live_policies import Observation, Policy, place_counts,
 from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Topology
+from streamplace.spark.runtime.events import EventKind, RunEnd, RunEvent, RunListener
 from streamplace.spark.runtime.layout import WorkerLayout
 from streamplace.spark.runtime.metrics import Snapshot
 from streamplace.spark.runtime.operators import ROWS_IN
 from streamplace.spark.runtime.pipeline import Pipeline, PipelineConfig
 from streamplace.spark.runtime.run import measure
+from streamplace.spark.runtime.watch import BatchWatch
 
 
 @dataclass
 class LiveEvent:
     at_s: float
-    kind: str  # start, replan, node-lost
+    kind: EventKind  # start, replan, node-lost
     replicas: dict[str, dict[str, int]]
     detail: str = ""
     #: from the old query's stop (a node loss: from the loss) to the first tuple at a sink under the new plan
@@ -77,6 +79,7 @@ class LiveRun:
         self.started = time.perf_counter()  # when run() began: the zero of its events' times
         self._pending: LiveEvent | None = None  # waiting for the first sink tuple of a new plan
         self._since = 0.0  # when that wait began (perf_counter)
+        self._listener: RunListener = RunListener()  # run()'s: hears every enactment (_enact)
 
     @property
     def workers(self) -> list[WorkerLayout] | None:
@@ -89,13 +92,25 @@ class LiveRun:
         return {w.node: w.replica_slots for w in self.workers} if self.workers is not None else None
 
     def run(self, duration_s: float, faults: list[Fault] | None = None,
-            progress: Callable[[float, str], None] | None = None,
-            watch: Callable[[Pipeline, int, LiveResult], None] | None = None) -> LiveResult:
-        """Run for ``duration_s``; ``progress(at, what)`` hears every decision, ``watch(pipeline, query,
-        result)`` is called after every poll with the running pipeline, which query it is (one per enactment)
-        and the result so far (the live page's feed: it must only read)."""
+            listener: RunListener | None = None) -> LiveResult:
+        """Run for ``duration_s``; ``listener`` hears the run (events.py): each plan enacted (the first, a
+        re-plan, a lost node's replicas re-placed; with the plan), each fault and decision as it is taken, the
+        micro-batches as they end (looked for at every poll) and the end, with the result or the error; its
+        times are seconds after the loop started (``started``)."""
+        self._listener = listener if listener is not None else RunListener()
+        self.started = time.perf_counter()
+        try:
+            result = self._run(duration_s, faults)
+        except BaseException as exc:
+            self._listener.on_end(RunEnd(time.perf_counter() - self.started, error=exc))
+            raise
+        self._listener.on_end(RunEnd(time.perf_counter() - self.started, result=result))
+        return result
+
+    def _run(self, duration_s: float, faults: list[Fault] | None) -> LiveResult:
         result = LiveResult(duration_s)
-        started = self.started = time.perf_counter()
+        started = self.started
+        watch = BatchWatch(self.topology, self._listener, started)
         clock = lambda: time.perf_counter() - started  # noqa: E731
         faults = sorted(faults or [], key=lambda f: f[0])
         fault_at: float | None = None
@@ -114,12 +129,10 @@ class LiveRun:
                     _, what, action = faults.pop(0)
                     action()
                     fault_at = time.perf_counter()
-                    if progress:
-                        progress(now, f"fault: {what}")
+                    self._say(now, "fault", f"fault: {what}")
                 self._check_first_output()
                 self._check_failed()
-                if watch is not None:
-                    watch(self.pipeline, len(result.events), result)
+                watch.look(self.pipeline, len(result.events))
                 seen = self.alive() if self.alive is not None else None
                 if seen is not None and (gone := {w.node for w in self.workers or []} - seen):
                     loss_t = fault_at if fault_at is not None else time.perf_counter()
@@ -134,8 +147,6 @@ class LiveRun:
                     self._enact(plan, result, event, loss_t, graceful=False)
                     before = Snapshot.take(self.pipeline.stats)
                     next_reason = clock() + self.interval_s
-                    if progress:
-                        progress(now, event.detail)
                     continue
                 if now >= next_reason:
                     after = Snapshot.take(self.pipeline.stats)
@@ -165,13 +176,11 @@ class LiveRun:
                                           + (f" — {why}" if why else ""))
                         self._enact(new, result, event, time.perf_counter())
                         before = Snapshot.take(self.pipeline.stats)
-                        if progress:
-                            progress(now, event.detail)
-                    elif progress:
-                        progress(now, "no output yet: measuring again" if warming
-                                 else "catching up after the re-plan: measuring again" if settling
-                                 else "re-placed (placement only: local Spark places tasks itself, nothing to "
-                                      "re-enact)" if replaced_locally else "kept the plan")
+                    else:
+                        self._say(now, "decision", "no output yet: measuring again" if warming
+                                  else "catching up after the re-plan: measuring again" if settling
+                                  else "re-placed (placement only: local Spark places tasks itself, nothing to "
+                                       "re-enact)" if replaced_locally else "kept the plan")
         finally:
             if self.pipeline is not None:
                 self.pipeline.stop()
@@ -194,6 +203,10 @@ class LiveRun:
         result.events.append(event)
         self._pending, self._since = event, since
         self._settle = self.settle_intervals if event.kind != "start" else 0
+        self._listener.on_event(RunEvent(event.at_s, event.kind, event.detail, plan))
+
+    def _say(self, at_s: float, kind: EventKind, what: str) -> None:
+        self._listener.on_event(RunEvent(at_s, kind, what))
 
     def _check_first_output(self) -> None:
         if self._pending is None or self.pipeline is None:

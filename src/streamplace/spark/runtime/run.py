@@ -22,6 +22,7 @@ from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
 from streamplace.perf.engines import EngineSettings, recorded_params
 from streamplace.perf.evaluate import evaluate
+from streamplace.spark.runtime.events import RunEnd, RunEvent, RunListener
 from streamplace.spark.runtime.metrics import ProgressListener, Snapshot, cpu_share
 from streamplace.spark.runtime.operators import (
     CPU_S,
@@ -34,6 +35,7 @@ from streamplace.spark.runtime.operators import (
     parse_placed_key,
 )
 from streamplace.spark.runtime.pipeline import Pipeline, PipelineConfig
+from streamplace.spark.runtime.watch import BatchWatch
 
 
 @dataclass
@@ -93,8 +95,8 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
                  engine: EngineSettings | None = None,
                  after_first_batch: Callable[[], None] | None = None,
                  after_warmup: Callable[[], None] | None = None, predict_for: Plan | None = None,
-                 watch: Callable[[Pipeline, list[Any]], None] | None = None, settle_rows: int | None = None,
-                 settle_max_s: float = 0.0) -> RunResult:
+                 listener: RunListener | None = None, settle_rows: int | None = None,
+                 settle_max_s: float = 0.0, origin: float | None = None) -> RunResult:
     """Start the pipeline, wait ``warmup_s``, measure for ``duration_s`` (from the end of a batch to the end of one;
     ``RunResult.duration_s`` is the window measured), stop; predicted comes from ``engine``'s
     model of ``cluster`` (give the machine it really runs on: ``machine(cores)`` and ``on_one_node(plan)`` for a
@@ -103,12 +105,33 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
     when the warm-up ends (at the latest when the run does), before the measured window opens at the next batch's
     end. ``measured["window_batches"]`` holds the ids of the micro-batches that ended inside the window.
     ``predict_for``: the plan the prediction is made for (default ``plan``; bounded sources: the plan at the rates
-    they admit, admission.admitted_plan), with ``offered_rate`` the rates ``plan``'s sources offer. ``watch`` is
-    called with the pipeline and the progress reports so far each time the wait looks at the clock (every 0.5 s):
-    the live page's feed (spark/runtime/watch.py), which must only read what the driver holds. ``settle_rows``: after
+    they admit, admission.admitted_plan), with ``offered_rate`` the rates ``plan``'s sources offer. ``listener``
+    hears the run (events.py): each micro-batch as it ends (looked for each time the wait looks at the clock, every
+    0.5 s: watch.py), the measured window opening as an event, and the end, with the result or the error; its times
+    are seconds after ``origin`` (a perf_counter reading; default: this call). ``settle_rows``: after
     ``warmup_s``, the warm-up goes on while the bounded sources' backlog (the last progress report's) holds more
     rows than this, for at most ``settle_max_s`` more — so the window measures the plan, not the catch-up on
     what arrived while executors and the first batches started; ``measured["warmup_s"]`` is the warm-up run."""
+    zero = time.perf_counter() if origin is None else origin
+    try:
+        result = _run_pipeline(spark, topology, cluster, plan, duration_s, warmup_s, cfg, progress, profile, engine,
+                               after_first_batch, after_warmup, predict_for, listener, settle_rows, settle_max_s,
+                               zero)
+    except BaseException as exc:
+        if listener is not None:
+            listener.on_end(RunEnd(time.perf_counter() - zero, error=exc))
+        raise
+    if listener is not None:
+        listener.on_end(RunEnd(time.perf_counter() - zero, result=result))
+    return result
+
+
+def _run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, duration_s: float, warmup_s: float,
+                  cfg: PipelineConfig | None, progress: Callable[[float], None] | None, profile: Profile | None,
+                  engine: EngineSettings | None, after_first_batch: Callable[[], None] | None,
+                  after_warmup: Callable[[], None] | None, predict_for: Plan | None, events: RunListener | None,
+                  settle_rows: int | None, settle_max_s: float, origin: float) -> RunResult:
+    """run_pipeline's run, but for telling ``events`` of its end."""
     listener = ProgressListener()
     spark.streams.addListener(listener)
     pipeline = Pipeline(spark, topology, plan, cfg)
@@ -140,16 +163,18 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
     # the window opens and closes as a micro-batch ends (at most a trigger and a batch later than asked), so
     # that it holds whole batches: a window cut mid-batch counts one batch more or less, 1/k of k batches
     longest_wait_s = 2.0 * (cfg.trigger_s if cfg is not None else 1.0) + 10.0
+    watch = BatchWatch(topology, events, origin) if events is not None else None
+
     def tick() -> None:
         first_batch_done()
         if watch is not None:
-            watch(pipeline, listener.batches)
+            watch.look(pipeline, 0, listener.batches)
 
     def look(seconds: float) -> None:
         if progress is not None:
             progress(seconds)
         if watch is not None:
-            watch(pipeline, listener.batches)
+            watch.look(pipeline, 0, listener.batches)
 
     try:
         _sleep(warmup_s, started, progress, tick)
@@ -158,6 +183,9 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
         warmed_at = time.perf_counter() - started
         release()
         warmed()
+        if events is not None:
+            events.on_event(RunEvent(time.perf_counter() - origin, "window",
+                                     "warm-up over: the measured window opens as the next micro-batch ends"))
         _batch_end(listener, longest_wait_s)
         before, first_id = _whole_batches(pipeline)
         _sleep(before.at - started + duration_s, started, look)
