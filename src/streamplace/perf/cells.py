@@ -162,15 +162,16 @@ def compile_cells(
     ``all``-grouped input reaches every replica whole. O(cells).
     """
     t_index, c_index = topology.index, cluster.index
-    ops, node_idx, counts = [], [], []  # per operator: its index, its nodes' indices and counts (C-level map)
-    for op, per in replicas.items():
-        ops.append(t_index[op])
-        node_idx.append(np.fromiter(map(c_index.__getitem__, per), dtype=np.intp, count=len(per)))
-        counts.append(np.fromiter(per.values(), dtype=float, count=len(per)))
-    sizes = [len(n) for n in node_idx]
-    op_a = np.repeat(np.asarray(ops, dtype=np.intp), sizes)
-    node_a = np.concatenate(node_idx) if node_idx else np.zeros(0, dtype=np.intp)
-    count_a = np.concatenate(counts) if counts else np.zeros(0)
+    op_idx: list[int] = []
+    node_idx: list[int] = []
+    counts: list[float] = []
+    for op, per in replicas.items():  # Python work per operator; per cell, C-level extends (500,000 cells)
+        op_idx.extend([t_index[op]] * len(per))
+        node_idx.extend(map(c_index.__getitem__, per))
+        counts.extend(per.values())
+    op_a = np.asarray(op_idx, dtype=np.intp)
+    node_a = np.asarray(node_idx, dtype=np.intp)
+    count_a = np.asarray(counts, dtype=float)
     kept = count_a > 0
     if not kept.all():
         op_a, node_a, count_a = op_a[kept], node_a[kept], count_a[kept]
