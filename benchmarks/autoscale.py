@@ -378,7 +378,9 @@ def recorded_rows(dirs: list[Path], chosen: list[str], patterns: dict[str, str],
     out = []
     for folder in dirs:
         for pattern in chosen:
-            for record in sorted(folder.glob(f"{pattern}-*/run.json")):
+            # streamplace's run first, the baselines after it in name order
+            for record in sorted(folder.glob(f"{pattern}-*/run.json"),
+                                 key=lambda r: (r.parent.name != f"{pattern}-streamplace", r.parent.name)):
                 policy = record.parent.name.removeprefix(f"{pattern}-")
                 if (pattern, policy) in have:
                     continue
