@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from streamplace.errors import StreamplaceError
+from streamplace.errors import SchedulerParamError, StreamplaceError
 from streamplace.model.cluster import Cluster, Node
 from streamplace.model.topology import Operator, Stream, Topology
 from streamplace.perf import evaluate
@@ -127,6 +127,24 @@ def test_ds2_sizes_by_true_rates() -> None:
     from streamplace.schedulers.ds2 import DS2
 
     assert DS2(true_rates={"mid": 50.0}, target_utilization=1.0).parallelism(t, c, None)["mid"] == 5
+
+
+def test_ds2_made_by_create_checks_what_its_parameters_name() -> None:
+    """Through ``create`` directly (no workflow in front), a true rate for an operator the topology lacks was ignored
+    without a word and a misspelt placer gave an "infeasible" plan: both are errors naming the parameter and the
+    fix, as through the API and the command line (tests/test_bad_inputs_api.py, test_bad_inputs_cli.py)."""
+    c = Cluster("one", (Node("n", cpu=1000, memory_mb=4096),))
+    t = chain(rate=250, cost=10.0)
+    with pytest.raises(SchedulerParamError) as caught:
+        create("ds2", {"true_rates.midd": "50"}).plan(t, c)
+    assert str(caught.value) == ("ds2.true_rates.midd: 'midd' is not an operator of topology 'chain' "
+                                 "(fix: name one of src, mid, sink)")
+    with pytest.raises(SchedulerParamError) as caught:
+        create("ds2", {"placer": "rstorm"}).plan(t, c)
+    assert str(caught.value) == "ds2.placer: unknown placer 'rstorm' (fix: use one of ffd, r-storm, round-robin)"
+    with pytest.raises(SchedulerParamError, match=r"^ds2\.placer: unknown placer 'ds2'"):
+        create("ds2", {"placer": "ds2"}).plan(t, c)  # not itself
+    assert create("ds2", {"true_rates.mid": "50", "placer": "round-robin"}).plan(t, c).counts()["mid"] == 8
 
 
 def test_weighted_utilization_by_hand() -> None:

@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from streamplace.errors import SchedulerParamError
 from streamplace.model.allowed import allowed_mask
 from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
@@ -78,13 +79,25 @@ class DS2(BaseScheduler):
             out[op.id] = min(pi, limit) if limit else pi
         return out
 
+    def plan(self, topology: Topology, cluster: Cluster, profile: Profile | None = None, *,
+             current: Plan | None = None, engine: EngineSettings | None = None) -> Plan:
+        """Plan (BaseScheduler.plan) once the parameters that name things hold for ``topology``: a placer DS2 can
+        hand its counts to, and ``true_rates`` for operators it has — a SchedulerParamError naming the parameter
+        and the fix otherwise (a misspelt operator's rate was ignored, a misspelt placer an "infeasible" plan)."""
+        if self.placer == self.name or self.placer not in _placers():
+            raise SchedulerParamError(f"ds2.placer: unknown placer {self.placer!r} "
+                                      f"(fix: use one of {', '.join(_placers())})")
+        unknown = [op for op in self.true_rates if op not in topology.index]
+        if unknown:
+            raise SchedulerParamError(f"ds2.true_rates.{unknown[0]}: {unknown[0]!r} is not an operator of topology "
+                                      f"{topology.name!r} (fix: name one of {', '.join(topology.ids)})")
+        return super().plan(topology, cluster, profile, current=current, engine=engine)
+
     def requested_counts(self, topology: Topology) -> dict[str, int]:
         return {op.id: 1 for op in topology.operators}
 
     def _place(self, topology: Topology, cluster: Cluster, profile: Profile | None, deadline: Deadline,
                current: Plan | None) -> Placement:
-        if self.placer == self.name or self.placer not in _placers():
-            return Placement(None, "infeasible", [f"ds2.placer must be one of {', '.join(_placers())}"])
         counts = self.parallelism(topology, cluster, profile)
         rates = operator_rates(topology, profile, {op.id: float(op.rate or 0.0) * self.target_scale
                                                    for op in topology.sources})
