@@ -87,8 +87,6 @@ PAPER_T3 = {"t-m1": (1.45, 1.15, None, 0.29), "t-m2": (0.89, None, 0.73, None), 
             "t-r4": (1.11, 0.84, 1.03, 0.83), "t-r5": (0.68, 0.72, 0.95, 0.98), "t-r6": (0.87, 0.75, 0.96, 0.42),
             "t-r7": (2.61, 0.96, 1.27, 2.31)}
 PAPER_T3_MEANS = {"hill-climbing": 1.11, "ant-system": 0.89, "hybrid": 1.03}
-#: §6.2.3 / §8: the proposed heuristics' minimum latency is at least 22 % below RAS's on average
-PAPER_MIN_LATENCY_CUT = 0.22
 
 
 @dataclass(frozen=True)
@@ -474,8 +472,9 @@ def figure_verdicts(points: Mapping[str, Sequence[Point]]) -> list[str]:
         for s in ADAPTIVE:
             if s in lat and RAS in lat and np.isfinite(lat[RAS]) and lat[RAS] > 0:
                 change = lat[s] / lat[RAS] - 1
-                v = ("reproduced" if change <= -PAPER_MIN_LATENCY_CUT else "direction only" if change < 0
-                     else "not reproduced")
+                # the paper's figure is the minimum measured latency, ours the model's worst path: a size is
+                # not comparable, so at best the direction
+                v = "direction only (worst path, not the minimum)" if change < 0 else "not reproduced"
                 md.append(f"| Fig. 7 (t-r3) | {s}: latency against RAS's | ≤ −22 % (mean over topologies) "
                           f"| {change:+.0%} | {v} |")
     return md
