@@ -68,7 +68,9 @@ def test_threshold_controller_rescales_a_running_pipeline_without_losing_a_tuple
     assert state["status"] == "finished" and written == tmp_path / "live-page.html"
     assert [e["kind"] for e in state["events"] if e["kind"] in ("start", "replan")] == \
         [e.kind for e in result.events if e.kind in ("start", "replan")]
-    assert 2 <= state["picture_version"] <= len(result.events) and len(state["points"]) >= 2
+    # a point needs two ended batches of one query: on a loaded machine a query may end fewer than two before the
+    # next re-plan or the end of the 45 s (seen on a 2-core machine: batches of 6–12 s, one point) — at least one
+    assert 2 <= state["picture_version"] <= len(result.events) and len(state["points"]) >= 1
     assert any(e["kind"] == "decision" for e in state["events"])  # "kept the plan" and the like
     from tests.browser import data_of, dom
 
