@@ -9,16 +9,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.scripts import load_script
+
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 BURN = ("import time\nwhile time.process_time() < 0.6: pass\ntime.sleep(6)\n")
 
 
 def test_other_processes_cpu_is_counted_and_the_runs_own_is_not(tmp_path: Path) -> None:
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        from autoscale import OtherLoad
-    finally:
-        sys.path.remove(str(BENCHMARKS))
+    OtherLoad = load_script(BENCHMARKS / "autoscale.py", "autoscale_benchmark").OtherLoad
     ours = subprocess.Popen([sys.executable, "-c", "import subprocess, sys\n"
                              f"subprocess.run([sys.executable, '-c', {BURN!r}])"])
     with OtherLoad(ours.pid, tmp_path / "no-cluster") as load:

@@ -3,8 +3,6 @@ Scheduler, the default scheduler's reservations, the load phases and Table 2's r
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,18 +10,14 @@ import pytest
 from streamplace.bench import resolve_cluster, resolve_topology
 from streamplace.model.cluster import Cluster, Node
 from streamplace.model.topology import Operator, Stream, Topology
+from tests.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _figs():
-    sys.path.insert(0, str(ROOT / "benchmarks"))  # the script imports its sibling markdown_out
-    spec = importlib.util.spec_from_file_location("repro_ecker_figs", ROOT / "benchmarks" / "repro_ecker_figs.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    # the script imports its sibling markdown_out
+    return load_script(ROOT / "benchmarks" / "repro_ecker_figs.py", siblings=True)
 
 
 F = _figs()

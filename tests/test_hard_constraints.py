@@ -6,7 +6,6 @@ alone, independently of model/constraints.py, which the schedulers themselves us
 
 from __future__ import annotations
 
-import importlib.util
 import time
 from pathlib import Path
 
@@ -20,12 +19,9 @@ from streamplace.errors import StreamplaceError
 from streamplace.model.cluster import Cluster, Links, Node
 from streamplace.model.topology import Operator, Stream, Topology
 from streamplace.schedulers import create, scheduler_names
+from tests.scripts import load_script
 
-_spec = importlib.util.spec_from_file_location(
-    "fuzz_schedulers", Path(__file__).resolve().parents[1] / "benchmarks" / "fuzz_schedulers.py")
-assert _spec is not None and _spec.loader is not None
-fuzz = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(fuzz)
+fuzz = load_script(Path(__file__).resolve().parents[1] / "benchmarks" / "fuzz_schedulers.py")
 
 
 @pytest.mark.parametrize("name", scheduler_names())

@@ -7,23 +7,17 @@ made-up pages so that a pass means something.
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 from types import ModuleType
+
+from tests.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _checker() -> ModuleType:
-    name = "readme_examples"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / "readme_examples.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
+    return load_script(ROOT / "scripts" / "readme_examples.py")
 
 
 def test_readme_and_docs_outputs_and_commands_are_current() -> None:

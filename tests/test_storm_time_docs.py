@@ -3,21 +3,17 @@ no seed, no clock). Slow: 300 s of Storm per run, about 60 runs."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.slow
 def test_the_committed_over_time_tables_are_what_repro_rstorm_time_prints(capsys) -> None:
-    spec = importlib.util.spec_from_file_location("reproduction_docs", ROOT / "scripts" / "reproduction_docs.py")
-    assert spec is not None and spec.loader is not None
-    tool = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = tool
-    spec.loader.exec_module(tool)
+    tool = load_script(ROOT / "scripts" / "reproduction_docs.py")
     assert any("repro_rstorm_time.py" in b.command for b in tool.blocks(tool.DOC.read_text().splitlines()))
     assert tool.main(["--check", "--only", "repro_rstorm_time.py"]) == 0, capsys.readouterr().out
