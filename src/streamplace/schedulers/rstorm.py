@@ -244,18 +244,7 @@ class NodeStates:
         if k is not None and weights == self.weights and norms == self.norms:
             return self.best_of_demand(k, mem, cpu)
         o_cpu, o_mem = self._scan(mem, cpu, weights, norms)
-        u = self.run
-        if u >= 0:
-            m, c = self.run_free
-            if m >= mem - EPS:
-                w_m, w_c, w_b = weights
-                x, y = (mem - m) / norms[0], (cpu - c) / norms[1]
-                key = (w_m * (x * x) + w_c * (y * y) + w_b * self.dist_of[u], u)
-                if o_mem is None or key < o_mem:
-                    o_mem = key
-                if c >= cpu - EPS and (o_cpu is None or key < o_cpu):
-                    o_cpu = key
-        return (o_cpu[1] if o_cpu is not None else -1), (o_mem[1] if o_mem is not None else -1)
+        return self._with_run(o_cpu, o_mem, mem, cpu, weights, norms)
 
     def best_of_demand(self, k: int, mem: float, cpu: float) -> tuple[int, int]:
         """:meth:`best` for the ``k``-th demand (``mem``, ``cpu``) of those given, under the weights and norms given:
@@ -264,13 +253,18 @@ class NodeStates:
         found = self.run_best[k]
         if found is None:
             found = self.run_best[k] = (self._heap_best(self.by_cpu[k]), self._heap_best(self.by_mem[k]))
-        o_cpu, o_mem = found
+        return self._with_run(found[0], found[1], mem, cpu, self.weights, self.norms)
+
+    def _with_run(self, o_cpu: tuple[float, int] | None, o_mem: tuple[float, int] | None, mem: float, cpu: float,
+                  weights: tuple[float, float, float], norms: tuple[float, float]) -> tuple[int, int]:
+        """The nodes :meth:`best` picks, given the other groups' best (``o_cpu``: with the memory and CPU free,
+        ``o_mem``: with the memory free; None: none) and the run's node, scored here: O(1)."""
         u = self.run
         if u >= 0:
             m, c = self.run_free
             if m >= mem - EPS:
-                w_m, w_c, w_b = self.weights
-                x, y = (mem - m) / self.norms[0], (cpu - c) / self.norms[1]
+                w_m, w_c, w_b = weights
+                x, y = (mem - m) / norms[0], (cpu - c) / norms[1]
                 key = (w_m * (x * x) + w_c * (y * y) + w_b * self.dist_of[u], u)
                 if o_mem is None or key < o_mem:
                     o_mem = key
