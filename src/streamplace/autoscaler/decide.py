@@ -20,10 +20,9 @@ The rule, in order:
 3. **Guards.** No change while executors are still registering, nor within ``stabilization_s`` of the last
    change taking effect (decided, and its executors registered), nor past ``max_changes_per_hour``. Scale-ups:
    not repeated after one that realized under ``ineffective_share`` of its expected gain (for
-   ``ineffective_block_s``). Scale-downs: none while a backlog
-   drains; delayed by ``scale_down_window_s`` after it is first recommended and then sized by the highest need of
-   the last ``scale_down_window_s`` (a sliding window, as Flink's DelayedScaleDown); at most down to
-   ``min_scale_down_keep`` of the capacity in one step.
+   ``ineffective_block_s``). Scale-downs: none while a backlog drains; delayed by ``scale_down_window_s`` after
+   it is first recommended and then sized by the highest need of the last ``scale_down_window_s`` (a sliding
+   window, as Flink's DelayedScaleDown); at most down to ``min_scale_down_keep`` of the capacity in one step.
 4. **Which executors.** Added: the worker types whose capacity is cheapest (price per unit of time per reference
    core), as the cluster has them free. Released: only executors within the last ``release_window`` of their
    paid billing unit (or the next ``release_horizon_s``), the dearest capacity first (Hochreiner et al.'s BTU
@@ -373,7 +372,7 @@ def window_needs(needs: tuple[tuple[float, float], ...], now_s: float, need: flo
     A sliding window, as Flink's DelayedScaleDown keeps its recommendations: a scale-down first recommended while
     the load was still falling is sized by the needs of its last window, not by the first one (measured: 4.35
     reference cores from the interval that straddled a fall from 300 to 30 rows/s held 3 executors where 0.70
-    were needed, and the descent took three steps). O(1) amortized."""
+    were needed, and the descent took three steps). O(needs kept): a decreasing run, short in practice."""
     kept = [(at, n) for at, n in needs if at >= now_s - window_s and n > need]
     return (*kept, (now_s, need))
 

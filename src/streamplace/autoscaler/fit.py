@@ -28,8 +28,7 @@ still). Measured at the start of a stateful query (batches of 300 rows in 3.0–
 core-seconds of task time each): charging all the jobs' wall time to rows (the rule without task times) asked for
 4.9 cores, the task times for 3.6; the query later ran the load on 2. Without task times F is the batches'
 measured time outside their Spark jobs (the driver's part) where the points carry it, else the spark engine's
-built-in fixed cost per batch — either capped by the fastest
-batch — and w what is left, and the fit says which.
+built-in fixed cost per batch — either capped by the fastest batch — and w what is left, and the fit says which.
 Where the driver's part is measured it is also F's lower bound in the least squares: the time a batch spends
 outside its jobs does not shrink with rows or capacity. O(points × grid).
 """
@@ -232,10 +231,11 @@ def fit_cost(points: Sequence[Point], prior_exponent: float, constants: SparkCon
     fixed_from = "stage times" if driver is not None and f_min > 0 and math.isclose(f, f_min) and w > 0 else "fit"
     mean_x = float(x.mean())
     if mean_x <= 0 or float(x.std()) / mean_x < MIN_X_CV:
-        per_row = task[(rows > 0) & np.isfinite(task)] / rows[(rows > 0) & np.isfinite(task)]
-        if mean_x > 0 and len(per_row) * 2 >= len(task) and float(np.median(per_row)) > 0:
+        timed = (rows > 0) & np.isfinite(task)
+        per_row = float(np.median(task[timed] / rows[timed])) if timed.any() else 0.0
+        if mean_x > 0 and int(timed.sum()) * 2 >= len(task) and per_row > 0:
             # the tasks' run time per row: an upper bound of w (see the module's docstring), F the rest
-            w = float(np.median(per_row))
+            w = per_row
             f = min(max(float(np.median(y - w * x)), driver or 0.0), float(y.min()))
             fixed_from = "task times"
         else:
