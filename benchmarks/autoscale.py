@@ -90,6 +90,12 @@ GOALS = {"within": 0.95, "fewer_than_dynamic": 0.30, "fewer_than_static": 0.30, 
 ACTION_GAP_S = 10.0
 #: a measured fit explaining less of its batch times than this is no basis for the simulated long run
 MIN_SIMULATED_R2 = 0.5
+#: a batch is steady when it carried its rate × the trigger within this share (allocation_bound)
+STEADY_ROWS = 0.1
+#: ... and the executors had not changed for this many triggers before it
+SETTLE_TRIGGERS = 2
+#: the steady batches a (rate, executors) pair needs for its median to count in the bound
+BOUND_MIN_BATCHES = 3
 
 
 def step_levels(seconds: float, low: float, high: float) -> str:
@@ -184,6 +190,67 @@ def metrics(run: dict[str, Any]) -> dict[str, float]:
             "actions_per_hour": actions / hours if hours > 0 else math.nan,
             "other_load_cores": float(run.get("other_load_cores", math.nan)),  # NaN: recorded before it was
             "rows": rows_by(levels, end - start)}
+
+
+def level_at(levels: list[tuple[float, float]], at_s: float) -> float:
+    """The pattern's rate ``at_s`` seconds after its start."""
+    return next(rate for start, rate in reversed(levels) if at_s >= start) if at_s >= 0 else levels[0][1]
+
+
+def steady_batches(run: dict[str, Any]) -> list[tuple[float, int, float]]:
+    """(rate, executors, batch seconds) of a run's steady batches: the pattern's rate was one level through the
+    batch's interval and the batch carried that rate × the trigger (within ``STEADY_ROWS``: no backlog in it), and
+    the executors did not change during it nor in the ``SETTLE_TRIGGERS`` intervals before it (a new executor's
+    cold start, a released one's state reload, are the change's, not the allocation's). The run's first batch
+    (the start-up) is left out."""
+    levels, start, trigger = parse_levels(run["levels"]), run["start"], run["trigger_s"]
+    batches = [p for p in run["progress"] if p.get("numInputRows", 0) > 0 or p["batchId"] > 0][1:]
+    out = []
+    for p in batches:
+        began = epoch(p["timestamp"])
+        took = p["durationMs"]["triggerExecution"] / 1000
+        at = began - start
+        rate = level_at(levels, at)
+        if rate <= 0 or level_at(levels, at - trigger) != rate \
+                or abs(p["numInputRows"] - rate * trigger) > STEADY_ROWS * rate * trigger:
+            continue
+        since, until = began - SETTLE_TRIGGERS * trigger, began + took
+        moments = [t for e in run["executors"] for t in (e["added"], e["removed"]) if t is not None]
+        if any(since < t < until for t in moments):
+            continue
+        alive = sum(e["added"] <= since and (e["removed"] is None or e["removed"] >= until)
+                    for e in run["executors"])
+        if alive:
+            out.append((rate, alive, took))
+    return out
+
+
+def allocation_bound(runs: list[dict[str, Any]], limit_s: float,
+                     seconds: float) -> tuple[float, dict[float, int]] | None:
+    """The fewest executor-minutes over the pattern of ``runs`` (one pattern, any policies) that keep each of its
+    rates' steady batches at a median of at most ``limit_s``, as measured: for each rate, the fewest executors
+    whose steady batches at that rate or a higher one (at least ``BOUND_MIN_BATCHES`` of them) had such a median —
+    more rows never make a batch faster. Transitions cost nothing here (a change is instant and its first batches
+    are free), so no policy that keeps its batches there uses fewer. None: a rate no measured allocation kept
+    there. O(batches · log batches)."""
+    groups: dict[tuple[float, int], list[float]] = {}
+    for run in runs:
+        for rate, count, took in steady_batches(run):
+            groups.setdefault((rate, count), []).append(took)
+    meets = [(rate, count) for (rate, count), times in groups.items()
+             if len(times) >= BOUND_MIN_BATCHES and statistics.median(times) <= limit_s]
+    levels = parse_levels(runs[0]["levels"])
+    fewest: dict[float, int] = {}
+    for rate in {r for _, r in levels if r > 0}:
+        counts = [count for r, count in meets if r >= rate]
+        if not counts:
+            return None
+        fewest[rate] = min(counts)
+    minutes = 0.0
+    for k, (start, rate) in enumerate(levels):
+        end = min(levels[k + 1][0] if k + 1 < len(levels) else seconds, seconds)
+        minutes += max(0.0, end - start) * fewest.get(rate, 0) / 60
+    return minutes, dict(sorted(fewest.items()))
 
 
 @contextlib.contextmanager
@@ -433,6 +500,51 @@ def goals(rows: list[tuple[str, str, dict[str, float]]]) -> list[str]:
     return out
 
 
+def bound_lines(homes: list[Path], chosen: list[str], patterns: dict[str, str], args: argparse.Namespace) -> list[str]:
+    """Per pattern, what the measured runs (every policy's, this invocation's and the recorded ones) say the fewest
+    executor-minutes are that keep its batches at streamplace's target utilization of the trigger, and within the
+    trigger alone (allocation_bound), beside the peak allocation held throughout."""
+    from streamplace.autoscaler.options import options_from
+
+    ran = {k: json.loads(v) for k, v in (pair.split("=", 1) for pair in args.options.split(",") if pair)}
+    rho = options_from({"target_utilization": ran["target_utilization"]} if "target_utilization" in ran
+                       else {}).target_utilization
+    seconds = args.minutes * 60
+    out = []
+    for pattern in chosen:
+        runs = [json.loads(r.read_text()) for h in homes for r in sorted(h.glob(f"{pattern}-*/run.json"))]
+        runs = [r for r in runs if r.get("levels") == patterns[pattern]]
+        if not runs:
+            continue
+        peak = max(_alive_max(r) for r in runs)
+        held_min = peak * seconds / 60
+        parts = []
+        for label, limit in ((f"at the target utilization ({rho:g} of the {args.trigger:g} s trigger)",
+                              rho * args.trigger), (f"within the trigger ({args.trigger:g} s)", args.trigger)):
+            bound = allocation_bound(runs, limit, seconds)
+            if bound is None:
+                parts.append(f"{label}: some rate was kept there by no measured allocation")
+                continue
+            minutes, fewest = bound
+            per = ", ".join(f"{n} at {rate:g} rows/s" for rate, n in fewest.items())
+            parts.append(f"{label}: {per} → {minutes:.1f} executor-min, {100 * (1 - minutes / held_min):.1f} % "
+                         f"fewer than {peak} held throughout ({held_min:.1f})")
+        out.append(f"{pattern}: the fewest executors whose steady batches, measured in these {len(runs)} runs, kept "
+                   f"a median {'; '.join(parts)} — no policy that keeps its batches there saves more on this pattern")
+    return out
+
+
+def _alive_max(run: dict[str, Any]) -> int:
+    """The most executors a run held at once."""
+    moments = sorted([(e["added"], 1) for e in run["executors"]]
+                     + [(e["removed"], -1) for e in run["executors"] if e["removed"] is not None])
+    most = alive = 0
+    for _, step in moments:
+        alive += step
+        most = max(most, alive)
+    return most
+
+
 def simulated_lines(homes: list[Path], chosen: list[str], args: argparse.Namespace) -> list[str]:
     """Each pattern stretched to ``--simulate-minutes`` in the simulator, with the cost its measured streamplace run
     (this invocation's, else the first recorded one among ``homes``) fitted, under the run's options and under the
@@ -549,7 +661,8 @@ def main() -> None:
     if args.recommend:
         with held(args.lock):
             checks = recommend_check(args, home, env)
-    print("\n".join(["", *lines, "", *goals(rows), *checks]))
+    print("\n".join(["", *lines, "", *goals(rows), *bound_lines([home, *args.with_runs], chosen, patterns, args),
+                     *checks]))
     print("\n".join(simulated_lines([home, *args.with_runs], chosen, args)))
     if args.markdown:
         args.markdown.write_text("\n".join(lines) + "\n")
