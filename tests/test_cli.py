@@ -71,6 +71,16 @@ def test_compare_table_json_and_plot(tmp_path: Path) -> None:
     assert code == 0 and "r-storm" in out
 
 
+def test_a_schedulers_own_figures_show_after_the_engines() -> None:
+    # ODRP's utility and QoS come from its class (summary_rows), not from the command line knowing its name
+    code, out, _ = run("plan", "-s", "odrp", "-p", "weights.r=1", "-p", "bounds.r_min=0", "-p", "bounds.r_max=5000",
+                       "linear", "rstorm-12")
+    assert code == 0
+    assert "ODRP utility F" in out and "ODRP T (tuples/s)" in out
+    code, out, _ = run("plan", "-s", "ffd", "linear", "rstorm-12")
+    assert code == 0 and "ODRP" not in out
+
+
 def test_bad_inputs_exit_nonzero_with_a_message(tmp_path: Path) -> None:
     spec = tmp_path / "t.yaml"
     spec.write_text(yaml.safe_dump({"name": "t", "operators": [{"id": "a", "kind": "source", "rate": -1}]}))

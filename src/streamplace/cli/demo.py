@@ -31,7 +31,7 @@ from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan, jsonable
 from streamplace.model.topology import Topology
 from streamplace.workflows import planning
-from streamplace.workflows.instance import engine_settings
+from streamplace.workflows.instance import DEFAULT_ENGINE, RUNTIME_ENGINE, engine_settings
 
 if TYPE_CHECKING:
     from streamplace.perf.engines import EngineSettings
@@ -51,7 +51,7 @@ def demo(
                                     "on its node, then stop it; local: the plan's replica counts on local Spark")]
     = "cluster",
     cores: Annotated[int | None, typer.Option("--cores", help="local[N] for --on local (default: all)")] = None,
-    engine: EngineOpt = "spark",
+    engine: EngineOpt = DEFAULT_ENGINE,
     calibration: CalibrationOpt = None,
     page_port: PagePortOpt = 0,
     as_json: JsonOpt = False,
@@ -84,7 +84,7 @@ def demo(
             import os
 
             run = _demo_spark_run(t, best.plan, cores or os.cpu_count() or 2, spark_seconds, out_dir / "spark-run",
-                                  engine_settings("spark", calibration), as_json)
+                                  engine_settings(RUNTIME_ENGINE, calibration), as_json)
             rep.sections.append(run.section)
             spark_json = {"on": "local", "rows": [dict(zip(("quantity", "predicted", "measured", "ratio"), r,
                                                            strict=True)) for r in run.rows],

@@ -31,8 +31,9 @@ from streamplace.errors import ModelError, Problem
 from streamplace.model.plan import jsonable
 from streamplace.report.compare import fmt, mfmt
 from streamplace.workflows.cluster import cluster_at
-from streamplace.workflows.instance import engine_settings
+from streamplace.workflows.instance import RUNTIME_ENGINE, engine_settings
 from streamplace.workflows.live import enact_live, prepare_live
+from streamplace.workflows.planning import DEFAULT_SCHEDULER
 
 
 @app.command("live")
@@ -46,7 +47,8 @@ def live_cmd(
                                         "2025's online re-placement)")] = "threshold",
     plan_file: Annotated[Path | None, typer.Option("--plan", help="first plan for hold/threshold/btu (default: plan "
                                                    "with --scheduler)")] = None,
-    scheduler: Annotated[str, typer.Option("--scheduler", "-s", help="scheduler of the first plan")] = "r-storm",
+    scheduler: Annotated[str, typer.Option("--scheduler", "-s", help="scheduler of the first plan")] \
+    = DEFAULT_SCHEDULER,
     param: Annotated[list[str] | None, typer.Option("--param", "-p", help="policy parameter key=value: the "
                                                     "controller's constants, slo, btu_s, history; for s-odrp "
                                                     "ODRP's parameters and drift; for latency-aware scheduler="
@@ -97,7 +99,7 @@ def live_cmd(
 
         callbacks = run_callbacks(master, state, cores, page, page_port)
         result = enact_live(t, c, pol, state, master, cores, trigger, out_dir, sink, interval, duration, faults,
-                            engine=engine_settings("spark", None, trigger_s=trigger, cluster=c), on_step=step,
+                            engine=engine_settings(RUNTIME_ENGINE, None, trigger_s=trigger, cluster=c), on_step=step,
                             title=f"{t.name} under {policy} on {master or 'local'}", **callbacks)
     if as_json:
         emit_json(jsonable(result.to_dict()))

@@ -39,7 +39,13 @@ from streamplace.model.plan import Plan, jsonable
 from streamplace.model.topology import Topology
 from streamplace.report.compare import fmt
 from streamplace.workflows import planning
-from streamplace.workflows.instance import engine_and_rest, engine_settings, engine_summary
+from streamplace.workflows.instance import (
+    DEFAULT_ENGINE,
+    engine_and_rest,
+    engine_of,
+    engine_settings,
+    engine_summary,
+)
 
 if TYPE_CHECKING:
     from streamplace.perf.evaluate import Evaluation
@@ -69,11 +75,11 @@ def print_plan(plan: Plan) -> None:
         table.add_row(op, str(sum(per.values())), nodes if len(nodes) < 90 else nodes[:87] + "…")
     out.print(table)
     if plan.status != "infeasible":
-        print_prediction(plan.predicted)
+        print_prediction(plan.predicted, plan.scheduler)
 
 
-def print_prediction(pred: Any) -> None:
-    engine = pred.get("engine", "ideal")
+def print_prediction(pred: Any, scheduler: str) -> None:
+    engine = engine_of(pred)
     table = Table(title=f"predicted ({engine} engine)", show_header=False)
     table.add_column("metric")
     table.add_column("value", justify="right")
@@ -87,14 +93,9 @@ def print_prediction(pred: Any) -> None:
         table.add_row("constraint violations", fmt(score.get("violations")))
     for label, value in engine_summary(pred):  # none for a plan file's engine not registered here
         table.add_row(label, fmt(value))
-    odrp = pred.get("odrp")
-    if odrp:
-        unit = odrp.get("z_unit", "tuples")
-        for key, label in (("utility", "ODRP utility F"), ("response_ms", "ODRP response time (ms)"),
-                           ("availability", "ODRP availability"), ("cost", "ODRP cost"),
-                           ("inter_node_traffic", f"ODRP T ({unit}/s)"), ("network_usage", f"ODRP N ({unit}/s · ms)"),
-                           ("elastic_energy", f"ODRP EE ({unit}/s · ms²)")):
-            table.add_row(label, fmt(odrp.get(key)))
+    # none for a plan file's scheduler not registered here
+    for label, value in planning.scheduler_summary(scheduler, pred):
+        table.add_row(label, fmt(value))
     out.print(table)
 
 
@@ -104,12 +105,12 @@ def plan(
     topo: TopoArg,
     cluster: ClusterArg,
     scheduler: Annotated[str, typer.Option("--scheduler", "-s", help="scheduler name (see `streamplace schedulers`)")]
-    = "r-storm",
+    = planning.DEFAULT_SCHEDULER,
     param: ParamOpt = None,
     profile: ProfileOpt = None,
     as_json: JsonOpt = False,
     out_file: Annotated[Path | None, typer.Option("--out", "-o", help="write the plan JSON to this file")] = None,
-    engine: EngineOpt = "spark",
+    engine: EngineOpt = DEFAULT_ENGINE,
     calibration: CalibrationOpt = None,
     picture: PictureOpt = None,
 ) -> None:
@@ -147,7 +148,7 @@ def evaluate_cmd(
     plan_file: Annotated[Path, typer.Argument(help="plan JSON (as written by `plan --out`)")],
     profile: ProfileOpt = None,
     as_json: JsonOpt = False,
-    engine: EngineOpt = "spark",
+    engine: EngineOpt = DEFAULT_ENGINE,
     calibration: CalibrationOpt = None,
     param: ParamOpt = None,
     picture: PictureOpt = None,
@@ -169,7 +170,7 @@ def evaluate_cmd(
         out.print(f"[bold]{plan_file}[/] ({pl.scheduler}) on {t.name} × {c.name}")
         for line in notes:
             out.print(f"  [yellow]note:[/] {line}", highlight=False)
-        print_prediction(pred)
+        print_prediction(pred, pl.scheduler)
     if picture is not None:
         draw_picture(t, c, pl, ev, picture, quiet=as_json)
 
@@ -206,7 +207,7 @@ def compare_cmd(
                                               "every plan's placement picture side by side")] = None,
     time_limit: Annotated[float, typer.Option("--time-limit", help="seconds per scheduler")] = 30.0,
     as_json: JsonOpt = False,
-    engine: EngineOpt = "spark",
+    engine: EngineOpt = DEFAULT_ENGINE,
     calibration: CalibrationOpt = None,
     wide: Annotated[bool, typer.Option("--wide", help="also mean utilization, cost per hour and planning time "
                                        "(wider than 100 columns)")] = False,

@@ -43,7 +43,8 @@ from streamplace.model.plan import Plan, jsonable
 from streamplace.model.topology import Topology
 from streamplace.report.compare import fmt, mfmt
 from streamplace.workflows.cluster import cluster_at
-from streamplace.workflows.instance import runs_micro_batches
+from streamplace.workflows.instance import DEFAULT_ENGINE, runs_micro_batches
+from streamplace.workflows.planning import DEFAULT_SCHEDULER
 from streamplace.workflows.run import (
     check_run_options,
     enact_run,
@@ -63,7 +64,8 @@ def run_cmd(
     cluster: ClusterArg,
     plan_file: Annotated[Path | None, typer.Option("--plan", help="plan JSON (default: plan now with --scheduler)")]
     = None,
-    scheduler: Annotated[str, typer.Option("--scheduler", "-s", help="scheduler when no --plan is given")] = "r-storm",
+    scheduler: Annotated[str, typer.Option("--scheduler", "-s", help="scheduler when no --plan is given")] \
+    = DEFAULT_SCHEDULER,
     duration: Annotated[float, typer.Option("--duration", min=1, help="seconds measured after the warm-up")] = 60.0,
     warmup: Annotated[float, typer.Option("--warmup", min=0, help="seconds before measuring")] = 15.0,
     trigger: RunTriggerOpt = "auto",
@@ -82,7 +84,7 @@ def run_cmd(
     series: Annotated[Path | None, typer.Option("--series", help="write the per-batch series "
                                                 "(.csv, or .parquet)")] = None,
     as_json: JsonOpt = False,
-    engine: EngineOpt = "spark",
+    engine: EngineOpt = DEFAULT_ENGINE,
     calibration: CalibrationOpt = None,
     param: EngineParamOpt = None,
     max_rate: Annotated[float | None, typer.Option("--max-rate", help="tuples/s the sources admit at most, all "

@@ -28,6 +28,7 @@ from streamplace.cli._common import (
 from streamplace.errors import ModelError, Problem
 from streamplace.workflows import cluster as clusters_wf
 from streamplace.workflows import measure
+from streamplace.workflows.instance import RUNTIME_ENGINE
 
 
 def _numbers(text: str, option: str, integer: bool) -> list[float]:
@@ -72,7 +73,7 @@ def sweep_cmd(
     partitions: Annotated[int | None, typer.Option("--tasks", min=1, help="Spark tasks (default: 4 per core, "
                                                    "at most 400)")] = None,
     as_json: JsonOpt = False,
-    engine: EngineOpt = "spark",
+    engine: EngineOpt = RUNTIME_ENGINE,
     calibration: CalibrationOpt = None,
     param: EngineParamOpt = None,
 ) -> None:

@@ -54,6 +54,7 @@ from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Topology
 from streamplace.schedulers import create
+from streamplace.schedulers.base import DEFAULT_SCHEDULER
 from streamplace.schedulers.odrp import Odrp, s_odrp
 
 
@@ -92,7 +93,7 @@ def shrink(cluster: Cluster, lost: set[str]) -> Cluster:
 
 
 def place_counts(topology: Topology, cluster: Cluster, counts: dict[str, int],
-                 slots: dict[str, int] | None = None, placer: str = "r-storm") -> Plan:
+                 slots: dict[str, int] | None = None, placer: str = DEFAULT_SCHEDULER) -> Plan:
     """A plan with exactly ``counts`` replicas per operator on ``cluster``: ``placer`` (R-Storm) places them; when
     that breaks a worker's replica slots (the most replicas of one operator a worker runs), round robin does.
     Raises ModelError with what was required and available when no node set can hold them."""

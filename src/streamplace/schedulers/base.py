@@ -81,6 +81,9 @@ class BaseScheduler:
     chooses_parallelism: ClassVar[bool] = False
     #: Mapping parameters whose unspecified keys become 0 once any key is given (e.g. ODRP's weights).
     partial_mappings: ClassVar[tuple[str, ...]] = ()
+    #: the parameters it runs with where every scheduler is compared on one instance (the demo's comparison):
+    #: none but a time limit, unless it needs an objective to be comparable (ODRP's utility)
+    comparison_params: ClassVar[typing.Mapping[str, Any]] = {}
 
     time_limit_s: float | None = 60.0
     #: "prefer": under the spark engine, move fusable consumers onto their producers' replicas where that is
@@ -123,6 +126,13 @@ class BaseScheduler:
 
     def requested_counts(self, topology: Topology) -> dict[str, int]:
         return {op.id: op.replicas for op in topology.operators}
+
+    @classmethod
+    def summary_rows(cls, predicted: Mapping[str, Any]) -> list[tuple[str, Any]]:
+        """The figures of its own a plan by this scheduler carries in its prediction (``extra_predicted``),
+        labelled as a person reads them: what the command line shows after the engine's, as an engine's
+        ``summary_rows`` (none by default)."""
+        return []
 
     def _place(self, topology: Topology, cluster: Cluster, profile: Profile | None, deadline: Deadline,
                current: Plan | None) -> Placement:
@@ -343,6 +353,9 @@ class Registry(dict[str, type[BaseScheduler]]):
 
 
 REGISTRY: dict[str, type[BaseScheduler]] = Registry(BUILTIN_MODULES)
+#: the scheduler every use case plans with unless told otherwise (Peng et al.'s R-Storm), in the API as on the
+#: command line
+DEFAULT_SCHEDULER = "r-storm"
 
 S = typing.TypeVar("S", bound=type[BaseScheduler])
 
@@ -361,6 +374,13 @@ def scheduler_names() -> list[str]:
     """Every registered scheduler, in display order (the built-in ones imported, so registered, on the way)."""
     known = [n for n in PREFERRED_ORDER if n in REGISTRY]
     return known + [n for n in REGISTRY if n not in known]
+
+
+def scheduler_summary(name: str, predicted: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """Scheduler ``name``'s own figures of a prediction, labelled (its ``summary_rows``); none for a scheduler not
+    registered here (a plan file's)."""
+    cls = REGISTRY.get(name)
+    return cls.summary_rows(predicted) if cls is not None else []
 
 
 def create(name: str, params: Mapping[str, Any] | None = None) -> BaseScheduler:

@@ -41,7 +41,7 @@ import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 
@@ -76,6 +76,10 @@ class Odrp(BaseScheduler):
     partial_mappings = ("weights",)
     summary = "ODRP (Cardellini et al.): optimal replication + placement for response time, availability, cost, traffic"
     chooses_parallelism = True
+    #: compared with the others (throughput and latency), ODRP and ODP minimize response time: an objective of R
+    #: alone, with the bounds that normalize it
+    comparison_params: ClassVar[Mapping[str, Any]] = {"weights": {"r": 1.0},
+                                                      "bounds": {"r_min": 0.0, "r_max": 5000.0}}
 
     weights: dict[str, float] = field(default_factory=lambda: {"r": 0.25, "a": 0.25, "c": 0.25, "z": 0.25})
     metric: Literal["T", "N", "EE"] = "T"  # the network metric Z
@@ -97,6 +101,20 @@ class Odrp(BaseScheduler):
     #: the largest model built (nonzeros of its matrix): ~19 M took 1.7–2.2 GB and a minute on 126 nodes; a larger
     #: one is not built, and a greedy deployment is returned as a time-out instead
     max_nonzeros: int = 5_000_000
+
+    @classmethod
+    def summary_rows(cls, predicted: Mapping[str, Any]) -> list[tuple[str, Any]]:
+        """ODRP's own QoS of the deployment (its ``odrp`` figures): the utility F and R, A, C and Z as the paper
+        defines them, Z in tuples unless ``z_unit`` is bytes."""
+        odrp = predicted.get("odrp") or {}
+        if not odrp:
+            return []
+        unit = odrp.get("z_unit", "tuples")
+        return [(label, odrp.get(key)) for key, label in (
+            ("utility", "ODRP utility F"), ("response_ms", "ODRP response time (ms)"),
+            ("availability", "ODRP availability"), ("cost", "ODRP cost"),
+            ("inter_node_traffic", f"ODRP T ({unit}/s)"), ("network_usage", f"ODRP N ({unit}/s · ms)"),
+            ("elastic_energy", f"ODRP EE ({unit}/s · ms²)"))]
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -25,13 +25,11 @@ from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
-from streamplace.perf.engines import EngineSettings
+from streamplace.perf.engines import RUNTIME_ENGINE, EngineSettings
 from streamplace.perf.evaluate import evaluate
 from streamplace.report.compare import ComparisonRow, compare
 from streamplace.report.html import Section
 
-#: ODRP and ODP need an objective and the bounds that normalize it; the demo minimizes response time
-ODRP_OBJECTIVE: dict[str, Any] = {"weights": {"r": 1.0}, "bounds": {"r_min": 0.0, "r_max": 5000.0}}
 #: seconds of warm-up before measuring; the sources ramp up over its first half
 WARMUP_S = 20.0
 #: how close predicted and measured throughput and latency must be for the demo to call them in agreement
@@ -59,11 +57,11 @@ class SparkRun:
 
 def compare_all(topology: Topology, cluster: Cluster, profile: Profile | None, engine: EngineSettings | None,
                 time_limit_s: float, on_done: Callable[[str], None] | None = None) -> list[ComparisonRow]:
-    """Every registered scheduler on the instance, each within ``time_limit_s`` (ODRP/ODP minimizing response
-    time)."""
-    from streamplace.schedulers import scheduler_names
+    """Every registered scheduler on the instance, each within ``time_limit_s`` and with its own
+    ``comparison_params`` (ODRP/ODP minimizing response time)."""
+    from streamplace.schedulers import REGISTRY, scheduler_names
 
-    params = {name: {"time_limit_s": time_limit_s} | (ODRP_OBJECTIVE if name in ("odrp", "odp") else {})
+    params = {name: {"time_limit_s": time_limit_s} | dict(REGISTRY[name].comparison_params)
               for name in scheduler_names()}
     return compare(topology, cluster, profile, None, params, on_done=on_done, engine=engine)
 
@@ -221,7 +219,7 @@ def run_on_cluster(t: Topology, c: Cluster, plan: Plan, seconds: float, out_dir:
             quotas = "the nodes sharing this machine's cores without quotas"
             on_warning(f"{state.cpu_quota_note or 'no CPU quotas'}: the nodes share this machine's cores without "
                        f"quotas, so the prediction, made for {c.name}'s own cores, will read higher than the run")
-        engine = run_engine("spark", calibration, {}, c)
+        engine = run_engine(RUNTIME_ENGINE, calibration, {}, c)
         run_plan, factor = emulated_run_plan(t, c, plan, state.cpu_scale, engine(None))
         on_info(f"running the {plan.scheduler} plan with every replica on its node, sources at {100 * factor:.3g} % "
                 f"of the spec's rates ({EMULATED_LOAD:.0%} of what the model predicts the plan sustains here)")

@@ -21,7 +21,17 @@ from streamplace.model.plan import Plan, validate_plan_against
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology, reaching_a_sink
 from streamplace.params import by_scope
-from streamplace.perf.engines import ENGINES, EngineSettings, IdealEngine, SparkSettings, engine_names
+from streamplace.perf.engines import (
+    DEFAULT_ENGINE,
+    ENGINES,
+    EngineSettings,
+    IdealEngine,
+    SparkSettings,
+    engine_names,
+)
+from streamplace.perf.engines import (
+    RUNTIME_ENGINE as RUNTIME_ENGINE,  # the use cases that run on Spark predict for it
+)
 from streamplace.spec.documents import read_document
 from streamplace.spec.loader import load_cluster as _load_cluster
 from streamplace.spec.loader import load_plan as _load_plan
@@ -34,9 +44,6 @@ Spec = str | Path | Mapping[str, Any]
 Engine = str | EngineSettings | None
 #: a line for the caller to show
 Say = Callable[[str], None]
-#: the engine every use case predicts for unless told otherwise, in the API as on the command line: streamplace
-#: enacts its plans on Spark
-DEFAULT_ENGINE = "spark"
 
 
 def silent(text: str) -> None:
@@ -248,10 +255,16 @@ def engine_catalog() -> list[tuple[str, str]]:
     return [(name, model.description) for name, model in ENGINES.items()]
 
 
+def engine_of(predicted: Mapping[str, Any]) -> str:
+    """The engine a prediction is for: the ideal model where it does not say (the papers' base model, which every
+    prediction was for before predictions recorded their engine)."""
+    return str(predicted.get("engine", IdealEngine.name))
+
+
 def engine_summary(predicted: Mapping[str, Any]) -> list[tuple[str, Any]]:
     """The engine's own figures of a prediction, labelled (its ``engine_detail``, as the engine shows them);
     none for an engine not registered here (a plan file's)."""
-    model = ENGINES.get(predicted.get("engine", IdealEngine.name))
+    model = ENGINES.get(engine_of(predicted))
     return list(model.summary_rows(predicted.get("engine_detail") or {})) if model is not None else []
 
 

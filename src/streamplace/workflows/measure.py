@@ -15,7 +15,7 @@ from streamplace.errors import Problem, SpecError
 from streamplace.files import write_whole
 from streamplace.model.topology import Topology
 from streamplace.schedulers.base import REGISTRY, scheduler_names
-from streamplace.workflows.instance import Engine, Spec, engine_and_rest, load_cluster, load_topology
+from streamplace.workflows.instance import RUNTIME_ENGINE, Engine, Spec, engine_and_rest, load_cluster, load_topology
 
 
 @dataclass(frozen=True)
@@ -98,7 +98,7 @@ class SweepSetup:
 
 
 def prepare_sweep(topologies: Sequence[str], clusters: Sequence[str], schedulers: Sequence[str],
-                  scales: Sequence[float], seeds: Sequence[int], engine: Engine = "spark",
+                  scales: Sequence[float], seeds: Sequence[int], engine: Engine = RUNTIME_ENGINE,
                   calibration: Path | None = None, params: Mapping[str, str] | None = None) -> SweepSetup:
     """Every topology × cluster × scheduler × scale × seed of a sweep, the specs loaded and the engine set: each
     name and parameter checked here, before a Spark session is asked for. ``params``: engine parameters only

@@ -24,7 +24,17 @@ from streamplace.perf.evaluate import Evaluation
 from streamplace.perf.evaluate import evaluate as _evaluate
 from streamplace.report.compare import ComparisonRow
 from streamplace.report.compare import compare as _compare
-from streamplace.schedulers.base import REGISTRY, create, describe_parameters, parameter_ranges, scheduler_names
+from streamplace.schedulers.base import (
+    DEFAULT_SCHEDULER,
+    REGISTRY,
+    create,
+    describe_parameters,
+    parameter_ranges,
+    scheduler_names,
+)
+from streamplace.schedulers.base import (
+    scheduler_summary as scheduler_summary,  # the command line shows a plan's scheduler figures through it
+)
 from streamplace.workflows import arguments
 from streamplace.workflows.instance import (
     DEFAULT_ENGINE,
@@ -41,7 +51,7 @@ from streamplace.workflows.instance import (
 )
 
 
-def plan(topology: Topology | Spec, cluster: Cluster | Spec, scheduler: str = "r-storm", *,
+def plan(topology: Topology | Spec, cluster: Cluster | Spec, scheduler: str = DEFAULT_SCHEDULER, *,
          params: Mapping[str, Any] | None = None, profile: Profile | Spec | None = None,
          engine: Engine = DEFAULT_ENGINE, calibration: Path | None = None, time_limit_s: float | None = None,
          profile_path: Path | None = None, on_warning: Say = silent) -> Plan:

@@ -18,8 +18,9 @@ from streamplace.errors import Problem, SpecError
 from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Topology
-from streamplace.perf.engines import EngineSettings
+from streamplace.perf.engines import RUNTIME_ENGINE, EngineSettings
 from streamplace.report.compare import mfmt
+from streamplace.schedulers.base import DEFAULT_SCHEDULER
 from streamplace.workflows import arguments
 from streamplace.workflows.instance import (
     Engine,
@@ -228,7 +229,7 @@ def launch_figures(measured: dict[str, Any], session_began_at: float, launched_a
 def run(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan | Spec, *, duration_s: float = 60.0,
         warmup_s: float = 15.0, trigger_s: float | None = None, cores: int | None = None,
         out_dir: str | Path | None = None,
-        engine: Engine = "spark", max_rate: float | None = None) -> Any:
+        engine: Engine = RUNTIME_ENGINE, max_rate: float | None = None) -> Any:
     """Run the plan's pipeline on local Spark (``cores`` of this machine) and measure it; ``result.measured``
     beside ``result.predicted`` (the engine's model of this machine), every ``trigger_s`` seconds (None: as `run
     --trigger auto` picks it, spark/runtime/admission.py). Each micro-batch admits at most
@@ -261,7 +262,7 @@ def run(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan | Spec, *
                                   or given != given or given == float("inf")):
             raise SpecError([Problem(name, f"must be a finite number > 0 (or None), got {given!r}",
                                      f"give {name} a positive value, or leave it out")])
-    plan = plan_to_run(plan, "r-storm", t, c)
+    plan = plan_to_run(plan, DEFAULT_SCHEDULER, t, c)
     eng = engine_settings(engine, cluster=c)
     n = cores or os.cpu_count() or 2
     target_cluster, target_plan, _ = run_target(t, c, plan, None, None, n)  # this machine, as `run` predicts it

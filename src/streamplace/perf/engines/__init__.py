@@ -28,7 +28,15 @@ from __future__ import annotations
 
 from streamplace.perf.engines.base import EngineFigures, EngineInputs, EngineModel, ReplicaCap
 from streamplace.perf.engines.ideal import IdealEngine, IdealSettings
-from streamplace.perf.engines.registry import ENGINES, engine_model, engine_names, register, unregister
+from streamplace.perf.engines.registry import (
+    DEFAULT_ENGINE,
+    ENGINES,
+    RUNTIME_ENGINE,
+    engine_model,
+    engine_names,
+    register,
+    unregister,
+)
 from streamplace.perf.engines.settings import (
     EngineSettings,
     engine_or_ideal,
@@ -38,7 +46,27 @@ from streamplace.perf.engines.settings import (
 from streamplace.perf.engines.spark import SparkConstants, SparkEngine, SparkSettings
 from streamplace.perf.engines.storm import StormEngine, StormSettings
 
-__all__ = ["ENGINES", "EngineFigures", "EngineInputs", "EngineModel", "EngineSettings", "IdealEngine",
-           "IdealSettings", "ReplicaCap", "SparkConstants", "SparkEngine", "SparkSettings", "StormEngine",
-           "StormSettings", "engine_model", "engine_names", "engine_or_ideal", "recorded_params", "register",
-           "replica_cap_of", "unregister"]
+__all__ = [
+    "DEFAULT_ENGINE",
+    "ENGINES",
+    "RUNTIME_ENGINE",
+    "EngineFigures",
+    "EngineInputs",
+    "EngineModel",
+    "EngineSettings",
+    "IdealEngine",
+    "IdealSettings",
+    "ReplicaCap",
+    "SparkConstants",
+    "SparkEngine",
+    "SparkSettings",
+    "StormEngine",
+    "StormSettings",
+    "engine_model",
+    "engine_names",
+    "engine_or_ideal",
+    "recorded_params",
+    "register",
+    "replica_cap_of",
+    "unregister",
+]

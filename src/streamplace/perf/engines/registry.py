@@ -11,6 +11,12 @@ from streamplace.perf.engines.storm import StormEngine
 
 #: every engine by name, in the order help texts and error messages list them
 ENGINES: dict[str, EngineModel] = {}
+#: the engine of the runtime streamplace enacts its plans on (Spark): a live run, a measured sweep and the demo
+#: predict for it whatever the default is
+RUNTIME_ENGINE = SparkEngine.name
+#: the engine every use case predicts for unless told otherwise, in the API as on the command line: streamplace
+#: enacts its plans on Spark
+DEFAULT_ENGINE = RUNTIME_ENGINE
 
 
 def register(model: EngineModel) -> EngineModel:
