@@ -189,3 +189,27 @@ def test_only_the_workflows_call_spark() -> None:
                 if path.relative_to(PACKAGE).parts[0] not in ("spark", "workflows")
                 for module, line in _imports(path, typing_too=False) if _part(module) == "spark"]
     assert not problems, "\n".join(problems)
+
+
+#: PySpark and its JVM bridge: the optional ``spark`` extra, which planning, comparing and simulating do without
+SPARK_ONLY = ("pyspark", "py4j")
+
+
+def test_only_spark_imports_pyspark() -> None:
+    """No module outside spark/ imports PySpark: not at module level, not inside a function, not even for types
+    under ``if TYPE_CHECKING:`` (a signature that names a PySpark type belongs in spark/ too). What needs a
+    session calls a function of spark/ (e.g. spark/runtime/session.py's stop_active_session)."""
+    problems = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE)
+        if rel.parts[0] == "spark":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names = [node.module]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            problems += [f"{rel}:{node.lineno}: imports {n}" for n in names if n.split(".")[0] in SPARK_ONLY]
+    assert not problems, "\n".join(problems)

@@ -29,6 +29,7 @@ from streamplace.perf.engines import RUNTIME_ENGINE, EngineSettings
 from streamplace.perf.evaluate import evaluate
 from streamplace.report.compare import ComparisonRow, compare
 from streamplace.report.html import Section
+from streamplace.spark.runtime.session import stop_active_session
 
 #: seconds of warm-up before measuring; the sources ramp up over its first half
 WARMUP_S = 20.0
@@ -228,7 +229,7 @@ def run_on_cluster(t: Topology, c: Cluster, plan: Plan, seconds: float, out_dir:
                          settle_max_s=SETTLE_MAX_S, progress=progress, session=lambda log_to: session(state, log_to),
                          open_page=open_page, on_warning=on_warning, on_info=on_info)
     finally:
-        stop_driver()  # the run's application leaves the master first: no executor is started meanwhile
+        stop_active_session()  # the run's application leaves the master first: no executor is started meanwhile
         if (state_dir / "state.json").exists():
             try:
                 stopped = stop(state_dir)
@@ -242,17 +243,6 @@ def run_on_cluster(t: Topology, c: Cluster, plan: Plan, seconds: float, out_dir:
                 "rows": [{"quantity": n, "predicted": pv, "measured": mv}
                          for n, pv, mv, _ in measured_beside_predicted(done.result.predicted, done.result.measured)]}
     return ClusterRun(done, run_plan, factor, state.master_url, section, text, document)
-
-
-def stop_driver() -> None:
-    """Stop this process's Spark session, if one runs (its executors go with it)."""
-    try:
-        from pyspark.sql import SparkSession
-    except ImportError:
-        return
-    session = SparkSession.getActiveSession()
-    if session is not None:
-        session.stop()
 
 
 TARGETS = ("cluster", "local")

@@ -121,6 +121,17 @@ def local_session(cores: int | None = None, conf: dict[str, str] | None = None,
     return spark
 
 
+def stop_active_session() -> None:
+    """Stop this process's active SparkSession, if one runs (its executors go with it); nothing without PySpark."""
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        return
+    session = SparkSession.getActiveSession()
+    if session is not None:
+        session.stop()
+
+
 def _locality_jar_if_buildable() -> str | None:
     """The locality jar's path, built now if a JDK is here; None without one (local runs do not need it)."""
     from streamplace.spark.runtime.locality import LocalityJarError, jar_path, javac, locality_jar
