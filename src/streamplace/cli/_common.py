@@ -173,6 +173,7 @@ FLAGS = {"params": "--param", "minutes": "--minutes", "controller": "--controlle
          "schedulers": "--scheduler", "counts_from": "--counts-from", "trigger_s": "--trigger",
          "cluster": "CLUSTER", "include_secret": "--include-secret", "operators": "--operator",
          "sink": "--sink", "placement": "--placement", "max_rate": "--max-rate", "kill": "--kill", "rate": "--rate",
+         "fault": "--fault",
          "state_dir": "--state-dir", "replica_slots": "--replica-slots", "custom_as_shuffle": "--custom-as-shuffle",
          "on": "--on"}
 

@@ -32,7 +32,7 @@ from streamplace.model.plan import jsonable
 from streamplace.report.compare import fmt, mfmt
 from streamplace.workflows.cluster import cluster_at
 from streamplace.workflows.instance import RUNTIME_ENGINE, engine_settings
-from streamplace.workflows.live import enact_live, prepare_live
+from streamplace.workflows.live import enact_live, parse_fault, prepare_live
 from streamplace.workflows.planning import DEFAULT_SCHEDULER
 
 
@@ -65,6 +65,11 @@ def live_cmd(
     state_dir: StateOpt = None,
     kill: Annotated[list[str] | None, typer.Option("--kill", help="NODE@SECONDS: kill that node's worker then "
                                                    "(standalone; repeatable) to test recovery")] = None,
+    fault: Annotated[list[str] | None, typer.Option("--fault", help="KIND[:NODE]@SECONDS[+SECONDS]: inject a fault "
+                                                    "(repeatable): executor:NODE@T (its executors killed), "
+                                                    "worker:NODE@T (as --kill), slow:NODE@T+D (a tenth of its CPU "
+                                                    "for D s), freeze:NODE@T+D (its processes stopped for D s), "
+                                                    "stall@T+D (the sources admit nothing for D s)")] = None,
     as_json: JsonOpt = False,
     page: PageOpt = True,
     page_port: PagePortOpt = 0,
@@ -86,8 +91,9 @@ def live_cmd(
                                       "write NODE@SECONDS, e.g. --kill n1@60")]) from None
         if not sep:
             raise ModelError([Problem("--kill", f"{item!r} is not NODE@SECONDS", "write e.g. --kill n1@60")])
+    specs = [parse_fault(f, "--fault") for f in fault or []]
     pol, faults = prepare_live(t, c, policy, plan_file, scheduler, parse_params(param), state, kills, sink,
-                               interval, on_warning=warn)
+                               interval, on_warning=warn, faults=specs, out_dir=out_dir)
     with progress_bar("live {task.description}", "{task.completed:.0f}/{task.total:.0f} s",
                       disable=as_json or not err.is_terminal) as bar:
         task = bar.add_task(f"{t.name} ({policy})", total=duration)
@@ -100,7 +106,8 @@ def live_cmd(
         callbacks = run_callbacks(master, state, cores, page, page_port)
         result = enact_live(t, c, pol, state, master, cores, trigger, out_dir, sink, interval, duration, faults,
                             engine=engine_settings(RUNTIME_ENGINE, None, trigger_s=trigger, cluster=c), on_step=step,
-                            title=f"{t.name} under {policy} on {master or 'local'}", **callbacks)
+                            title=f"{t.name} under {policy} on {master or 'local'}",
+                            bounded_sources=any(f.kind == "stall" for f in specs), **callbacks)
     if as_json:
         emit_json(jsonable(result.to_dict()))
         return

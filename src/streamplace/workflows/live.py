@@ -11,7 +11,9 @@ loop's events (spark/runtime/events.py). `streamplace live` (cli/live.py) calls 
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,12 +34,14 @@ def enact_live(t: Topology, c: Cluster, policy: Any, state: Any, master: str | N
                trigger_s: float, out_dir: Path, sink: str, interval_s: float, duration_s: float,
                faults: list[Fault] | None = None, *, engine: EngineSettings, session: SessionOpener,
                open_page: PageOpener | None = None, on_warning: Say = silent, on_info: Say = silent,
-               on_step: StepFn | None = None, title: str = "") -> Any:
+               on_step: StepFn | None = None, title: str = "", bounded_sources: bool = False) -> Any:
     """Run ``t`` under ``policy`` (elastic/live_policies.py) for ``duration_s`` and return the loop's LiveResult
     (spark/runtime/live.py). On the standalone cluster of ``state`` every replica is pinned and lost workers are watched
     for; the page predicts (``engine``) for where the plan runs — this machine as one node, or the cluster with
     each node's CPU scaled to its quota — and is a view: its errors are said once, never raised, and its server
-    stops on every way out."""
+    stops on every way out. ``bounded_sources``: the sources are run's (bounded_source.py, no cap) rather than
+    Spark's ``rate`` source — rows arrive one by one, and they can stall (a ``stall`` fault needs them); a
+    checkpoint they wrote resumes with them whatever ``bounded_sources`` says (its offsets are theirs)."""
     from streamplace.spark.cluster.standalone import emulated_links
     from streamplace.spark.cluster.state import alive_nodes
     from streamplace.spark.runtime.events import Listeners
@@ -49,7 +53,8 @@ def enact_live(t: Topology, c: Cluster, policy: Any, state: Any, master: str | N
     workers = state.layout() if state is not None else None
     spark = session(out_dir / "spark.log")
     cfg = PipelineConfig(trigger_s=trigger_s, sink=sink, out_dir=out_dir, workers=workers,  # type: ignore[arg-type]
-                         link_latency_ms=emulated_links(state, c))  # as `run`
+                         link_latency_ms=emulated_links(state, c),  # as `run`
+                         admission={} if bounded_sources or _bounded_checkpoint(out_dir) else None)
     alive = functools.partial(alive_nodes, state) if state is not None else None
     runner = LiveRun(spark, t, c, policy, cfg, interval_s, alive)
     if state is None:
@@ -72,37 +77,118 @@ def enact_live(t: Topology, c: Cluster, policy: Any, state: Any, master: str | N
             live_page.close()
 
 
+def _bounded_checkpoint(out_dir: Path) -> bool:
+    """Did bounded sources write the checkpoint in ``out_dir`` (their arrival origin is there)?"""
+    from streamplace.spark.runtime.bounded_source import ORIGIN_FILE
+
+    return (out_dir / "_checkpoint" / ORIGIN_FILE).exists()
+
+
 LIVE_SINKS = ("parquet", "noop")
+
+
+#: the faults `live --fault` injects: kind → (needs a node, needs a duration)
+FAULT_KINDS = {"worker": (True, False), "executor": (True, False), "slow": (True, True), "freeze": (True, True),
+               "stall": (False, True)}
+#: a straggler's CPU: this share of its node's quota
+SLOW_FACTOR = 0.1
+
+
+@dataclass(frozen=True)
+class FaultSpec:
+    """One fault to inject ``at_s`` seconds into a live run: ``worker`` (its node's worker killed, SIGKILL),
+    ``executor`` (the node's executors killed; the worker stays), ``slow`` (the node's CPU quota cut to
+    SLOW_FACTOR of its own for ``for_s``), ``freeze`` (every process of the node stopped for ``for_s``: the node cut
+    off), ``stall`` (the sources admit nothing for ``for_s``, then what arrived meanwhile)."""
+
+    kind: str
+    at_s: float
+    node: str | None = None
+    for_s: float | None = None
+
+    @property
+    def what(self) -> str:
+        return (f"{self.kind}{' ' + self.node if self.node else ''}"
+                + (f" for {self.for_s:g} s" if self.for_s is not None else ""))
+
+
+def parse_fault(text: str, option: str = "fault") -> FaultSpec:
+    """``KIND[:NODE]@SECONDS[+FOR]`` (e.g. ``executor:b@40``, ``slow:b@40+60``, ``stall@40+30``) as a FaultSpec."""
+    fix = ("write KIND[:NODE]@SECONDS[+SECONDS], e.g. executor:b@40, slow:b@40+60, freeze:c@40+30 or stall@40+30; "
+           f"KIND one of {', '.join(FAULT_KINDS)}")
+    head, sep, when = text.partition("@")
+    kind, _, node = head.partition(":")
+    at, plus, span = when.partition("+")
+    if not sep or kind not in FAULT_KINDS:
+        raise SpecError([Problem(option, f"{text!r} is not a fault", fix)])
+    try:
+        at_s, for_s = float(at), float(span) if plus else None
+    except ValueError:
+        raise SpecError([Problem(option, f"{text!r}: {when!r} is not SECONDS[+SECONDS]", fix)]) from None
+    needs_node, needs_for = FAULT_KINDS[kind]
+    if not math.isfinite(at_s) or at_s < 0 or (for_s is not None and not (math.isfinite(for_s) and for_s > 0)):
+        raise SpecError([Problem(option, f"{text!r}: the times must be finite, ≥ 0 (the duration > 0)", fix)])
+    if needs_node != bool(node) or needs_for != (for_s is not None):
+        raise SpecError([Problem(option, f"{text!r}: a fault of kind {kind} takes "
+                                 + ("a node" if needs_node else "no node") + " and "
+                                 + ("a duration" if needs_for else "no duration"), fix)])
+    return FaultSpec(kind, at_s, node or None, for_s)
+
+
+def fault_actions(spec: FaultSpec, state: Any, checkpoint: Path) -> list[Fault]:
+    """What the live loop runs for one fault, at its times (a fault with a duration is two actions)."""
+    from streamplace.spark.cluster import faults as cf
+    from streamplace.spark.runtime.bounded_source import stall
+    from streamplace.workflows.cluster import kill_worker
+
+    node = spec.node or ""
+    end = spec.at_s + (spec.for_s or 0.0)
+    if spec.kind == "worker":
+        return [(spec.at_s, f"kill {node}", functools.partial(kill_worker, state, node))]
+    if spec.kind == "executor":
+        return [(spec.at_s, f"kill {node}'s executors", functools.partial(cf.kill_executors, state, node))]
+    if spec.kind == "slow":
+        return [(spec.at_s, f"slow {node} to {SLOW_FACTOR:g} of its CPU for {spec.for_s:g} s",
+                 functools.partial(cf.slow_node, state, node, SLOW_FACTOR)),
+                (end, f"{node}'s CPU restored", functools.partial(cf.restore_node, state, node))]
+    if spec.kind == "freeze":
+        return [(spec.at_s, f"freeze {node} for {spec.for_s:g} s", functools.partial(cf.freeze_node, state, node)),
+                (end, f"{node} thawed", functools.partial(cf.thaw_node, state, node))]
+    assert spec.for_s is not None  # a stall has one (parse_fault)
+    return [(spec.at_s, f"stall the sources for {spec.for_s:g} s", functools.partial(stall, checkpoint, spec.for_s))]
 
 
 def prepare_live(t: Topology, c: Cluster, policy: str, plan: Any, scheduler: str, params: dict[str, str],
                  state: Any, kills: list[tuple[str, float]] | None = None, sink: str = "parquet",
-                 interval_s: float | None = None, on_warning: Say = silent) -> tuple[Any, list[Fault]]:
+                 interval_s: float | None = None, on_warning: Say = silent, faults: list[FaultSpec] | None = None,
+                 out_dir: Path = Path("live-out")) -> tuple[Any, list[Fault]]:
     """The live policy by name, started from ``plan`` (a Plan, a plan file, or None: planned now with
     ``scheduler``; re-placed to fit the nodes' replica slots), and the faults to inject: ``kills``, (node,
-    seconds) pairs, each killing that node's worker (only on a cluster `cluster up` started). ``on_warning``:
-    what is said of a plan file (workflows.run.plan_to_run)."""
+    seconds) pairs, each killing that node's worker, and ``faults`` (FaultSpec; a node's only on a cluster
+    `cluster up` started; a stall needs ``enact_live(bounded_sources=True)`` and the run's ``out_dir``).
+    ``on_warning``: what is said of a plan file (workflows.run.plan_to_run)."""
     from streamplace.elastic.live_policies import fits_slots, make_policy, place_counts
     from streamplace.spark.runtime.layout import worker_layout
-    from streamplace.workflows.cluster import kill_worker
     from streamplace.workflows.run import plan_to_run
 
     if sink not in LIVE_SINKS:
         raise SpecError([Problem("sink", f"unknown sink {sink!r}", f"use {' or '.join(LIVE_SINKS)}")])
     workers = state.layout() if state is not None else None
     slots = {w.node: w.replica_slots for w in (workers or worker_layout(c))}
-    faults: list[Fault] = []
-    for node, when in kills or []:
-        if state is None:
-            raise SpecError([Problem("kill", "only a standalone cluster's workers can be killed",
+    specs = [FaultSpec("worker", when, node) for node, when in kills or []] + list(faults or [])
+    actions: list[Fault] = []
+    for spec in specs:
+        option = "kill" if spec.kind == "worker" else "fault"
+        if spec.node is not None and state is None:
+            raise SpecError([Problem(option, "only a standalone cluster's workers can be killed or faulted",
                                      "start one with `streamplace cluster up` and give [[master]] its URL")])
-        if node not in slots:
-            raise SpecError([Problem("kill", f"{node!r} is no node of {c.name}",
+        if spec.node is not None and spec.node not in slots:
+            raise SpecError([Problem(option, f"{spec.node!r} is no node of {c.name}",
                                      f"name one of {', '.join(slots)}")])
-        faults.append((when, f"kill {node}", functools.partial(kill_worker, state, node)))
+        actions += fault_actions(spec, state, out_dir / "_checkpoint")
     first = None
     if policy != "s-odrp":
         first = plan_to_run(plan, scheduler, t, c, on_warning)
         if not fits_slots(first, slots):
             first = place_counts(t, c, first.counts(), slots)
-    return make_policy(policy, t, c, params, slots, first, interval_s=interval_s), faults
+    return make_policy(policy, t, c, params, slots, first, interval_s=interval_s), actions

@@ -16,7 +16,9 @@ Offsets are ``{"rows": n}``: rows ``[s, e)`` make a batch, split into ``numParti
 restarted query resumes from its checkpointed offset with the same ``origin``, so nothing is lost or repeated.
 The options (strings, as Spark passes them): ``rowsPerSecond`` (> 0), ``maxRowsPerTrigger`` (≥ 1; absent: no
 bound), ``origin`` (required: the driver fixes it so the arrival process does not depend on when the reader was
-made), ``numPartitions`` (≥ 1).
+made), ``numPartitions`` (≥ 1), ``stallFile`` (optional: while that file holds an instant still to come, in
+seconds since the epoch, the source admits nothing — a source that stalls, as a broker out of reach; the rows
+that arrive meanwhile are backlog, read when it resumes: :func:`stall`).
 
 The reader's offsets are computed in the driver's Python data-source runner; ``read`` runs in executors' Python
 workers and builds its rows with numpy, O(rows).
@@ -81,6 +83,8 @@ class BoundedRateReader(DataSourceStreamReader):
         self.cap = int(cap) if cap is not None and cap != "" else None
         self.origin = float(options["origin"])
         self.parts = int(options.get("numpartitions", "1"))
+        stall_file = options.get("stallfile")
+        self.stall_file = Path(stall_file) if stall_file else None
 
     def initialOffset(self) -> dict:
         return {"rows": 0}
@@ -90,6 +94,8 @@ class BoundedRateReader(DataSourceStreamReader):
 
     def latestOffset(self, start: dict, limit: ReadLimit) -> dict:
         cap = limit.max_rows if isinstance(limit, ReadMaxRows) else None  # the engine's limit rules
+        if stalled(self.stall_file, time.time()):
+            return {"rows": int(start["rows"])}  # nothing admitted: the next batch is empty
         return {"rows": admitted_end(int(start["rows"]), arrived(self.origin, self.rate, time.time()), cap)}
 
     def reportLatestOffset(self) -> dict:
@@ -126,12 +132,16 @@ class BoundedRateSource(DataSource):
         return BoundedRateReader(dict(self.options))
 
 
+#: the file in a query's checkpoint directory that holds the bounded sources' arrival origin
+ORIGIN_FILE = "streamplace-origin"
+
+
 def arrival_origin(checkpoint: Path) -> float:
     """The origin of a query's arrivals (seconds since the epoch), kept in its checkpoint: a restarted query's rows
     go on arriving where they left off (the time it was down is backlog); a fresh query's (no offset logged yet)
     is now. A checkpoint with offsets but no origin (written by another source) is refused: its offsets would
     not match this source's arrivals."""
-    path = checkpoint / "streamplace-origin"
+    path = checkpoint / ORIGIN_FILE
     offsets = checkpoint / "offsets"
     if offsets.is_dir() and any(p.name.isdigit() for p in offsets.iterdir()):
         try:
@@ -146,6 +156,30 @@ def arrival_origin(checkpoint: Path) -> float:
     tmp.write_text(repr(now), encoding="utf-8")
     os.replace(tmp, path)
     return now
+
+
+#: the file in a query's checkpoint directory that stalls its bounded sources (the ``stallFile`` option)
+STALL_FILE = "streamplace-stall"
+
+
+def stalled(stall_file: Path | None, now: float) -> bool:
+    """Does ``stall_file`` (None: none) hold an instant after ``now``? An unreadable file is no stall."""
+    if stall_file is None:
+        return False
+    try:
+        return float(stall_file.read_text(encoding="utf-8")) > now
+    except (OSError, ValueError):
+        return False
+
+
+def stall(checkpoint: Path, seconds: float) -> None:
+    """Stall the bounded sources of the query checkpointed at ``checkpoint`` for ``seconds`` from now: they admit
+    nothing until then, and afterwards what arrived meanwhile (the fault a stalled source injects)."""
+    path = checkpoint / STALL_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{STALL_FILE}.tmp")
+    tmp.write_text(repr(time.time() + seconds), encoding="utf-8")
+    os.replace(tmp, path)
 
 
 def register(spark: Any) -> None:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from streamplace.elastic.live_policies import Observation, Policy, place_counts, placed, shrink
+from streamplace.errors import StreamplaceError
 from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Topology
@@ -53,9 +54,13 @@ class LiveResult:
     events: list[LiveEvent] = field(default_factory=list)
     observations: list[dict[str, Any]] = field(default_factory=list)
     final: Plan | None = None
+    #: the faults injected: {"at_s": seconds after the start, "what": ...}
+    faults: list[dict[str, Any]] = field(default_factory=list)
+    started_at: float = 0.0  # when the loop started, seconds since the epoch (its events' zero)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"duration_s": self.duration_s, "events": [dataclasses.asdict(e) for e in self.events],
+        return {"duration_s": self.duration_s, "started_at": self.started_at, "faults": self.faults,
+                "events": [dataclasses.asdict(e) for e in self.events],
                 "observations": self.observations,
                 "final_replicas": placed(self.final.replicas) if self.final else {}}
 
@@ -108,7 +113,7 @@ class LiveRun:
         return result
 
     def _run(self, duration_s: float, faults: list[Fault] | None) -> LiveResult:
-        result = LiveResult(duration_s)
+        result = LiveResult(duration_s, started_at=time.time() - (time.perf_counter() - self.started))
         started = self.started
         watch = BatchWatch(self.topology, self._listener, started)
         clock = lambda: time.perf_counter() - started  # noqa: E731
@@ -127,8 +132,14 @@ class LiveRun:
                 now = clock()
                 while faults and faults[0][0] <= now:
                     _, what, action = faults.pop(0)
-                    action()
+                    try:
+                        action()
+                    except StreamplaceError as exc:  # a fault that cannot be injected is said, not a crash
+                        result.faults.append({"at_s": round(clock(), 3), "what": what, "error": str(exc)})
+                        self._say(now, "fault", f"fault not injected: {what}: {exc}")
+                        continue
                     fault_at = time.perf_counter()
+                    result.faults.append({"at_s": round(clock(), 3), "what": what})
                     self._say(now, "fault", f"fault: {what}")
                 self._check_first_output()
                 self._check_failed()

@@ -286,7 +286,8 @@ class Pipeline:
                     bounded_source.register(self.spark)
                     cap = self.cfg.admission.get(src.id) if self.cfg.admission else None
                     reader = (reader.format(bounded_source.NAME).option("rowsPerSecond", repr(rate))
-                              .option("origin", repr(self.origin())))
+                              .option("origin", repr(self.origin()))
+                              .option("stallFile", str(self.checkpoint.resolve() / bounded_source.STALL_FILE)))
                     if cap is not None:
                         reader = reader.option("maxRowsPerTrigger", str(int(cap)))
                 elif self.cfg.batch_s:
