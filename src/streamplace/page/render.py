@@ -15,7 +15,7 @@ from typing import Any
 import jinja2
 import markupsafe
 
-from streamplace import __version__
+from streamplace._version import __version__
 from streamplace.model.plan import jsonable
 
 

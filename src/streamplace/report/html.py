@@ -17,7 +17,7 @@ from typing import Any
 import jinja2
 import markupsafe
 
-from streamplace import __version__
+from streamplace._version import __version__
 from streamplace.report.compare import COLUMNS, ComparisonRow, best_values, cell
 
 COMPARISON_INTRO = ("Predicted by the performance model (max t/s: sink input rate at the largest sustainable scale of "
