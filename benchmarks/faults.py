@@ -213,6 +213,8 @@ def run_fault(fault: str, work: Path, args: argparse.Namespace, env: dict[str, s
     lasts = LASTS.get(fault, 0.0)
     at = args.at
     duration = at + lasts + args.after
+    if fault in ("driver", "disk-full"):  # injected ``at`` after the first output, which comes 20-60 s after the start
+        duration += 90.0
     mount = None
     if fault == "disk-full":
         (work / "out").mkdir(parents=True, exist_ok=True)

@@ -105,6 +105,13 @@ CASES: dict[str, Case] = {
         (r"^plan: 10000 replicas in \d+ \(operator, node\) cells on 1000 nodes",
          r"^evaluate: median [\d.]+ ms, .* over 1 runs \(target < 50 ms: (meets|MISSES)\)",
          r"^predicted: throughput [\d,]+ t/s")),
+    "faults.py": Case(
+        ("--smoke", "--markdown", "{tmp}/faults.md"),
+        (r"^stall: stall the sources for 10 s$",
+         r"^  rows \d+, lost \d+ \(goal 0\), duplicated \d+ \(goal 0\), recovery ([\d.]+ s|–), dip to ([\d.]+ %|–)",
+         r"^\| fault \| injected \| rows \| lost \(goal 0\) \| duplicated \(goal 0\) \|",
+         r"^\| stall \| stall the sources for 10 s \| \d+ \| \d+ \| \d+ \|"),
+        files=("faults.md",), spark=True, slow=True, timeout_s=600.0),
     "fusion_prefer.py": Case(
         (),
         (r"^linear-cpu +rstorm-12 +round-robin +\d+ → \d+",

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import psutil
@@ -96,6 +97,14 @@ def _stand_in_node(tmp_path: Path) -> tuple[ClusterState, subprocess.Popen[bytes
     return state, worker
 
 
+def _until(condition: Any, timeout_s: float = 10.0) -> None:
+    """Wait for ``condition()`` (the kernel stops and resumes processes asynchronously)."""
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, "the condition never held"
+        time.sleep(0.05)
+
+
 def test_cluster_faults_act_on_the_nodes_processes_and_quota(tmp_path: Path) -> None:
     from streamplace.spark.cluster import faults
     from streamplace.spark.cluster.cpu_quota import CgroupBackend
@@ -108,12 +117,9 @@ def test_cluster_faults_act_on_the_nodes_processes_and_quota(tmp_path: Path) -> 
         faults.restore_node(state, "c")
         assert CgroupBackend.quota_cores(group) == pytest.approx(0.5)
         assert faults.freeze_node(state, "c") == 2
-        assert {p.status() for p in faults.node_processes(state, "c")} == {psutil.STATUS_STOPPED}
+        _until(lambda: {p.status() for p in faults.node_processes(state, "c")} == {psutil.STATUS_STOPPED})
         faults.thaw_node(state, "c")
-        deadline = time.monotonic() + 10  # the kernel resumes them asynchronously
-        while psutil.STATUS_STOPPED in {p.status() for p in faults.node_processes(state, "c")}:
-            assert time.monotonic() < deadline, "the node's processes stayed stopped"
-            time.sleep(0.05)
+        _until(lambda: psutil.STATUS_STOPPED not in {p.status() for p in faults.node_processes(state, "c")})
         executor = faults.executor_processes(state, "c")
         assert len(executor) == 1 and faults.kill_executors(state, "c") == 1
         psutil.wait_procs(executor, timeout=10)
@@ -131,6 +137,81 @@ def test_cluster_faults_act_on_the_nodes_processes_and_quota(tmp_path: Path) -> 
             p.kill()
         worker.kill()
         worker.wait()
+
+
+class _FailingQuery:
+    isActive = False
+
+    def exception(self) -> str:
+        return "[Errno 28] No space left on device: '/out/sink/_staging/batch_id=7'\n\tat stack"
+
+
+def _failing_pipelines(monkeypatch: pytest.MonkeyPatch, failing: int) -> list[Any]:
+    """FakePipelines (tests/test_run_events.py) whose first ``failing`` queries have failed."""
+    pytest.importorskip("pyspark")
+    import streamplace.spark.runtime.live as live
+
+    from .test_run_events import FakePipeline
+
+    class Failing(FakePipeline):
+        def start(self) -> None:
+            if len(FakePipeline.made) <= failing:
+                self.query = _FailingQuery()
+
+    FakePipeline.made = []
+    monkeypatch.setattr(live, "Pipeline", Failing)
+    return FakePipeline.made
+
+
+def test_a_failed_query_restarts_from_its_checkpoint_until_its_restarts_are_spent(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No JVM: a query that failed (a full disk) is enacted again with the same plan after the delay, said as a
+    fault; a query that keeps failing ends the run with its error once the restarts are spent."""
+    from streamplace.spark.runtime.live import LiveRun
+    from streamplace.spark.runtime.pipeline import PipelineConfig
+
+    from .test_run_events import CLUSTER, TOPO, GrowOnce, Recorder
+
+    made = _failing_pipelines(monkeypatch, failing=2)
+    heard = Recorder()
+    runner = LiveRun(None, TOPO, CLUSTER, GrowOnce(), PipelineConfig(out_dir=tmp_path, trigger_s=0.02),
+                     interval_s=10.0, poll_s=0.02, restarts=3, restart_delay_s=0.01)
+    result = runner.run(0.5, faults=[(0.05, "nothing", lambda: None)], listener=heard)
+    restarts = [e for e in result.events if e.kind == "fault"]
+    assert len(restarts) == 2 and len(made) == 3 and made[2].query is None  # the third query runs
+    assert all(e.detail.startswith("restarted from the checkpoint, same plan, after: [Errno 28] No space left")
+               for e in restarts)
+    assert all(p.plan.replicas == made[0].plan.replicas for p in made)
+    said = [e.detail for e in heard.of("event") if e.kind == "fault"]
+    assert any("restarting it from the checkpoint in 0.01 s (2 restarts left)" in d for d in said)
+    assert result.faults == [{"at_s": result.faults[0]["at_s"], "what": "nothing"}]
+
+    _failing_pipelines(monkeypatch, failing=10)
+    runner = LiveRun(None, TOPO, CLUSTER, GrowOnce(), PipelineConfig(out_dir=tmp_path, trigger_s=0.02),
+                     interval_s=10.0, poll_s=0.02, restarts=1, restart_delay_s=0.01)
+    with pytest.raises(RuntimeError, match=r"the streaming query failed: \[Errno 28\] No space left"):
+        runner.run(2.0)
+
+
+def test_a_fault_that_cannot_be_injected_is_said_and_the_run_goes_on(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from streamplace.spark.runtime.live import LiveRun
+    from streamplace.spark.runtime.pipeline import PipelineConfig
+
+    from .test_run_events import CLUSTER, TOPO, GrowOnce, Recorder
+
+    _failing_pipelines(monkeypatch, failing=0)
+
+    def refuse() -> None:
+        raise ClusterLaunchError("node 'c' runs no executor to kill")
+
+    heard = Recorder()
+    runner = LiveRun(None, TOPO, CLUSTER, GrowOnce(), PipelineConfig(out_dir=tmp_path, trigger_s=0.02),
+                     interval_s=10.0, poll_s=0.02)
+    result = runner.run(0.3, faults=[(0.05, "kill c's executors", refuse)], listener=heard)
+    assert result.faults[0]["error"] == "node 'c' runs no executor to kill"
+    assert any(e.detail == "fault not injected: kill c's executors: node 'c' runs no executor to kill"
+               for e in heard.of("event"))
 
 
 def _sink_ids(out: Path) -> pd.Series:

@@ -73,10 +73,14 @@ class LiveRun:
 
     def __init__(self, spark: Any, topology: Topology, cluster: Cluster, policy: Policy, cfg: PipelineConfig,
                  interval_s: float = 10.0, alive: Callable[[], set[str] | None] | None = None, poll_s: float = 1.0,
-                 settle_intervals: int = 1):
+                 settle_intervals: int = 1, restarts: int = 3, restart_delay_s: float = 10.0):
         self.spark, self.topology, self.cluster, self.policy = spark, topology, cluster, policy
         self.cfg, self.interval_s, self.alive, self.poll_s = cfg, interval_s, alive, poll_s
         self.settle_intervals = settle_intervals
+        #: a failed query (a full disk, a task failing every attempt) is started again from its checkpoint with the
+        #: same plan after ``restart_delay_s``, at most ``restarts`` times in a run (Flink's fixed-delay restart
+        #: strategy); then the run fails with the query's error
+        self.restarts, self.restart_delay_s = restarts, restart_delay_s
         self._settle = 0
         self.pipeline: Pipeline | None = None
         self.plan: Plan | None = None
@@ -142,7 +146,11 @@ class LiveRun:
                     result.faults.append({"at_s": round(clock(), 3), "what": what})
                     self._say(now, "fault", f"fault: {what}")
                 self._check_first_output()
-                self._check_failed()
+                if (failure := self._failure()) is not None:
+                    self._restart(failure, result, now)
+                    before = Snapshot.take(self.pipeline.stats)
+                    next_reason = clock() + self.interval_s
+                    continue
                 watch.look(self.pipeline, len(result.events))
                 seen = self.alive() if self.alive is not None else None
                 if seen is not None and (gone := {w.node for w in self.workers or []} - seen):
@@ -227,10 +235,29 @@ class LiveRun:
             self._pending.pause_s = time.perf_counter() - self._since
             self._pending = None
 
-    def _check_failed(self) -> None:
+    def _failure(self) -> str | None:
+        """The running query's error when it has failed, else None."""
         query = self.pipeline.query if self.pipeline is not None else None
         if query is not None and not query.isActive and query.exception() is not None:
-            raise RuntimeError(f"the streaming query failed: {query.exception()}")
+            return str(query.exception())
+        return None
+
+    def _restart(self, failure: str, result: LiveResult, now: float) -> None:
+        """Start the failed query's plan again from the checkpoint after the restart delay, or raise once the run's
+        restarts are spent. The pause is from the failure's detection to the first sink tuple again."""
+        first = next((line.strip() for line in failure.splitlines() if line.strip()), "no message")[:300]
+        if self.restarts <= 0:
+            raise RuntimeError(f"the streaming query failed: {failure}")
+        self.restarts -= 1
+        failed_at = time.perf_counter()
+        self._say(now, "fault", f"the streaming query failed: {first}; restarting it from the checkpoint in "
+                                f"{self.restart_delay_s:g} s ({self.restarts} restarts left)")
+        time.sleep(self.restart_delay_s)
+        assert self.plan is not None  # a query ran
+        self._enact(self.plan, result, LiveEvent(time.perf_counter() - self.started, "fault",
+                                                 placed(self.plan.replicas),
+                                                 f"restarted from the checkpoint, same plan, after: {first}"),
+                    failed_at, graceful=False)
 
     def _observe(self, before: Snapshot, after: Snapshot, now: float) -> Observation:
         assert self.plan is not None  # observed only once a plan runs
