@@ -35,6 +35,11 @@ tree, not the cluster's daemons, executors and Python workers) took while it ran
 median batch in 3.84 s on an idle machine and in 5.6 s beside ~1.3 cores of tests and benchmarks at nice 19 — so
 a run beside more than ``BUSY_CORES`` of other load is said to be not comparable.
 
+Per pattern, the benchmark also says what the pattern allows (allocation_bound): from the steady batches of every
+run it tabulates, the fewest executors per rate that kept a median batch at the target utilization of the trigger
+(and within the trigger alone), and the executor-minutes that gives — so that a savings goal the pattern cannot
+give is told from one a policy misses.
+
 ``--with-runs DIR`` tabulates runs an earlier invocation recorded under DIR for the policies not run now (the
 same levels, checked): the baselines need not be measured again after a change to streamplace's decision. With
 ``--policies ''`` nothing runs (no cluster starts): the recorded runs are tabulated, and simulated from the first
