@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -288,3 +290,126 @@ def test_only_spark_imports_pyspark() -> None:
                 continue
             problems += [f"{rel}:{node.lineno}: imports {n}" for n in names if n.split(".")[0] in SPARK_ONLY]
     assert not problems, "\n".join(problems)
+
+
+#: why an import of a streamplace module may sit inside a function (its ``# lazy:`` comment starts with one): a
+#: heavy or optional dependency the importing module must not load for every caller (PySpark and pyarrow are the
+#: ``spark`` extra), what `streamplace --help`, `streamplace plan …` or ``import streamplace`` would load more of,
+#: or an import cycle
+LAZY_REASONS = ("PySpark", "pyarrow", "matplotlib", "networkx", "pandas", "numpy", "command-line start",
+                "import streamplace", "import cycle")
+LAZY = re.compile(r"#\s*lazy:\s*(.*)")
+
+
+def _lazy_imports(path: Path) -> list[tuple[int, str | None]]:
+    """Each import of a streamplace module inside a function: (line, the reason its ``# lazy:`` comment gives, or
+    None). The comment is on the import's own line(s) or on the line above the run of imports it starts."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    out = []
+
+    def said(first: int, last: int) -> str | None:
+        for text in lines[first - 1:last]:
+            if found := LAZY.search(text):
+                return found.group(1).strip()
+        return None
+
+    def visit(body: list[ast.stmt], in_function: bool) -> None:
+        run_start: ast.stmt | None = None  # the first of the run of imports on consecutive lines stmt is in
+        previous_end = 0
+        for stmt in body:
+            is_import = isinstance(stmt, ast.Import | ast.ImportFrom)
+            run_start = (run_start if stmt.lineno == previous_end + 1 else None) or stmt if is_import else None
+            previous_end = stmt.end_lineno or stmt.lineno
+            if is_import and in_function and _names(stmt):
+                assert run_start is not None
+                reason = said(stmt.lineno, stmt.end_lineno or stmt.lineno)
+                above = lines[run_start.lineno - 2].strip() if run_start.lineno > 1 else ""
+                if reason is None and above.startswith("#"):
+                    reason = said(run_start.lineno - 1, run_start.lineno - 1)
+                out.append((stmt.lineno, reason))
+            for field in ("body", "orelse", "finalbody"):
+                inner = getattr(stmt, field, None)
+                if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                    visit(inner, in_function or isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef))
+            for handler in getattr(stmt, "handlers", []):
+                visit(handler.body, in_function)
+
+    visit(_tree(path).body, False)
+    return out
+
+
+def lazy_imports() -> dict[str, list[str]]:
+    """Every lazy import of a streamplace module, by reason: ``python tests/test_layers.py --lazy`` prints them."""
+    by_reason: dict[str, list[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for line, reason in _lazy_imports(path):
+            key = next((r for r in LAZY_REASONS if reason and reason.startswith(r)), "(none)")
+            by_reason.setdefault(key, []).append(f"{path.relative_to(PACKAGE)}:{line}: {reason}")
+    return by_reason
+
+
+def test_every_lazy_import_says_why() -> None:
+    """An import of a streamplace module sits at its module's top unless it must not: then its line, or the line
+    above its run of imports, says ``# lazy: <reason>`` with one of LAZY_REASONS (``# lazy: PySpark``, ``# lazy:
+    command-line start``, …), and the list of them is one command away (lazy_imports)."""
+    unsaid = {k: v for k, v in lazy_imports().items() if k == "(none)"}
+    assert not unsaid, "\n".join(unsaid["(none)"]) + f"\n(say '# lazy: ' and one of {LAZY_REASONS}, or move it up)"
+
+
+@pytest.mark.parametrize(("source", "reasons"), [
+    ("def f():\n    from streamplace.model import plan\n", [None]),
+    ("def f():\n    from streamplace.model import plan  # lazy: PySpark\n", ["PySpark"]),
+    ("def f():\n    # lazy: matplotlib, only where drawn\n    import numpy\n    from streamplace.report import plots\n"
+     "    from streamplace.report import html\n\n    from streamplace.page import render\n",
+     ["matplotlib, only where drawn"] * 2 + [None]),
+    ("from streamplace.model import plan\nif True:\n    import streamplace.perf\n", []),
+    ("class A:\n    def f(self):\n        try:\n            import streamplace.perf\n        except ImportError:\n"
+     "            import streamplace.model  # lazy: import cycle\n", [None, "import cycle"]),
+])
+def test_a_lazy_import_is_found_with_its_reason(tmp_path: Path, source: str, reasons: list[str | None]) -> None:
+    path = tmp_path / "m.py"
+    path.write_text(source, encoding="utf-8")
+    assert [reason for _, reason in _lazy_imports(path)] == reasons
+
+
+#: the block of docs/architecture.md that edges_block() writes
+DOCS_BEGIN = "<!-- edges: begin (ALLOWED_EDGES of tests/test_layers.py; `python tests/test_layers.py` rewrites it) -->"
+DOCS_END = "<!-- edges: end -->"
+
+
+def edges_block() -> str:
+    """ALLOWED_EDGES as docs/architecture.md shows them: each part, lowest layer first, and the parts it imports."""
+    width = max(len(part) for layer in LAYERS for part in layer)
+    rows = [f"{'part':<{width}}  imports", f"{'-' * width}  -------"]
+    for layer in LAYERS:
+        for part in sorted(layer):
+            targets = sorted((b for a, b in ALLOWED_EDGES if a == part), key=lambda b: (_layer(b), b))
+            rows.append(f"{part:<{width}}  {' '.join(targets) or '(nothing of the package)'}".rstrip())
+    return "\n".join([DOCS_BEGIN, "```text", *rows, "```", DOCS_END])
+
+
+def _docs_block(text: str) -> str:
+    start, end = text.find(DOCS_BEGIN), text.find(DOCS_END)
+    assert 0 <= start < end, f"docs/architecture.md has no block between {DOCS_BEGIN!r} and {DOCS_END!r}"
+    return text[start:end + len(DOCS_END)]
+
+
+def write_docs() -> None:
+    """Rewrite the block of docs/architecture.md from ALLOWED_EDGES (``python tests/test_layers.py``)."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    ARCHITECTURE.write_text(text.replace(_docs_block(text), edges_block()), encoding="utf-8")
+
+
+def test_the_architecture_page_draws_the_allowed_edges() -> None:
+    """docs/architecture.md's list of edges is ALLOWED_EDGES, written out: `python tests/test_layers.py`
+    rewrites it after a change to the list."""
+    assert _docs_block(ARCHITECTURE.read_text(encoding="utf-8")) == edges_block(), \
+        "docs/architecture.md's edges differ from ALLOWED_EDGES: run `python tests/test_layers.py`"
+
+
+if __name__ == "__main__":  # python tests/test_layers.py [--lazy]
+    if "--lazy" in sys.argv:
+        for why, where in sorted(lazy_imports().items()):
+            print(f"{why} ({len(where)}):", *where, sep="\n  ")
+    else:
+        write_docs()

@@ -37,6 +37,7 @@ _SUBPACKAGE = f"{__name__}.schedulers"
 
 def __getattr__(name: str) -> Any:
     if name in __all__:
+        # lazy: import streamplace (the API loads on first use)
         from streamplace import api
 
         return getattr(api, name)
@@ -52,12 +53,14 @@ class _Schedulers:
     __slots__ = ()
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # lazy: import streamplace (the API loads on first use)
         from streamplace import api
 
         return api.schedulers(*args, **kwargs)
 
     @property
     def __wrapped__(self) -> Any:  # inspect.signature and help() describe the function
+        # lazy: import streamplace (the API loads on first use)
         from streamplace import api
 
         return api.schedulers

@@ -29,6 +29,8 @@ from collections.abc import Callable
 from functools import partial
 
 from streamplace.bench import nasiri_authors
+from streamplace.bench.continuum import continuum11
+from streamplace.bench.manufacturing import visp_vm
 from streamplace.model.cluster import Cluster, Links, Node
 
 HETERO_TYPES = {
@@ -96,8 +98,8 @@ BUILTIN_CLUSTERS: dict[str, tuple[Callable[[], Cluster], str]] = {
     "hetero-12": (lambda: hetero(4, 2), "Nasiri et al. 2023 types, four of each, in 2 racks"),
     "debs-6": (lambda: debs(False), "Cardellini et al. 2017: 6 workers × 8 replicas, WAN delays 12–32 ms (seeded)"),
     "debs-6-avail": (lambda: debs(True), "Cardellini et al. 2017 Fig. 6: debs-6 with w4–w6 at 99 % availability"),
-    "visp-vm": (lambda: _visp_vm(), "Hochreiner et al. 2017: one VM of 4 vCPU / 7 GB (the simulator leases more)"),
-    "continuum-11": (lambda: _continuum11(), "Ecker et al. 2025: 11 workers (1.5 / 1 / 0.3 cores), switch tree, 95 %"),
+    "visp-vm": (visp_vm, "Hochreiner et al. 2017: one VM of 4 vCPU / 7 GB (the simulator leases more)"),
+    "continuum-11": (continuum11, "Ecker et al. 2025: 11 workers (1.5 / 1 / 0.3 cores), switch tree, 95 %"),
     # Nasiri et al. 2023 Table 4 scenarios (its sizes were lost; ours: 2, 4 and 8 machines of each type)
     "nasiri-small": (lambda: hetero(2, 1, "nasiri-small"), "Nasiri et al. 2023 scenario 1: 2 machines of each type"),
     "nasiri-medium": (lambda: hetero(4, 2, "nasiri-medium"), "Nasiri et al. 2023 scenario 2: 4 machines of each type"),
@@ -109,18 +111,6 @@ for _scenario, (_bench, _layout, _called) in nasiri_authors.SCENARIOS.items():
         partial(nasiri_authors.cluster, _scenario),
         f"Nasiri et al.'s simulator, '{_called}': {len(_layout)} one-core machines of types {_layout} "
         f"(its profile: nasiri-authors-{_bench})")
-
-
-def _visp_vm() -> Cluster:
-    from streamplace.bench.manufacturing import visp_vm
-
-    return visp_vm()
-
-
-def _continuum11() -> Cluster:
-    from streamplace.bench.continuum import continuum11
-
-    return continuum11()
 
 
 RACKS_PATTERN = re.compile(r"^racks-(\d+)x(\d+)$")

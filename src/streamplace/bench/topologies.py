@@ -25,7 +25,8 @@ from functools import partial
 from itertools import pairwise
 from typing import Any
 
-from streamplace.bench import nasiri_authors
+from streamplace.bench import continuum, nasiri_authors
+from streamplace.bench.manufacturing import manufacturing
 from streamplace.model.topology import Kind, Operator, Stream, Topology
 from streamplace.perf.rates import operator_rates
 
@@ -276,27 +277,11 @@ def debs2015_q1(rate: float = 100.0, pinned_to: str = "w1") -> Topology:
 
 
 BUILTIN_TOPOLOGIES["debs2015-q1"] = (debs2015_q1, "Cardellini et al. 2017: DEBS 2015 Q1 (top-10 routes), 100 t/s")
-
-
-def _register_continuum() -> None:
-    from streamplace.bench import continuum as c
-
-    BUILTIN_TOPOLOGIES["t-m1"] = (c.t_m1, "Ecker et al. 2025 T-M1: a sequence of 6 operations")
-    BUILTIN_TOPOLOGIES["t-m2"] = (c.t_m2, "Ecker et al. 2025 T-M2: one operation with 10 instances")
-    BUILTIN_TOPOLOGIES["t-m3"] = (c.t_m3, "Ecker et al. 2025 T-M3: source → one operation → sink")
-    for k in range(1, 10):
-        BUILTIN_TOPOLOGIES[f"t-r{k}"] = (partial(c.t_r, k),
-                                         f"Ecker et al. 2025 generator, seed {k}"
-                                         + (" (with a cycle)" if k >= 8 else ""))
-
-
-_register_continuum()
-
-
-def _register_manufacturing() -> None:
-    from streamplace.bench.manufacturing import manufacturing
-
-    BUILTIN_TOPOLOGIES["manufacturing"] = (manufacturing, "Hochreiner et al. 2017: CREMA manufacturing, per machine")
-
-
-_register_manufacturing()
+BUILTIN_TOPOLOGIES["t-m1"] = (continuum.t_m1, "Ecker et al. 2025 T-M1: a sequence of 6 operations")
+BUILTIN_TOPOLOGIES["t-m2"] = (continuum.t_m2, "Ecker et al. 2025 T-M2: one operation with 10 instances")
+BUILTIN_TOPOLOGIES["t-m3"] = (continuum.t_m3, "Ecker et al. 2025 T-M3: source → one operation → sink")
+for _seed in range(1, 10):
+    BUILTIN_TOPOLOGIES[f"t-r{_seed}"] = (partial(continuum.t_r, _seed),
+                                         f"Ecker et al. 2025 generator, seed {_seed}"
+                                         + (" (with a cycle)" if _seed >= 8 else ""))
+BUILTIN_TOPOLOGIES["manufacturing"] = (manufacturing, "Hochreiner et al. 2017: CREMA manufacturing, per machine")

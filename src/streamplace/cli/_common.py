@@ -23,6 +23,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+from streamplace import __version__
 from streamplace.errors import ModelError, Problem, SpecError, StreamplaceError, named
 from streamplace.model.cluster import Cluster
 from streamplace.model.plan import json_text
@@ -46,8 +47,6 @@ app = typer.Typer(
 
 def _print_version(value: bool) -> None:
     if value:
-        from streamplace import __version__
-
         print(f"streamplace {__version__}")
         raise typer.Exit()
 

@@ -63,6 +63,7 @@ def demo(
     throughput with every replica on its planned node (its live page's URL printed), prints measured beside
     predicted, stops the cluster, and writes an HTML report. Example: streamplace demo --out demo-report
     """
+    # lazy: command-line start (jinja2)
     from streamplace.workflows import demo as demo_lib
 
     demo_lib.check_target(on)
@@ -106,6 +107,7 @@ def _demo_on_cluster(t: Topology, c: Cluster, plan: Plan, seconds: float, out_di
                      page_port: int, as_json: bool) -> tuple[Any, dict[str, Any]]:
     """The demo's run of ``plan`` on ``c`` emulated here (workflows.demo.run_on_cluster) with its spinner,
     progress bar and live page; prints the run's table and the verdict."""
+    # lazy: command-line start (jinja2)
     from streamplace.workflows import demo as demo_lib
 
     def starting(label: str) -> Any:
@@ -129,6 +131,7 @@ def _demo_on_cluster(t: Topology, c: Cluster, plan: Plan, seconds: float, out_di
 def _demo_spark_run(t: Topology, plan: Plan, cores: int, seconds: float, out_dir: Path, engine: EngineSettings,
                     as_json: bool) -> Any:
     """The demo's Spark run (demo.run_best) with a progress bar and Spark's log in ``out_dir``; prints its table."""
+    # lazy: command-line start (jinja2)
     from streamplace.workflows import demo as demo_lib
 
     with progress_bar("{task.description}", "{task.completed:.0f}/{task.total:.0f} s",

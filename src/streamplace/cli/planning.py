@@ -178,6 +178,7 @@ def evaluate_cmd(
 def check_picture(path: Path | None) -> None:
     """Refuse, before any work, a --picture path matplotlib cannot write (format, directory)."""
     if path is not None:
+        # lazy: matplotlib
         from streamplace.report.plots import check_plot_path
 
         check_plot_path(path, "--picture")
@@ -185,6 +186,7 @@ def check_picture(path: Path | None) -> None:
 
 def draw_picture(t: Topology, c: Cluster, plan: Plan, ev: Evaluation, path: Path, quiet: bool = False) -> None:
     """Write the placement picture (report/placement.py) of ``plan``, evaluated as ``ev``, whole or not at all."""
+    # lazy: matplotlib
     from streamplace.report.placement import write_placement
 
     replace_whole(path, lambda tmp: write_placement(t, c, plan, ev, tmp))
@@ -220,6 +222,7 @@ def compare_cmd(
     Example: streamplace compare diamond-cpu rstorm-12 --plot compare.png
     """
     if plot is not None:
+        # lazy: matplotlib
         from streamplace.report.plots import check_plot_path
 
         check_plot_path(plot)
@@ -232,6 +235,7 @@ def compare_cmd(
     rows = run_comparison(t, c, p, chosen, params, quiet=as_json, time_limit=time_limit, engine=eng,
                           counts_from=counts_from)
     if plot is not None:
+        # lazy: matplotlib
         from streamplace.report.plots import plot_comparison
 
         plot_comparison(rows, plot, f"{t.name} on {c.name}")

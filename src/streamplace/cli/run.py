@@ -174,6 +174,7 @@ def open_page(title: str, duration_s: float, target: Cluster, path: Path, port: 
     when it cannot be served (said once: the run goes on without it)."""
     if not enabled:
         return None
+    # lazy: command-line start (jinja2)
     from streamplace.page.live_run import RunPage
 
     try:

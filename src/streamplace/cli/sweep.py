@@ -115,6 +115,7 @@ def report_cmd(
 
     Example: streamplace report sweep.parquet -o sweep.html
     """
+    # lazy: command-line start (jinja2, pandas)
     from streamplace.report.sweep import write_sweep_report
 
     path = write_sweep_report(sweep, html_out)

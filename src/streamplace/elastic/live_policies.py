@@ -46,6 +46,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from streamplace.coerce import coerce_value
 from streamplace.elastic.controller import Controller, View
 from streamplace.elastic.factory import CONTROLLERS, controller_parameters
 from streamplace.elastic.view import HostState, OperatorState, build_view, scaled_operators
@@ -53,6 +54,7 @@ from streamplace.errors import ModelError, Problem, SpecError
 from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Topology
+from streamplace.perf.evaluate import evaluate
 from streamplace.schedulers import create
 from streamplace.schedulers.base import DEFAULT_SCHEDULER
 from streamplace.schedulers.odrp import Odrp, s_odrp
@@ -379,8 +381,6 @@ class LatencyAwarePolicy:
         return self.initial_plan
 
     def decide(self, obs: Observation, plan: Plan, cluster: Cluster) -> Plan | None:
-        from streamplace.perf.evaluate import evaluate
-
         rates = measured_input_rates(self.topology, obs)
         nodes = tuple(n.id for n in cluster.nodes)
         if self.used_rates is not None and not drifted(self.used_rates, rates, self.drift) \
@@ -458,8 +458,6 @@ def make_policy(name: str, topology: Topology, cluster: Cluster, params: dict[st
 def _coerce(cls: type, key: str, value: str) -> Any:
     """A parameter's text as the type of ``cls``'s field ``key`` (the simulator's rules)."""
     import typing
-
-    from streamplace.coerce import coerce_value
 
     def fail(message: str) -> SpecError:
         return SpecError([Problem(f"params.{key}", message, f"write it as {key}=VALUE")])

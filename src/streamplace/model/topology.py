@@ -179,6 +179,7 @@ class Topology:
     @cached_property
     def order_sets(self) -> tuple[frozenset, ...]:
         """Operators in topological order as sets (Ecker et al.'s (2025) Algorithm 3 on cyclic graphs)."""
+        # lazy: networkx
         from streamplace.model.ordering import cyclic_topological_order
 
         return tuple(cyclic_topological_order(self.ids, ((s.source, s.target) for s in self.streams)))

@@ -36,6 +36,7 @@ from streamplace.model.topology import Topology
 from streamplace.perf.engines import EngineSettings
 from streamplace.perf.evaluate import Evaluation, evaluate
 from streamplace.report.compare import ComparisonRow
+from streamplace.report.html import Picture
 
 #: above this many nodes the picture shows one box per rack and machine type
 DETAIL_NODES = 48
@@ -289,8 +290,6 @@ def plan_svg(topology: Topology, cluster: Cluster, plan: Plan, engine: EngineSet
 def placement_pictures(t: Topology, c: Cluster, p: Profile | None, eng: EngineSettings,
                        rows: Sequence[ComparisonRow]) -> list[Any]:
     """Every usable plan's placement picture, captioned with its scheduler, for an HTML report."""
-    from streamplace.report.html import Picture
-
     out = []
     for r in rows:
         if r.plan is not None and r.has_values:

@@ -11,7 +11,7 @@ import matplotlib.pyplot as plt
 from matplotlib.ticker import MaxNLocator
 
 from streamplace.errors import Problem, SpecError
-from streamplace.report.compare import ComparisonRow
+from streamplace.report.compare import ComparisonRow, best_values
 
 
 def check_plot_path(path: Path, option: str = "plot") -> None:
@@ -50,8 +50,6 @@ def comparison_figure(rows: list[ComparisonRow], title: str) -> plt.Figure:
     however long), the value axis labelled with its unit, the best value in each panel in a darker colour and
     marked ★ (none where all are equal). Every scheduler appears: one without a usable plan (infeasible,
     refused) gets no bar and its status written where the bar would be, and a time-out is labelled so."""
-    from streamplace.report.compare import best_values
-
     height = max(3.2, 0.32 * len(rows) + 1.4)
     fig, axes = plt.subplots(1, len(PANELS), figsize=(4.2 * len(PANELS), height), sharey=True)
     names = [r.scheduler for r in rows]

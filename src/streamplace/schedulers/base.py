@@ -28,6 +28,7 @@ from streamplace.model.topology import Topology
 from streamplace.perf.engines import EngineSettings, engine_or_ideal, recorded_params
 from streamplace.perf.evaluate import evaluate
 from streamplace.schedulers.ranges import problem as parameter_problem
+from streamplace.schedulers.ranges import range_of
 
 EPS = 1e-9
 
@@ -153,6 +154,7 @@ class BaseScheduler:
             result.warnings.append(f"fusion=prefer acts under the spark engine only (engine spark); the "
                                    f"{eng.name} model fuses no operators")
             return
+        # lazy: command-line start
         from streamplace.schedulers.fusion_align import align_for_fusion
 
         rates = result.source_rates or offered_rates(topology)
@@ -431,8 +433,6 @@ def _coerce(value: Any, hint: Any, where: str) -> Any:
 
 def parameter_ranges(cls: type[BaseScheduler]) -> dict[str, str]:
     """The declared range of each numeric parameter (ranges.py), as text: ``max_replicas: [1, 10,000]``."""
-    from streamplace.schedulers.ranges import range_of
-
     found = {f.name: range_of(cls.name, f.name) for f in dataclasses.fields(cls)}
     return {name: r.text() for name, r in found.items() if r is not None}
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from streamplace.errors import StreamplaceError
+from streamplace.model.allowed import allowed_mask
 from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile
@@ -82,8 +83,6 @@ class Exhaustive(BaseScheduler):
         return [op.max_replicas or self.max_replicas for op in topology.operators]
 
     def candidate_count(self, topology: Topology, cluster: Cluster) -> int:
-        from streamplace.model.allowed import allowed_mask
-
         mask = allowed_mask(topology, cluster)
         total = 1
         for i, k in enumerate(self.caps(topology)):

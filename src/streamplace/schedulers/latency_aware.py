@@ -39,10 +39,12 @@ from typing import Literal
 import numpy as np
 
 from streamplace.errors import SchedulerParamError
-from streamplace.model.cluster import Cluster
+from streamplace.model.cluster import Cluster, Links
 from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
+from streamplace.netcoord.estimate import estimate, median_relative_error
+from streamplace.netcoord.synthetic import measure
 from streamplace.perf.unit_score import UnitScorer
 from streamplace.schedulers.base import BaseScheduler, Deadline, Placement, register
 
@@ -135,10 +137,6 @@ def estimated_cluster(cluster: Cluster, estimator: Literal["spring", "vivaldi"],
                       seed: int) -> tuple[Cluster, str]:
     """The cluster with every pair's latency replaced by a network-coordinate estimate from a noisy, partial
     measurement of the true latencies (Ecker et al. 2025 §4.1), and a note on the estimate's error."""
-    from streamplace.model.cluster import Links
-    from streamplace.netcoord.estimate import estimate, median_relative_error
-    from streamplace.netcoord.synthetic import measure
-
     if not 0 < measured_share <= 1:
         raise SchedulerParamError(f"measured_share must lie in (0, 1], got {measured_share}")
     true = np.asarray(cluster.latency, dtype=float)

@@ -54,6 +54,7 @@ from streamplace.model.topology import Topology
 from streamplace.perf.odrp import DEBS2015_BOUNDS, Bounds, OdrpInstance, Weights, odrp_qos
 from streamplace.schedulers.base import BaseScheduler, Deadline, Placement, register
 from streamplace.schedulers.capacity import bits
+from streamplace.schedulers.exhaustive import placements_of
 from streamplace.schedulers.milp import BuildInterrupted, Milp
 
 BOUND_KEYS = ("r_min", "r_max", "a_min", "a_max", "c_min", "c_max", "z_min", "z_max")
@@ -610,8 +611,6 @@ def brute_force(inst: OdrpInstance, k: list[int], mask: np.ndarray, w: Weights, 
     """The paper's formulation evaluated literally: every multiset U_i ⊑ V^i with |U_i| ≤ k_i per operator,
     every combination scored by F (Eq. 21) under the capacities. For small instances (tests)."""
     import itertools
-
-    from streamplace.schedulers.exhaustive import placements_of
 
     options = [placements_of(mask[i], k[i], None) for i in range(mask.shape[0])]
     total = 1

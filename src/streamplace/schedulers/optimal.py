@@ -46,6 +46,8 @@ from streamplace.schedulers.capacity import (
     scale_upper_bound,
     sustained_rates,
 )
+from streamplace.schedulers.hetero import Hetero
+from streamplace.schedulers.spark_optimal import counts_from, spark_capacity_milp
 
 NUMERIC_GAP = 1e-5  # a bisection stopped by a solver error closer than this to its bound still counts as optimal
 
@@ -128,7 +130,6 @@ class Optimal(BaseScheduler):
                     "storm's serialization CPU and flow control are not in the MILP — max-throughput optimizes "
                     "them (heuristically)")
             return placement
-        from streamplace.schedulers.spark_optimal import counts_from, spark_capacity_milp
 
         milp, w_col = spark_capacity_milp(topology, cluster, profile, engine_or_ideal(engine), self.caps(topology),
                                           self.tasks_per_node)
@@ -179,8 +180,6 @@ class Optimal(BaseScheduler):
         best: np.ndarray | None = None
         lo = 0.0
         if self.warm_start:
-            from streamplace.schedulers.hetero import Hetero
-
             found = Hetero(time_limit_s=None).heuristic(topology, cluster, profile, model, k)
             if found is not None and model.fits(found[0]) and (found[0].sum(axis=1) <= k).all():  # k_j: in fits
                 best, lo = found[0], model.max_scale(found[0])

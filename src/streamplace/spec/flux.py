@@ -27,6 +27,9 @@ from typing import Any
 
 from streamplace.errors import Problem, SpecError
 from streamplace.model.topology import DEFAULT_CPU_POINTS, DEFAULT_MEMORY_MB
+from streamplace.spec.documents import read_document
+from streamplace.spec.schema import FluxSpec
+from streamplace.spec.validate import validate_document
 
 DEFAULT_FLUX_RATE = 1000.0
 
@@ -77,7 +80,6 @@ def read_includes(doc: dict[str, Any], source: str, depth: int = 0) -> dict[str,
     if not isinstance(includes, list) or depth > 8:
         raise SpecError([Problem("includes", "expected a list of {resource, file, override}" if depth <= 8 else
                                  "includes nested more than 8 deep", "list the included files")], source)
-    from streamplace.spec.documents import read_document
 
     merged = {k: v for k, v in doc.items() if k != "includes"}
     for i, inc in enumerate(includes):
@@ -130,8 +132,6 @@ def flux_to_topology_doc(doc: dict[str, Any], source: str = "<flux>",
         raise SpecError([Problem("topologySource", f"a Java class{f' ({cls})' if cls else ''} builds this "
                                  "topology; streamplace reads spouts, bolts and streams written in the file",
                                  "write the topology as Flux spouts/bolts/streams, or as a streamplace spec")], source)
-    from streamplace.spec.schema import FluxSpec
-    from streamplace.spec.validate import validate_document
 
     validate_document(FluxSpec, doc, source, "see `streamplace import-flux` in docs/cli.md and Storm's Flux reference")
     problems: list[Problem] = []

@@ -18,6 +18,7 @@ from streamplace.model.cluster import Cluster, Links, Node
 from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile, ProfileEntry
 from streamplace.model.topology import Operator, Stream, Topology, infer_kinds, parse_grouping
+from streamplace.perf.engines import EngineSettings
 from streamplace.spec.derive import model_kwargs
 from streamplace.spec.documents import read_document
 from streamplace.spec.validate import validate_document
@@ -39,6 +40,7 @@ def _raise_with_source(exc: ModelError, source: str) -> SpecError:
 def load_topology(source: Source) -> Topology:
     """Load a topology spec, or import a Storm Flux YAML file (recognized by ``spouts``/``bolts``)."""
     doc, name = _document(source)
+    # lazy: command-line start (pydantic)
     from streamplace.spec.schema import TopologySpec
 
     if is_flux(doc):
@@ -55,6 +57,7 @@ def load_flux(doc: dict[str, Any], name: str, default_rate: float | None = None,
               custom_as_shuffle: bool = False) -> Topology:
     """A Storm Flux document as a topology: includes merged, converted, validated, every problem named by the
     Flux file's own fields. ``custom_as_shuffle`` plans CUSTOM groupings as shuffle (else refused)."""
+    # lazy: command-line start (pydantic)
     from streamplace.spec.flux import DEFAULT_FLUX_RATE, flux_paths, flux_to_topology_doc, read_includes
     from streamplace.spec.schema import TopologySpec
 
@@ -127,9 +130,11 @@ def dump_topology(t: Topology) -> str:
 # ----------------------------------------------------------------- cluster
 def load_cluster(source: Source) -> Cluster:
     doc, name = _document(source)
+    # lazy: command-line start (pydantic)
     from streamplace.spec.schema import ClusterSpec
 
     spec: Any = validate_document(ClusterSpec, doc, name)
+    # lazy: command-line start (pydantic)
     from streamplace.spec.schema import MAX_NODES
 
     total = sum(n.count or 1 for n in spec.nodes)
@@ -146,8 +151,6 @@ def load_cluster(source: Source) -> Cluster:
     links = Links(**model_kwargs(Links, spec.links))
     engine = {f"{eng}.{key}": value for eng, block in spec.engine.items() for key, value in block.items()}
     if engine:  # checked here, so a bad key names this file
-        from streamplace.perf.engines import EngineSettings
-
         try:
             EngineSettings("ideal").with_params(engine, "engine")
         except ModelError as exc:
@@ -223,6 +226,7 @@ PROFILE_EXTRA_KEYS = ("measured",)
 
 def load_profile(source: Source) -> Profile:
     doc, name = _document(source)
+    # lazy: command-line start (pydantic)
     from streamplace.spec.schema import ProfileSpec
 
     unknown = [k for k in doc if k not in ("profiles", "selectivity", *PROFILE_EXTRA_KEYS)]
@@ -248,6 +252,7 @@ def load_profile(source: Source) -> Profile:
 def load_plan(source: Source) -> Plan:
     """A plan file (what ``streamplace plan --json`` writes), every field checked for its type and range before
     a Plan is built from it: SpecError naming the file and the field."""
+    # lazy: command-line start (pydantic)
     from streamplace.spec.schema import PlanSpec
 
     doc, name = _document(source)

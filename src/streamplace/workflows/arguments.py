@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from streamplace.errors import Problem, SpecError
+from streamplace.perf.engines import EngineSettings
 
 
 def wrong_type(argument: str, value: Any, expected: str, fix: str) -> SpecError:
@@ -111,8 +112,6 @@ def callback(value: Any, argument: str, optional: bool = False) -> None:
 
 def engine(value: Any, argument: str = "engine") -> None:
     """``value`` is an engine's name, an EngineSettings or None."""
-    from streamplace.perf.engines import EngineSettings
-
     if value is not None and not isinstance(value, str | EngineSettings):
         raise wrong_type(argument, value, "an engine's name (spark, storm, ideal), an EngineSettings or None",
                          "write e.g. engine='spark', or sp.engine_settings('storm', params={...})")

@@ -42,6 +42,10 @@ from streamplace.autoscaler.state import Batch, Executor, Memory, View
 from streamplace.errors import ModelError, Problem
 from streamplace.page.live_run import RunPage
 from streamplace.page.series import Reading
+from streamplace.spark.autoscale.executors import AllocationRefused, ExecutorClient, allocation_mode, on_a_cluster
+from streamplace.spark.autoscale.listener import progress_listener, session_of, trigger_interval_s
+from streamplace.spark.autoscale.stages import stage_reader
+from streamplace.workflows.cluster import alive_hosts_of
 
 #: batches kept for the evaluation (the fit uses at most window_points of them)
 KEPT_BATCHES = 5000
@@ -114,7 +118,6 @@ def _driver_cores(spark: Any) -> int:
 def _target_batch(query: Any, options: AutoscaleOptions) -> float:
     if options.target_batch_s is not None:
         return options.target_batch_s
-    from streamplace.spark.autoscale.listener import trigger_interval_s
 
     interval = trigger_interval_s(query)
     if interval is None:
@@ -136,9 +139,6 @@ def _start(query: Any, acting: bool, options: Mapping[str, Any], log_path: str |
            page_port: int, on_decision: Callable[[Decision], None] | None, policy: str) -> AutoscaleHandle:
     opts = options_from(options)
     rule = _policy(policy)
-    from streamplace.spark.autoscale.executors import AllocationRefused, ExecutorClient, allocation_mode, on_a_cluster
-    from streamplace.spark.autoscale.listener import progress_listener, session_of
-    from streamplace.spark.autoscale.stages import stage_reader
 
     spark = session_of(query)
     why_not = allocation_mode(spark)
@@ -202,7 +202,6 @@ def _available_workers(spark: Any, options: AutoscaleOptions) -> Callable[[list[
     master = str(spark.sparkContext.master)
     if not master.startswith("spark://"):
         return lambda executors: None
-    from streamplace.workflows.cluster import alive_hosts_of
 
     def free(executors: list[Executor]) -> dict[str, int] | None:
         hosts = alive_hosts_of(master)

@@ -33,6 +33,7 @@ def start(cluster: Cluster | Spec, state_dir: Path | None = None, host: str = "1
     """Start one master and one worker per node here (``remote``: the nodes whose workers run on other hosts,
     a list, a comma list or ``"all"``), with per-node CPU quotas where cgroups allow, and the JVMs' class
     archives."""
+    # lazy: command-line start
     from streamplace.spark.cluster.jvm_options import driver_options, executor_options
     from streamplace.spark.cluster.standalone import up
 
@@ -55,6 +56,7 @@ def remote_nodes(cluster: Cluster, remote: str | list[str] | None) -> list[str]:
 def state_dir_of(cluster: str | None, state_dir: Path | None) -> Path:
     """The state directory of a cluster `cluster up` started here: ``state_dir`` if given, else by the cluster's
     name (as `up` printed it), spec or built-in name, else the one cluster there is."""
+    # lazy: command-line start
     from streamplace.spark.cluster.state import state_root
 
     if state_dir is not None:
@@ -74,6 +76,7 @@ def state_dir_of(cluster: str | None, state_dir: Path | None) -> Path:
 def cluster_at(master: str | None, state_dir: Path | None = None) -> Any:
     """The state of the cluster `cluster up` started here that answers at ``master`` (a spark:// URL); None for a
     local master; a clear error when none started here answers there."""
+    # lazy: command-line start
     from streamplace.spark.cluster.state import state_at
 
     return state_at(master, state_dir)
@@ -84,6 +87,7 @@ def worker_config(cluster: str, node: str, master: str | None = None, replica_sl
                   state_dir: Path | None = None) -> dict[str, Any]:
     """What a real host needs to serve as ``node`` of ``cluster``: its discovery script, properties and start
     command (render it with :func:`render_worker_config`)."""
+    # lazy: command-line start
     from streamplace.spark.cluster.standalone import worker_config as make
     from streamplace.spark.cluster.state import ClusterState
 
@@ -102,6 +106,7 @@ def worker_config(cluster: str, node: str, master: str | None = None, replica_sl
 
 def render_worker_config(doc: dict[str, Any]) -> str:
     """A worker configuration as the shell recipe a person follows on that host."""
+    # lazy: command-line start
     from streamplace.spark.cluster.standalone import render_worker_config as render
 
     return render(doc)
@@ -109,6 +114,7 @@ def render_worker_config(doc: dict[str, Any]) -> str:
 
 def stop(state_dir: Path) -> list[str]:
     """Stop exactly the master and workers `cluster up` started (from their pid files); what was stopped."""
+    # lazy: command-line start
     from streamplace.spark.cluster.standalone import down
 
     return down(state_dir)
@@ -116,6 +122,7 @@ def stop(state_dir: Path) -> list[str]:
 
 def status(state_dir: Path) -> dict[str, Any]:
     """The master, each worker's process and registration, and the running applications."""
+    # lazy: command-line start
     from streamplace.spark.cluster.standalone import status as read
 
     return read(state_dir)
@@ -123,6 +130,7 @@ def status(state_dir: Path) -> dict[str, Any]:
 
 def kill_worker(state: Any, node: str) -> None:
     """Kill one node's worker and executor (the fault `live --kill-node` injects)."""
+    # lazy: command-line start
     from streamplace.spark.cluster.standalone import kill_worker as kill
 
     kill(state, node)
@@ -131,6 +139,7 @@ def kill_worker(state: Any, node: str) -> None:
 def alive_hosts_of(master: str) -> list[str] | None:
     """The hosts of the workers alive on a cluster `cluster up` started here at ``master`` (one executor each for an
     application); None for a master started elsewhere or one that does not answer."""
+    # lazy: command-line start
     from streamplace.spark.cluster.state import find_state, placement_hosts
 
     state = find_state(master)

@@ -21,15 +21,19 @@ from pathlib import Path
 from typing import Any
 
 from streamplace.errors import Problem, SpecError
-from streamplace.model.cluster import Cluster
+from streamplace.files import replace_whole, write_whole
+from streamplace.model.cluster import Cluster, scaled_cluster
 from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
 from streamplace.perf.engines import RUNTIME_ENGINE, EngineSettings
 from streamplace.perf.evaluate import evaluate
-from streamplace.report.compare import ComparisonRow, compare
-from streamplace.report.html import Section
+from streamplace.report.compare import ComparisonRow, compare, comparison_legend
+from streamplace.report.html import Section, write_report
+from streamplace.schedulers import REGISTRY, scheduler_names
 from streamplace.spark.runtime.session import stop_active_session
+from streamplace.workflows.cluster import start, stop
+from streamplace.workflows.run import enact_run, measured_beside_predicted, run_engine
 
 #: seconds of warm-up before measuring; the sources ramp up over its first half
 WARMUP_S = 20.0
@@ -60,8 +64,6 @@ def compare_all(topology: Topology, cluster: Cluster, profile: Profile | None, e
                 time_limit_s: float, on_done: Callable[[str], None] | None = None) -> list[ComparisonRow]:
     """Every registered scheduler on the instance, each within ``time_limit_s`` and with its own
     ``comparison_params`` (ODRP/ODP minimizing response time)."""
-    from streamplace.schedulers import REGISTRY, scheduler_names
-
     params = {name: {"time_limit_s": time_limit_s} | dict(REGISTRY[name].comparison_params)
               for name in scheduler_names()}
     return compare(topology, cluster, profile, None, params, on_done=on_done, engine=engine)
@@ -76,6 +78,7 @@ def best_row(rows: list[ComparisonRow]) -> ComparisonRow | None:
 def run_best(spark: Any, topology: Topology, plan: Plan, cores: int, seconds: float, out_dir: Path,
              engine: EngineSettings, progress: Callable[[float], None] | None = None) -> SparkRun:
     """Run ``plan``'s pipeline on local Spark (a fresh checkpoint in ``out_dir``) and compare with the model."""
+    # lazy: PySpark
     from streamplace.spark.measure.check import check_plan, comparison_rows
 
     shutil.rmtree(out_dir, ignore_errors=True)  # this run, not a resumed one
@@ -88,6 +91,7 @@ def run_best(spark: Any, topology: Topology, plan: Plan, cores: int, seconds: fl
 def verdict(check: Any) -> tuple[str, bool]:
     """Whether throughput and latency agree within ``AGREEMENT``, in words, and CPU's caveat (``check``: a
     spark.measure.check.LocalCheck, or anything with the run's ``result``)."""
+    # lazy: PySpark
     from streamplace.spark.runtime.run import comparison, ratio
 
     got = [(name, ratio(p, m)) for name, p, m in comparison(check.result.predicted, check.result.measured)
@@ -129,9 +133,6 @@ def emulated_run_plan(topology: Topology, cluster: Cluster, plan: Plan, cpu_scal
     """The plan at the source rates the demo runs it with on the emulated cluster, and their share of the
     spec's: ``EMULATED_LOAD`` of what ``engine`` predicts the plan sustains on the cluster as emulated (every
     node's CPU × ``cpu_scale`` under quotas; the cluster itself without), never above the spec's rates."""
-    from streamplace.model.cluster import scaled_cluster
-    from streamplace.perf.evaluate import evaluate
-
     where = scaled_cluster(cluster, cpu_scale) if cpu_scale else cluster
     rates = {s.id: float(plan.source_rates.get(s.id) or s.rate or 0.0) for s in topology.sources}
     spec_rates = plan.evolve(source_rates=rates)
@@ -143,6 +144,7 @@ def cluster_section(topology: Topology, cluster: Cluster, plan: Plan, done: Any,
                     page: Path | None) -> tuple[Section, str, bool]:
     """The report's part on the plan enacted on the emulated cluster (``done``: workflows.run.RunDone), the verdict
     in words and whether predicted and measured agree."""
+    # lazy: PySpark
     from streamplace.spark.runtime.run import comparison, ratio
 
     text, agrees = verdict(done)
@@ -201,9 +203,6 @@ def run_on_cluster(t: Topology, c: Cluster, plan: Plan, seconds: float, out_dir:
     its live page (``session(state)`` and ``open_page`` as workflows.run.enact_run takes them), and the cluster
     stopped whatever happens, from the moment `up` starts. ``starting(label)`` wraps the cluster's start (a
     spinner); what the demo says goes to ``on_info`` / ``on_warning``."""
-    from streamplace.workflows.cluster import start, stop
-    from streamplace.workflows.run import enact_run, measured_beside_predicted, run_engine
-
     state_dir = out_dir / "cluster"
     run_out = out_dir / "spark-run"
     shutil.rmtree(run_out, ignore_errors=True)  # this run, not a resumed one
@@ -269,9 +268,6 @@ class DemoReport:
 
     def write(self) -> Path:
         """The report as it stands: table, chart, every plan's picture, the sections added so far."""
-        from streamplace.report.compare import comparison_legend
-        from streamplace.report.html import write_report
-
         return write_report(self.rows, self.chart, self.out_dir / "report.html", f"streamplace demo: {self.title}",
                             instance_notes(self.topology, self.cluster), self.sections,
                             legend=comparison_legend(self.rows), pictures=self.pictures)
@@ -288,7 +284,7 @@ def compare_and_report(topology: Topology, cluster: Cluster, profile: Profile | 
                        on_done: Callable[[str], None] | None = None) -> DemoReport:
     """Every scheduler on the instance (compare_all), the chart and every plan's picture, the best plan written
     as ``best-plan.json`` and drawn as ``best-plan.svg``, and the report written with them."""
-    from streamplace.files import replace_whole, write_whole
+    # lazy: matplotlib
     from streamplace.report.placement import placement_pictures, write_placement
     from streamplace.report.plots import plot_comparison
 

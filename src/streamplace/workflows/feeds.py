@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Topology
+from streamplace.page.live_run import capacity_cores
 from streamplace.page.series import Reading
 from streamplace.perf.engines import EngineSettings
 from streamplace.spark.runtime.events import BatchEnded, RunEnd, RunEvent, RunListener
@@ -121,8 +122,9 @@ def describe_plan(topology: Topology, cluster: Cluster, runs_on: Cluster, one_no
     as one node with ``one_node``, the plan's parallelism on it; else the cluster as its workers run it, e.g. every
     node's CPU scaled to its quota), its picture on the cluster it was made for, and the cores of the nodes it runs
     on (what the page's measured CPU is a share of)."""
-    from streamplace.page.live_run import capacity_cores  # jinja2, the page's server: only where a page is drawn
-    from streamplace.report.placement import plan_svg  # matplotlib: likewise
+    from streamplace.report.placement import plan_svg  # lazy: matplotlib, only where a page is drawn
+
+    # lazy: PySpark
     from streamplace.spark.runtime.run import on_one_node, prediction
 
     where, as_run = runs_on, (on_one_node(topology, plan) if one_node else plan)

@@ -165,6 +165,7 @@ def misspelt_plan_keys(doc: Mapping[str, Any]) -> list[str]:
     are tools' annotations and kept, these are most likely typos whose values would be dropped."""
     import difflib
 
+    # lazy: command-line start (pydantic)
     from streamplace.spec.schema import PlanSpec
 
     fields = list(PlanSpec.model_fields)
@@ -225,6 +226,7 @@ def engine_settings(engine: Engine = DEFAULT_ENGINE, calibration: str | Path | N
         raise SpecError([Problem(where, f"unknown engine {engine!r}", f"use one of {', '.join(engine_names())}")])
     settings = EngineSettings(engine)
     if settings.model.reads_calibration:  # Spark's constants, as `streamplace calibrate` measured them
+        # lazy: command-line start
         from streamplace.spark.measure.calibration import constants_or_defaults
 
         consts = constants_or_defaults(Path(calibration) if calibration else None)

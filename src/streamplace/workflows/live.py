@@ -18,11 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from streamplace.errors import Problem, SpecError
-from streamplace.model.cluster import Cluster
+from streamplace.model.cluster import Cluster, scaled_cluster
 from streamplace.model.topology import Topology
 from streamplace.perf.engines import EngineSettings
+from streamplace.workflows.cluster import kill_worker
 from streamplace.workflows.instance import silent
-from streamplace.workflows.run import PageOpener, Say, SessionOpener
+from streamplace.workflows.run import PageOpener, Say, SessionOpener, plan_to_run
 
 #: the loop's own messages: (seconds since it started, what it did)
 StepFn = Callable[[float, str], None]
@@ -42,6 +43,7 @@ def enact_live(t: Topology, c: Cluster, policy: Any, state: Any, master: str | N
     stops on every way out. ``bounded_sources``: the sources are run's (bounded_source.py, no cap) rather than
     Spark's ``rate`` source — rows arrive one by one, and they can stall (a ``stall`` fault needs them); a
     checkpoint they wrote resumes with them whatever ``bounded_sources`` says (its offsets are theirs)."""
+    # lazy: PySpark; the cluster's state, the events and the feeds (jinja2): command-line start
     from streamplace.spark.cluster.standalone import emulated_links
     from streamplace.spark.cluster.state import alive_nodes
     from streamplace.spark.runtime.events import Listeners
@@ -60,8 +62,6 @@ def enact_live(t: Topology, c: Cluster, policy: Any, state: Any, master: str | N
     if state is None:
         target, one_node = local_machine(cores, master), True
     else:  # the workers run under their quotas: the page's prediction and CPU shares are for that cluster
-        from streamplace.model.cluster import scaled_cluster
-
         target, one_node = (scaled_cluster(c, state.cpu_scale) if state.cpu_scale else c), False
     live_page = None if open_page is None else open_page(
         title or f"{t.name} under {policy.name} on {master or 'local'}", duration_s, target, out_dir / "live-page.html")
@@ -79,7 +79,7 @@ def enact_live(t: Topology, c: Cluster, policy: Any, state: Any, master: str | N
 
 def _bounded_checkpoint(out_dir: Path) -> bool:
     """Did bounded sources write the checkpoint in ``out_dir`` (their arrival origin is there)?"""
-    from streamplace.spark.runtime.bounded_source import ORIGIN_FILE
+    from streamplace.spark.runtime.bounded_source import ORIGIN_FILE  # lazy: PySpark
 
     return (out_dir / "_checkpoint" / ORIGIN_FILE).exists()
 
@@ -137,9 +137,9 @@ def parse_fault(text: str, option: str = "fault") -> FaultSpec:
 
 def fault_actions(spec: FaultSpec, state: Any, checkpoint: Path) -> list[Fault]:
     """What the live loop runs for one fault, at its times (a fault with a duration is two actions)."""
+    # lazy: PySpark
     from streamplace.spark.cluster import faults as cf
     from streamplace.spark.runtime.bounded_source import stall
-    from streamplace.workflows.cluster import kill_worker
 
     node = spec.node or ""
     end = spec.at_s + (spec.for_s or 0.0)
@@ -167,9 +167,9 @@ def prepare_live(t: Topology, c: Cluster, policy: str, plan: Any, scheduler: str
     seconds) pairs, each killing that node's worker, and ``faults`` (FaultSpec; a node's only on a cluster
     `cluster up` started; a stall needs ``enact_live(bounded_sources=True)`` and the run's ``out_dir``).
     ``on_warning``: what is said of a plan file (workflows.run.plan_to_run)."""
+    # lazy: command-line start (the live policies: highspy, networkx)
     from streamplace.elastic.live_policies import fits_slots, make_policy, place_counts
     from streamplace.spark.runtime.layout import worker_layout
-    from streamplace.workflows.run import plan_to_run
 
     if sink not in LIVE_SINKS:
         raise SpecError([Problem("sink", f"unknown sink {sink!r}", f"use {' or '.join(LIVE_SINKS)}")])

@@ -31,6 +31,7 @@ def calibrate(spark: Any, cores: int, batches: int = 3, out_file: Path | None = 
               progress: Callable[[str], None] | None = None) -> Calibrated:
     """Measure the Spark engine model's constants on ``spark``'s master (about 2 minutes on 2 cores) and write
     them, whole, to ``out_file`` (default ~/.streamplace/calibration.json, which the spark engine reads)."""
+    # lazy: command-line start
     from streamplace.spark.measure.calibration import calibrate as measure
     from streamplace.spark.measure.calibration import default_path, measured_block, write_calibration
 
@@ -73,6 +74,7 @@ def profile(spark: Any, topology: Topology | Spec, cores: int, out_file: Path, t
     operator starts."""
     import yaml
 
+    # lazy: PySpark
     from streamplace.spark.measure.profiler import profile_document, profile_topology
 
     t = topology if isinstance(topology, Topology) else load_topology(topology)
@@ -103,6 +105,7 @@ def prepare_sweep(topologies: Sequence[str], clusters: Sequence[str], schedulers
     """Every topology × cluster × scheduler × scale × seed of a sweep, the specs loaded and the engine set: each
     name and parameter checked here, before a Spark session is asked for. ``params``: engine parameters only
     (``ENGINE.key``)."""
+    # lazy: command-line start
     from streamplace.bench.sweep import grid
 
     unknown = [s for s in schedulers if s not in REGISTRY]
@@ -124,6 +127,7 @@ def sweep(spark: Any, setup: SweepSetup, out_dir: Path, partitions: int | None =
           progress: Callable[[int, int], None] | None = None) -> Any:
     """Plan and predict every instance of ``setup`` as Spark tasks and write the rows to ``out_dir`` (Parquet,
     overwritten); returns spark.measure.sweep.SweepRun."""
+    # lazy: command-line start
     from streamplace.spark.measure.sweep import run_sweep
 
     return run_sweep(spark, setup.instances, setup.topologies, setup.clusters, out_dir, partitions,

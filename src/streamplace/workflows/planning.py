@@ -14,15 +14,16 @@ from typing import Any
 
 from streamplace.bench import list_builtins
 from streamplace.errors import Problem, SpecError
+from streamplace.files import replace_whole
 from streamplace.model.cluster import Cluster
-from streamplace.model.plan import Plan
+from streamplace.model.plan import Plan, json_text
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
 from streamplace.params import by_scope
 from streamplace.perf.engines import EngineSettings, recorded_params
 from streamplace.perf.evaluate import Evaluation
 from streamplace.perf.evaluate import evaluate as _evaluate
-from streamplace.report.compare import ComparisonRow
+from streamplace.report.compare import ComparisonRow, comparison_legend
 from streamplace.report.compare import compare as _compare
 from streamplace.schedulers.base import (
     DEFAULT_SCHEDULER,
@@ -35,6 +36,7 @@ from streamplace.schedulers.base import (
 from streamplace.schedulers.base import (
     scheduler_summary as scheduler_summary,  # the command line shows a plan's scheduler figures through it
 )
+from streamplace.spec.loader import dump_topology, load_flux, read_document, topology_to_doc
 from streamplace.workflows import arguments
 from streamplace.workflows.instance import (
     DEFAULT_ENGINE,
@@ -106,7 +108,7 @@ def check_operator_parameters(scheduler: Any, topology: Topology, where: str = "
                      for op in given if op not in topology.index]
     placer = getattr(scheduler, "placer", None)
     if isinstance(placer, str):
-        from streamplace.schedulers.ds2 import _placers  # the placers DS2 hands its counts to
+        from streamplace.schedulers.ds2 import _placers  # lazy: command-line start (DS2's placers)
 
         if placer not in _placers():  # else planned as "infeasible", exit 1, for a misspelt name
             problems.append(Problem(f"{where}.placer", f"{scheduler.name}: unknown placer {placer!r}",
@@ -272,9 +274,6 @@ def import_flux(flux_file: Path, rate: float = 1000.0, custom_as_shuffle: bool =
     (then planned as shuffle, which a note says)."""
     import math
 
-    from streamplace.model.plan import json_text
-    from streamplace.spec.loader import dump_topology, load_flux, read_document, topology_to_doc
-
     if isinstance(rate, bool) or not isinstance(rate, int | float) or not (rate > 0 and math.isfinite(rate)):
         raise SpecError([Problem("rate", f"must be a finite rate > 0, got {rate}", "give tuples/s, e.g. 1000")])
     doc = read_document(flux_file)
@@ -294,8 +293,7 @@ def write_compare_report(t: Topology, c: Cluster, p: Profile | None, eng: Engine
     """``compare --html``: the comparison table, the bar chart and every plan's picture side by side."""
     import tempfile
 
-    from streamplace.files import replace_whole
-    from streamplace.report.compare import comparison_legend
+    # lazy: matplotlib; the HTML report (jinja2): command-line start
     from streamplace.report.html import write_report
     from streamplace.report.placement import placement_pictures
     from streamplace.report.plots import plot_comparison

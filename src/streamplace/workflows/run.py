@@ -20,7 +20,7 @@ from streamplace.model.plan import Plan
 from streamplace.model.topology import Topology
 from streamplace.perf.engines import RUNTIME_ENGINE, EngineSettings
 from streamplace.report.compare import mfmt
-from streamplace.schedulers.base import DEFAULT_SCHEDULER
+from streamplace.schedulers.base import DEFAULT_SCHEDULER, create
 from streamplace.workflows import arguments
 from streamplace.workflows.instance import (
     Engine,
@@ -61,6 +61,7 @@ def run_dir_for(t: Topology, pl: Plan, sink: str, out_dir: Path | None, option: 
     """The directory the run of this pipeline writes to and resumes from (spark/runtime/outdir.run_dir):
     ``out_dir``, else ``run-out/TOPOLOGY-DIGEST``; a directory holding another pipeline's run is an error on
     ``option``."""
+    # lazy: command-line start
     from streamplace.spark.runtime.outdir import run_dir
 
     return run_dir(t, pl, sink, out_dir, option=option)
@@ -85,11 +86,13 @@ def enact_run(t: Topology, c: Cluster, pl: Plan, plan_label: str, state: Any, ma
     directory (``out_dir``, else run-out/TOPOLOGY-DIGEST: run_dir_for, errors naming ``out_option``) is claimed
     only once every check has passed. The live page is a view: an error of its own is said once and the run goes
     on without it; its server is stopped on every way out."""
+    # lazy: PySpark; the rest of spark/: command-line start
     from streamplace.spark.runtime.admission import admission, admitted_plan, continuous
     from streamplace.spark.runtime.run import prediction, run_target, run_warnings
 
     workers = None
     if state is not None:
+        # lazy: command-line start
         from streamplace.spark.cluster.state import require_registered
         from streamplace.spark.runtime.layout import check_enactable
 
@@ -123,7 +126,7 @@ def enact_run(t: Topology, c: Cluster, pl: Plan, plan_label: str, state: Any, ma
             try:
                 # the page's "offered" is what the sources offer, not what they admit (its gap is the overload)
                 offered = prediction(t, target_cluster, target_plan, None, eng).get("offered_throughput")
-                from streamplace.report.placement import plan_svg  # matplotlib: only where a page is drawn
+                from streamplace.report.placement import plan_svg  # lazy: matplotlib, only where a page is drawn
 
                 live_page.plan(dict(predicted, offered_throughput=offered), plan_svg(t, c, pl, eng), None)
                 live_page.event(0.0, "start", f"{pl.scheduler} plan: " + ", ".join(
@@ -135,6 +138,7 @@ def enact_run(t: Topology, c: Cluster, pl: Plan, plan_label: str, state: Any, ma
                 live_page.close()
                 live_page = None
         if live_page is not None:  # the page subscribes to the run's events: its points, log and last state
+            # lazy: command-line start (jinja2)
             from streamplace.workflows.feeds import Guarded, PageFeed
 
             feed = PageFeed(live_page, summary=page_summary, on_warning=on_warning, on_info=on_info)
@@ -144,6 +148,7 @@ def enact_run(t: Topology, c: Cluster, pl: Plan, plan_label: str, state: Any, ma
                                       session=session, progress=progress, on_warning=on_warning)
     except BaseException as exc:
         if feed is not None and not feed.ended:  # failed before the pipeline ran (the session): ended here
+            # lazy: command-line start
             from streamplace.spark.runtime.events import RunEnd
 
             feed.on_end(RunEnd(0.0, error=exc))
@@ -156,6 +161,7 @@ def enact_run(t: Topology, c: Cluster, pl: Plan, plan_label: str, state: Any, ma
 
 def page_summary(result: Any) -> list[tuple[str, str, str]]:
     """The live page's last table of a run: (quantity, predicted, measured) as text (spark/runtime/run.comparison)."""
+    # lazy: PySpark
     from streamplace.spark.runtime.run import comparison
 
     return [(name, mfmt(pv), mfmt(mv)) for name, pv, mv in comparison(result.predicted, result.measured)]
@@ -170,18 +176,21 @@ def measured_run(t: Topology, c: Cluster, pl: Plan, target_cluster: Cluster, tar
     """The run's Spark part: the session (``session``, as in enact_run), the pipeline measured for ``duration``
     after ``warmup`` (``progress`` told from its start; ``listener``, or None, hears its micro-batches, the measured
     window opening and its end, timed from when the session is up); whether CPU quotas were lifted for the start."""
+    # lazy: PySpark; the rest of spark/: command-line start
     from streamplace.spark.runtime.admission import admitted_plan
     from streamplace.spark.runtime.pipeline import PipelineConfig
     from streamplace.spark.runtime.run import run_pipeline
 
     boost = None
     if state is not None:  # executors and the first batch start at full speed; the quotas are set after it
+        # lazy: command-line start
         from streamplace.spark.cluster.state import lift_cpu_quotas
 
         boost = lift_cpu_quotas(state)
     session_started, session_began_at = time.monotonic(), time.time()
     try:
         if session is None:
+            # lazy: command-line start
             from streamplace.spark.cluster.connect import session_for
 
             spark = session_for(master, state, cores, out_dir / "spark.log")
@@ -193,6 +202,7 @@ def measured_run(t: Topology, c: Cluster, pl: Plan, target_cluster: Cluster, tar
         raise
     session_start_s = time.monotonic() - session_started
     # an emulated cluster's workers talk over loopback: its stages wait the spec's link latencies instead
+    # lazy: command-line start
     from streamplace.spark.cluster.standalone import emulated_links
 
     cfg = PipelineConfig(trigger_s=trigger_s, sink=sink, out_dir=out_dir, workers=workers,  # type: ignore[arg-type]
@@ -239,6 +249,7 @@ def run(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan | Spec, *
     spark.runtime.run.RunResult."""
     import os
 
+    # lazy: PySpark; the rest of spark/: command-line start
     from streamplace.spark.runtime.admission import admission, admitted_plan, continuous
     from streamplace.spark.runtime.pipeline import PipelineConfig
     from streamplace.spark.runtime.run import run_pipeline, run_target
@@ -277,6 +288,7 @@ def runnable_instance(topology: Topology | Spec, cluster: Cluster | Spec, on_war
                       where: str | None = None) -> tuple[Topology, Cluster]:
     """The instance a Spark use case runs: bad logic names or parameters fail here, naming the file (``where``),
     before Spark starts."""
+    # lazy: pyarrow (the spark extra)
     from streamplace.spark.runtime.logic import logic_of
 
     inst = load_instance(topology, cluster, None, on_warning)
@@ -289,8 +301,6 @@ def plan_to_run(plan: Plan | Spec | None, scheduler: str, t: Topology, c: Cluste
                 on_warning: Say = silent) -> Plan:
     """The given plan (or plan file) checked against the instance, else a plan made now with ``scheduler``;
     never an infeasible one. ``on_warning``: what :func:`plan_for` says of a plan file."""
-    from streamplace.schedulers.base import create
-
     pl = plan_for(plan, t, c, str(plan) if isinstance(plan, str | Path) else "plan", on_warning) if plan is not None \
         else create(scheduler).plan(t, c)
     if not pl.usable:
@@ -329,6 +339,7 @@ def run_engine(engine: Engine, calibration: Path | None, params: dict[str, str] 
 def measured_beside_predicted(predicted: dict[str, Any], measured: dict[str, Any]) \
         -> list[tuple[str, Any, Any, float | None]]:
     """(quantity, predicted, measured, measured / predicted) for every quantity a run measures."""
+    # lazy: PySpark
     from streamplace.spark.runtime.run import comparison, ratio
 
     return [(name, pv, mv, ratio(pv, mv)) for name, pv, mv in comparison(predicted, measured)]
@@ -336,14 +347,14 @@ def measured_beside_predicted(predicted: dict[str, Any], measured: dict[str, Any
 
 def page_capacity(target: Cluster) -> dict[str, float]:
     """Each node's cores as the live page counts CPU against them (quota-scaled on an emulated cluster)."""
-    from streamplace.page.live_run import capacity_cores  # jinja2, the page's server: only where a page is drawn
+    from streamplace.page.live_run import capacity_cores  # lazy: command-line start (jinja2, the page's server)
 
     return capacity_cores(target)
 
 
 def write_run_series(result: Any, path: Path) -> None:
     """A run's per-batch series (batch, time, rows in, rates, duration) as .csv, or .parquet."""
-    from streamplace.sim.series import write_series  # pandas: 0.35 s of every run's start otherwise
+    from streamplace.sim.series import write_series  # lazy: pandas, 0.35 s of every run's start otherwise
 
     batches = result.series
     write_series({"batch_id": [b["batch_id"] for b in batches], "timestamp": [b["timestamp"] for b in batches],

@@ -12,6 +12,7 @@ def open_session(master: str | None, state: Any, cores: int | None, log_to: Path
     """The process's SparkSession: on the cluster of ``state`` (workflows.cluster.cluster_at), else ``master`` or
     ``local[cores]``; Spark's log goes to ``log_to`` (default ~/.streamplace/logs/…), the terminal gets only
     ``console_level`` and above."""
+    # lazy: command-line start
     from streamplace.spark.cluster.connect import session_for
 
     return session_for(master, state, cores, log_to, console_level)
@@ -19,6 +20,7 @@ def open_session(master: str | None, state: Any, cores: int | None, log_to: Path
 
 def spark_log() -> Path | None:
     """The file Spark's log of this process goes to (None before a session started)."""
+    # lazy: command-line start
     from streamplace.spark.runtime.session import log_file
 
     return log_file()

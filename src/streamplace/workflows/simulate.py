@@ -45,6 +45,7 @@ def prepare(topology: Topology | Spec, vm: Cluster | Spec, controller: str = "bt
     """Everything a simulation needs, each input checked: ``controller`` with ``params`` (its constants and the
     simulator's settings, ``key=value`` text, ranges checked), ``pattern`` (a built-in arrival pattern or a CSV
     trace) over ``minutes``, the plot's path where one is asked for."""
+    # lazy: matplotlib; the controllers and the simulator (scipy): command-line start
     from streamplace.elastic import make_pattern
     from streamplace.report.plots import check_plot_path
     from streamplace.sim.factory import build
@@ -61,6 +62,7 @@ def run(setup: SimulationSetup, series: Path | None = None, plot: Path | None = 
         progress: Callable[[int], None] | None = None) -> Simulated:
     """Run a prepared simulation; write the per-minute series (.csv, or .parquet) and a Fig. 8-style plot where
     asked. ``progress(minute)`` as it goes."""
+    # lazy: matplotlib; the simulator (scipy) and its series (pandas): command-line start
     from streamplace.report.elastic import plot_figure
     from streamplace.sim import simulate as simulate_run
     from streamplace.sim.series import write_series

@@ -31,7 +31,12 @@ from typing import Any
 
 import psutil
 
+from streamplace.model.plan import Plan
+from streamplace.model.topology import Operator, Stream, Topology
+from streamplace.spark.cluster.connect import app_conf
 from streamplace.spark.cluster.jvm_options import DRIVER_ARCHIVE, EXECUTOR_ARCHIVE, archive_dir
+from streamplace.spark.cluster.state import EXECUTOR_JVM_OPTIONS, ClusterState, lift_cpu_quotas
+from streamplace.spark.runtime.session import local_session
 
 #: where each executor of the priming application dumps, relative to its own work directory
 EXECUTOR_DUMP = "streamplace-executor.jsa"
@@ -77,8 +82,6 @@ def prime(state: Any, timeout_s: float = PRIME_TIMEOUT_S) -> PrimeResult:
     """Write the driver's and the executors' archives of the cluster of ``state`` (a ClusterState whose workers
     have registered), replacing older ones only with archives that check. Never raises for a failed priming: the
     cluster works without archives, only its JVMs start slower, and the note says why."""
-    from streamplace.spark.cluster.state import EXECUTOR_JVM_OPTIONS, lift_cpu_quotas
-
     started = time.monotonic()
     if any(w.remote for w in state.workers):
         return PrimeResult((), 0.0, "none for workers on other hosts")
@@ -211,12 +214,8 @@ def _workload(state_dir: str, driver_dump: str, out_dir: str, budget_s: float = 
     here (SIGTERM) and waited for: stopped by their worker when the application ends, they are killed 10 s later
     (hard-coded in Spark), and on two cores four executors dumping at once all ran out of that time. The driver
     dumps after them, when this process exits and its JVM with it."""
-    from streamplace.model.plan import Plan
-    from streamplace.model.topology import Operator, Stream, Topology
-    from streamplace.spark.cluster.connect import app_conf
-    from streamplace.spark.cluster.state import EXECUTOR_JVM_OPTIONS, ClusterState
+    # lazy: PySpark
     from streamplace.spark.runtime.pipeline import Pipeline, PipelineConfig
-    from streamplace.spark.runtime.session import local_session
 
     state = ClusterState.load(Path(state_dir))
     conf = app_conf(state)

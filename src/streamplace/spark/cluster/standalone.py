@@ -35,6 +35,7 @@ from streamplace.errors import ModelError, Problem
 from streamplace.model.cluster import Cluster
 from streamplace.spark.cluster import zygote
 from streamplace.spark.cluster.cpu_quota import CgroupBackend, default_budget, detect, group_name, plan_quotas
+from streamplace.spark.cluster.jvm_archive import prime
 from streamplace.spark.cluster.state import (
     EXECUTOR_JVM_OPTIONS,
     STATE_FILE,
@@ -224,8 +225,6 @@ def up(cluster: Cluster, state_dir: Path | None = None, host: str = "127.0.0.1",
         _wait(lambda: mine <= set(alive_workers(state)), timeout_s,
               f"not every worker registered within {timeout_s:g} s (see the logs in {state_dir / 'logs'})")
         if jvm_archives and local and not remote:
-            from streamplace.spark.cluster.jvm_archive import prime
-
             state.jvm_archive_note = prime(state).describe()
         state.save()
     except BaseException:

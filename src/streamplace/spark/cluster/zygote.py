@@ -29,6 +29,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from streamplace.spark.runtime.threadless import THREADLESS_ENV, ready_to_fork, with_threadless_defaults
 from streamplace.spark.runtime.zygote_client import HEADER, socket_address
 
 #: environment variables the zygote's imports read (PySpark's serializers and worker_util at import, hash
@@ -42,6 +43,7 @@ HASH_SEED = "0"
 def socket_name(state_dir: Path, resource: str) -> str:
     """The zygote socket of one node of the cluster in ``state_dir``: an abstract Unix socket (no file to leave
     behind and no path-length limit; access is checked by uid), written ``@name`` where it must be text."""
+    # lazy: numpy (through model/): not before serve()'s preload makes it threadless
     from streamplace.spark.cluster.cpu_quota import group_name
 
     return f"@streamplace-zygote-{group_name(state_dir)}-{resource}"
@@ -68,7 +70,6 @@ def refusal(request: dict[str, Any], files: dict[str, tuple[int, int]]) -> str |
     """Why a request cannot be served by this zygote (its imports), or None."""
     if request.get("executable") != sys.executable:
         return f"the executor runs {request.get('executable')}, the zygote {sys.executable}"
-    from streamplace.spark.runtime.threadless import with_threadless_defaults
 
     env = with_threadless_defaults(request.get("env", {}))  # as the executor's own daemon would have them
     for key in IMPORT_ENV:
@@ -86,8 +87,6 @@ def refusal(request: dict[str, Any], files: dict[str, tuple[int, int]]) -> str |
 
 def serve(path: str) -> None:
     """Import once, then fork a daemon for each request on the Unix socket ``path`` (until SIGTERM)."""
-    from streamplace.spark.runtime.threadless import ready_to_fork
-
     if not ready_to_fork():
         raise SystemExit(f"zygote {path}: a thread is running after the imports; not forking from it")
     files = module_files()
@@ -154,7 +153,6 @@ def _become_daemon(conn: socket.socket, listener: socket.socket, fds: list[int],
             os.close(fd)
         fds.clear()
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        from streamplace.spark.runtime.threadless import with_threadless_defaults
 
         os.environ.clear()
         os.environ.update(with_threadless_defaults(request["env"]))
@@ -187,8 +185,6 @@ def command(path: str) -> list[str]:
 def environment(base: dict[str, str]) -> dict[str, str]:
     """A zygote's environment: ``base`` with the values the executors' daemons get (PYTHONHASHSEED as PySpark
     sets it for workers when the driver has none; the single-thread settings of worker_daemon.py)."""
-    from streamplace.spark.runtime.threadless import THREADLESS_ENV
-
     return {**base, "PYTHONHASHSEED": HASH_SEED, **THREADLESS_ENV}
 
 

@@ -52,6 +52,7 @@ def _schemas() -> type[BaseModel]:
     before them), nothing else; ``measured:`` and other top-level keys are provenance, written for people."""
     from pydantic import ConfigDict, Field, create_model
 
+    # lazy: command-line start (pydantic)
     from streamplace.spec.schema import Strict
 
     number = Annotated[float, Field(ge=0)]
@@ -197,6 +198,7 @@ def jvm_cores_from(measured_s: float, consts: SparkConstants, cores: int, rows: 
 def calibrate(spark: Any, cores: int, batches: int = 3, large_rows: int = 300_000,
               progress: Callable[[str], None] | None = None) -> Calibration:
     """Time every probe on back-to-back micro-batches and fit the constants (about 2 minutes on 2 cores: 128 s here)."""
+    # lazy: PySpark
     from streamplace.spark.measure.profiler import time_batches
 
     started = time.perf_counter()
@@ -224,6 +226,7 @@ def driver_probe_plan(nodes: int, ops: int = 4) -> tuple[Topology, Plan, list[An
     """A chain of ``ops`` pass-through operators with one replica of each on every one of ``nodes`` emulated
     workers: ``ops`` routed inputs per micro-batch (each operator's stage reads its upstream's output, the first
     the batch's rows), whatever ``nodes``."""
+    # lazy: command-line start
     from streamplace.spark.runtime.layout import WorkerLayout, resource_name
 
     topo, _ = probe_topology(Probe(ops, 1, 1, 1))
@@ -244,6 +247,7 @@ def driver_probe(spark: Any, sizes: tuple[int, ...] = (2, 4, 8, 12, 16), nodes: 
     import statistics
     import tempfile
 
+    # lazy: PySpark
     from streamplace.spark.runtime.pipeline import Pipeline, PipelineConfig
 
     points: list[tuple[int, float]] = []

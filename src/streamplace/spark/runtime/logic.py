@@ -108,6 +108,7 @@ def register(name: str, help_text: str) -> Callable[[Factory], Factory]:
 
 def logic_of(op: Operator, speedup: float = 1.0, where: str = "topology") -> Logic:
     """The logic of an operator from its ``logic`` spec; ``speedup`` scales emulated CPU work (node speed)."""
+    # lazy: import cycle (the library's modules import register and Logic from here)
     import streamplace.spark.runtime.library  # noqa: F401  (registers the built-ins)
 
     params = dict(op.logic)

@@ -24,6 +24,7 @@ import pyarrow.compute as pc
 from streamplace.spark.runtime.hashing import salt_of, unit_hash
 from streamplace.spark.runtime.layout import NODE_ENV
 from streamplace.spark.runtime.logic import ERROR_COLUMN, Logic
+from streamplace.spark.runtime.state import StateStore
 
 # operator statistics, summed over tasks by a Spark accumulator (see metrics.py)
 ROWS_IN, ROWS_OUT, CPU_S, WALL_S, BATCHES, LAT_SUM_S, LAT_COUNT, LAT_MAX_S, DEAD = range(9)
@@ -79,8 +80,6 @@ class OperatorTask:
             ctx = TaskContext.get()
             partition = ctx.partitionId() if ctx is not None else 0
         if self.logic.stateful:
-            from streamplace.spark.runtime.state import StateStore
-
             store = StateStore(self.state_dir or "streamplace-state", self.op_id, partition, self.parallelism)
             state = store.load(batch_id)
         for batch in batches:

@@ -602,9 +602,7 @@ def _warm_python_worker(batches: Iterator[Any]) -> Iterator[Any]:
     import pandas  # noqa: F401
     import pyarrow  # noqa: F401
 
-    import streamplace.spark.runtime.operators  # noqa: F401
-
-    yield from batches
+    yield from batches  # the worker imported this module to run it, and operators.py with it
 
 
 def _run_job(frame: DataFrame) -> None:

@@ -16,14 +16,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from streamplace.model.cluster import Cluster, Node
+from streamplace.model.cluster import Cluster, Node, scaled_cluster
 from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
 from streamplace.perf.engines import EngineSettings, recorded_params
 from streamplace.perf.evaluate import evaluate
 from streamplace.spark.runtime.events import RunEnd, RunEvent, RunListener
-from streamplace.spark.runtime.metrics import ProgressListener, Snapshot, cpu_share
+from streamplace.spark.runtime.layout import spark_spread
+from streamplace.spark.runtime.metrics import ProgressListener, Snapshot, cpu_share, cpu_times
 from streamplace.spark.runtime.operators import (
     CPU_S,
     LAT_COUNT,
@@ -231,8 +232,6 @@ def _whole_batches(pipeline: Pipeline) -> tuple[Snapshot, int]:
     batch's id (read together: Spark's thread replaces them between batches): a window between two of these
     holds exactly the batches that ended in it (the live counters may already hold part of the next batch when
     batches run back to back)."""
-    from streamplace.spark.runtime.metrics import cpu_times
-
     batch_id, at, stats = pipeline.batch_done
     return Snapshot(at, {k: list(v) for k, v in stats.items()}, cpu_times()), batch_id
 
@@ -310,13 +309,9 @@ def run_target(t: Topology, c: Cluster, pl: Plan, state: Any, master: str | None
 
     if state is not None:
         if placement == "spark":
-            from streamplace.spark.runtime.layout import spark_spread
-
             pl = spark_spread(pl, state.layout())
         scale = getattr(state, "cpu_scale", None)
         if scale:  # every node's processes run under a CPU quota of its cpu × scale: predict for that cluster
-            from streamplace.model.cluster import scaled_cluster
-
             return scaled_cluster(c, scale), pl, (f"the standalone cluster {c.name} at {master}, each node's CPU "
                                                   f"scaled ×{scale:.3g} to its quota")
         return c, pl, f"the standalone cluster {c.name} at {master}"

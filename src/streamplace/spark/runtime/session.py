@@ -18,6 +18,8 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from streamplace.spark.runtime.locality import LocalityJarError, jar_path, javac, locality_jar
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
@@ -134,8 +136,6 @@ def stop_active_session() -> None:
 
 def _locality_jar_if_buildable() -> str | None:
     """The locality jar's path, built now if a JDK is here; None without one (local runs do not need it)."""
-    from streamplace.spark.runtime.locality import LocalityJarError, jar_path, javac, locality_jar
-
     if not jar_path().exists() and javac() is None:
         return None
     try:

@@ -24,12 +24,11 @@ from __future__ import annotations
 import os
 
 from streamplace.spark.runtime.threadless import ready_to_fork
+from streamplace.spark.runtime.zygote_client import SOCKET_ENV, fork_daemon
 
 
 def main() -> None:
     import sys
-
-    from streamplace.spark.runtime.zygote_client import SOCKET_ENV, fork_daemon
 
     zygote = os.environ.get(SOCKET_ENV)
     if zygote and fork_daemon(zygote, sys.argv):  # its node's zygote forked the daemon, imports done
