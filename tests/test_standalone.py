@@ -343,7 +343,7 @@ def test_a_placed_task_emulates_and_reports_the_node_it_runs_on(monkeypatch) -> 
     import pyarrow as pa
 
     from streamplace.spark.runtime.layout import NODE_ENV
-    from streamplace.spark.runtime.logic import logic_of
+    from streamplace.spark.runtime.library import logic_of
     from streamplace.spark.runtime.operators import OperatorTask
     from streamplace.spark.runtime.pipeline import PlacedOperator
 

@@ -289,7 +289,7 @@ def runnable_instance(topology: Topology | Spec, cluster: Cluster | Spec, on_war
     """The instance a Spark use case runs: bad logic names or parameters fail here, naming the file (``where``),
     before Spark starts."""
     # lazy: pyarrow (the spark extra)
-    from streamplace.spark.runtime.logic import logic_of
+    from streamplace.spark.runtime.library import logic_of
 
     inst = load_instance(topology, cluster, None, on_warning)
     for op in inst.topology.operators:

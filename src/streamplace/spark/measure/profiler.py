@@ -39,7 +39,7 @@ from scipy.stats import linregress
 from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile, ProfileEntry
 from streamplace.model.topology import Operator, Stream, Topology
-from streamplace.spark.runtime.logic import logic_of
+from streamplace.spark.runtime.library import logic_of
 from streamplace.spark.runtime.metrics import ProgressListener
 from streamplace.spark.runtime.operators import CPU_S, N_STATS, ROWS_IN, ROWS_OUT
 from streamplace.spark.runtime.pipeline import Pipeline, PipelineConfig

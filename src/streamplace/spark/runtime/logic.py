@@ -11,12 +11,12 @@ malformed records to a dead-letter output.
 A spec names the logic in ``logic: {name: ..., params...}``: a built-in name
 (``streamplace.spark.runtime.library`` lists them) or ``package.module:function`` — a
 function mapping a ``pyarrow.RecordBatch`` to one with the same columns, or,
-with ``factory: true``, a function ``(operator, params) -> Logic``.
+with ``factory: true``, a function ``(operator, params) -> Logic``;
+``streamplace.spark.runtime.library.logic_of`` finds it.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -24,7 +24,6 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
-from streamplace.errors import Problem, SpecError
 from streamplace.model.topology import Operator
 
 Columns = tuple[tuple[str, str], ...]  # (name, Spark SQL type) in order
@@ -104,29 +103,3 @@ def register(name: str, help_text: str) -> Callable[[Factory], Factory]:
         return fn
 
     return deco
-
-
-def logic_of(op: Operator, speedup: float = 1.0, where: str = "topology") -> Logic:
-    """The logic of an operator from its ``logic`` spec; ``speedup`` scales emulated CPU work (node speed)."""
-    # lazy: import cycle (the library's modules import register and Logic from here)
-    import streamplace.spark.runtime.library  # noqa: F401  (registers the built-ins)
-
-    params = dict(op.logic)
-    name = str(params.pop("name", "rate" if op.is_source else ("busy" if op.cost_ms > 0 else "pass")))
-    if name in REGISTRY:
-        try:
-            return REGISTRY[name][0](op, params, speedup)
-        except (TypeError, ValueError) as exc:
-            raise SpecError([Problem(f"operators.{op.id}.logic", f"bad parameters for {name!r}: {exc}",
-                                     "see `streamplace run --help` for the built-in logic and their parameters")],
-                            where) from None
-    if ":" in name:
-        module, _, attr = name.partition(":")
-        try:
-            target = getattr(importlib.import_module(module), attr)
-        except (ImportError, AttributeError) as exc:
-            raise SpecError([Problem(f"operators.{op.id}.logic.name", f"cannot load {name!r}: {exc}",
-                                     "give an importable package.module:function")], where) from None
-        return target(op, params) if params.get("factory") else Logic(target)
-    raise SpecError([Problem(f"operators.{op.id}.logic.name", f"unknown logic {name!r}",
-                             f"use one of {', '.join(sorted(REGISTRY))} or package.module:function")], where)

@@ -57,6 +57,7 @@ from streamplace.spark.runtime import bounded_source
 from streamplace.spark.runtime import sink as sink_files
 from streamplace.spark.runtime.feeder import FileFeeder
 from streamplace.spark.runtime.layout import NODE_ENV, WorkerLayout, branches, check_enactable
+from streamplace.spark.runtime.library import logic_of
 from streamplace.spark.runtime.library.generic import busy
 from streamplace.spark.runtime.locality import executor_hosts, java_locations, locate, set_locality
 from streamplace.spark.runtime.logic import (
@@ -65,7 +66,6 @@ from streamplace.spark.runtime.logic import (
     Columns,
     arrow_schema,
     ddl,
-    logic_of,
     merge_columns,
 )
 from streamplace.spark.runtime.metrics import StatsParam
