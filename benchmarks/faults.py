@@ -121,24 +121,36 @@ def lost_and_duplicated(ids: list[int]) -> tuple[int, int]:
 
 def recovery(batches: list[Batch], fault_at: float, fault_end: float, rate: float, trigger_s: float
              ) -> tuple[float | None, float | None]:
-    """Seconds from ``fault_at`` to the first batch published after ``fault_end`` whose newest tuple is at most the
-    pre-fault median lag + one trigger old, and the lowest 5 s sink rate in between (% of ``rate``)."""
+    """Seconds from ``fault_at`` until the pipeline is back at the offered rate — the first batch, published after
+    ``fault_end`` and after the first late one, that starts three on time in a row (on time: its newest tuple at
+    most the pre-fault median lag + one trigger old; 0 when no batch after the fault was late) — and the lowest
+    5 s sink rate in between (% of ``rate``)."""
     lag = [b.published - b.newest_ts for b in batches
            if b.newest_ts is not None and fault_at - 30 <= b.published < fault_at]
     if not lag:
         return None, None
     bound = statistics.median(lag) + trigger_s
-    back = next((b.published for b in sorted(batches, key=lambda b: b.published)
-                 if b.published > fault_end and b.newest_ts is not None and b.published - b.newest_ts <= bound), None)
+    after = sorted((b for b in batches if b.published > fault_at and b.newest_ts is not None),
+                   key=lambda b: b.published)
+    on_time = [b.published - (b.newest_ts or 0.0) <= bound for b in after]
+    late = next((i for i, ok in enumerate(on_time) if not ok), None)
+    if late is None and fault_end <= fault_at:
+        return 0.0, 100.0 * min(_rates(batches, fault_at, fault_at + 5.0)) / rate
+    back = next((after[i].published for i in range(late or 0, len(after))
+                 if after[i].published > fault_end and all(on_time[i:i + 3])), None)
     if back is None:
         return None, None
-    rows_at = [(b.published, b.rows) for b in batches]
-    window, lows = 5.0, []
-    t = fault_at
-    while t + window <= max(back, fault_at + window):
-        lows.append(sum(r for p, r in rows_at if t <= p < t + window) / window)
-        t += 1.0
+    lows = _rates(batches, fault_at, max(back, fault_at + 5.0))
     return back - fault_at, (100.0 * min(lows) / rate if lows else None)
+
+
+def _rates(batches: list[Batch], start: float, end: float, window: float = 5.0) -> list[float]:
+    """The sink's rate (tuples/s by publish time) over each ``window`` s from ``start`` to ``end``, a second apart."""
+    out, t = [], start
+    while t + window <= end + 1e-9:
+        out.append(sum(b.rows for b in batches if t <= b.published < t + window) / window)
+        t += 1.0
+    return out
 
 
 def page_log(page: Path, after_s: float) -> list[str]:
@@ -247,6 +259,10 @@ def run_fault(fault: str, work: Path, args: argparse.Namespace, env: dict[str, s
             shutil.rmtree(mount, ignore_errors=True)
             (work / "out-kept").rename(mount)
     batches, ids = read_sink(work / "out" / "sink")
+    if args.keep is not None:
+        args.keep.mkdir(parents=True, exist_ok=True)
+        (args.keep / f"{fault}.json").write_text(json.dumps(
+            {"said": got.said, "injected": got.injected, "batches": [vars(b) for b in batches]}, indent=1))
     got.rows = len(ids)
     got.lost, got.duplicated = lost_and_duplicated(ids)
     if got.measured:
@@ -372,6 +388,7 @@ def main() -> int:
     ap.add_argument("--after", type=float, default=50.0, help="seconds to run after the fault ends")
     ap.add_argument("--lock", type=Path, default=None, help="flock this file around each run (e.g. /tmp/spark.lock)")
     ap.add_argument("--markdown", type=Path, default=None)
+    ap.add_argument("--keep", type=Path, default=None, help="write each run's batches and what was said here")
     ap.add_argument("--smoke", action="store_true", help="the smallest case: one short stall")
     args = ap.parse_args()
     faults = [f for f in args.faults.split(",") if f]
