@@ -16,6 +16,9 @@ averaged over CPU reservations on its emulated cluster (so compare directions, n
 ``--markdown FILE`` also writes the deterministic tables (the per-topology scores and Tables 2–3, not the
 planning times) as Markdown: docs/reproduction.md's block, checked by the test suite. ``--topologies`` keeps
 only the named topologies in every table (and the exact optimum's cases on them); the default is all twelve.
+The block ends with the hybrid's plans with latencies estimated by network coordinates (``-p
+latencies=estimated``) scored under the true latencies, and with the verdicts (benchmarks/verdicts.py: a factor
+against the paper's, pivot 1).
 
 Run: .venv/bin/python benchmarks/repro_latency.py [--budget 1.0] [--repeats 5] [--engine ideal|storm]
      [--markdown FILE] [--topologies t-m1,t-m3,...]
@@ -28,6 +31,7 @@ import statistics
 import time
 from pathlib import Path
 
+import verdicts as V
 from markdown_out import write_markdown
 
 from streamplace.bench import resolve_cluster, resolve_topology
@@ -74,11 +78,13 @@ def cell(f: Factors, paper: float | None, sd: bool = True) -> str:
     return f"{ours} ({'—' if paper is None else f'{paper:.2f}'})"
 
 
-def papers_way(cluster, engine, engine_name: str, budget: float, topologies: list[str]) -> list[str]:
+def papers_way(cluster, engine, engine_name: str, budget: float, topologies: list[str],
+               means: dict[str, list[float]] | None = None) -> list[str]:
     """Tables 2 and 3 computed as the paper computes them (bench/ecker_method.py): every placement of the three
     load phases against the default scheduler at the same CPU reservation, and against the Resource Aware
     Scheduler where a placement reserves exactly as much, for those of ``topologies`` the paper's tables have.
-    Printed and returned as Markdown."""
+    Printed and returned as Markdown; ``means`` (given) receives each scheduler's factors over T-R1…T-R7
+    (keys: the scheduler for Table 2, ``T3 <scheduler>`` for Table 3)."""
     heur = ["hill-climbing", "ant-system", "hybrid", "r-storm"]
     rel = ["hill-climbing", "ant-system", "hybrid", "round-robin"]
     md = ["", f"#### Tables 2–3 the paper's way ({engine_name} model): mean ± sd [placements] (paper's)", "",
@@ -87,7 +93,8 @@ def papers_way(cluster, engine, engine_name: str, budget: float, topologies: lis
           "| topology | " + " | ".join(f"T2 {s}" for s in heur) + " | "
           + " | ".join(f"T2 {s}, all 11" for s in heur[:3])
           + " | " + " | ".join(f"T3 {s}" for s in rel) + " |", "| --- " * (1 + len(heur) + 3 + len(rel)) + "|"]
-    means: dict[str, list[float]] = {f"{s}{ref}": [] for s in heur for ref in ("", "/all")}
+    means = {} if means is None else means
+    means |= {f"{s}{ref}": [] for s in heur for ref in ("", "/all")}
     means |= {f"T3 {s}": [] for s in rel}
     for name, paper in PAPER_T2.items():
         if name not in topologies:
@@ -151,6 +158,69 @@ def exact_gaps(cluster, engine, budget: float, topologies: list[str]) -> list[st
             cells.append(f"{int(ls['violations'])}, {ls['score']:.3f}, {p.predicted['nodes_used']}: {gap}")
         md.append(f"| {name} × {factor:g} | {violations}, {score:.3f}, {len(set(best.tolist()))} | "
                   + " | ".join(cells) + " |")
+    for line in md:
+        print(line)
+    return md
+
+
+def estimated_latencies(cluster, engine, budget: float, topologies: list[str]) -> list[str]:
+    """The hybrid planning on latencies estimated by network coordinates (``-p latencies=estimated``: the paper's
+    §4.1) against planning on the true ones, both plans scored (Eq. 1) under the true latencies. Printed and
+    returned as Markdown."""
+    md = ["", "#### The hybrid with latencies estimated by network coordinates (`-p latencies=estimated`): Eq. 1 "
+          "score under the true latencies", "", "| topology | planned on the true latencies | on the estimates |",
+          "| --- | --- | --- |"]
+    same, error = 0, ""
+    for name in topologies:
+        topo = resolve_topology(name)
+        scores = []
+        for latencies in ("true", "estimated"):
+            plan = create("hybrid", {"budget_s": str(budget), "latencies": latencies}).plan(topo, cluster,
+                                                                                            engine=engine)
+            scores.append(plan.predicted["latency_score"]["score"])
+            error = error or next((w.split("median relative error ")[1].split(" ")[0] for w in plan.warnings
+                                   if "median relative error" in w), "")
+        same += f"{scores[0]:.3f}" == f"{scores[1]:.3f}"
+        md.append(f"| {name} | {scores[0]:.3f} | {scores[1]:.3f} |")
+    md += ["", f"The estimates' median relative error: {error}; the same score (to 3 digits) on {same} of "
+           f"{len(topologies)} topologies."]
+    for line in md:
+        print(line)
+    return md
+
+
+def verdict_rows(engine_name: str, throughput: dict[str, dict[str, float]],
+                 means: dict[str, list[float]]) -> list[str]:
+    """Tables 2–3: the paper's value, ours and the verdict (benchmarks/verdicts.py, a factor: pivot 1) — the
+    paper's-way means over T-R1…T-R7 one by one, and how many of the one-plan cells fall under each verdict."""
+    md = ["", f"#### Tables 2–3 ({engine_name} model): the paper's value, ours, verdict", "",
+          "| table | what | paper | ours | verdict |", "| --- | --- | --- | --- | --- |"]
+    heur = ["hill-climbing", "ant-system", "hybrid", "r-storm"]
+    for s, paper in zip(heur, PAPER_T2_MEANS, strict=True):
+        v = means.get(s, [])
+        ours = sum(v) / len(v) if v else None
+        md.append(f"| Table 2 the paper's way | {s}: mean over T-R1…T-R7 | {paper:.2f} | "
+                  + (f"{ours:.2f} | {V.value(ours, paper, pivot=1.0)} |" if ours is not None else "— | — |"))
+    for s, paper in zip(heur[:3], PAPER_T3_MEANS, strict=True):
+        v = means.get(f"T3 {s}", [])
+        md.append(f"| Table 3 the paper's way | {s}: mean over T-R1…T-R7 | {paper:.2f} | "
+                  + (f"{sum(v) / len(v):.2f} (of {len(v)}) | {V.value(sum(v) / len(v), paper, pivot=1.0)} |" if v
+                     else f"— | {V.NOT} (no placement reserves exactly R-Storm's CPU) |"))
+    for table, paper_t, ref, cols in (("Table 2", PAPER_T2, "round-robin", heur),
+                                      ("Table 3", PAPER_T3, "r-storm", ["hill-climbing", "ant-system", "hybrid",
+                                                                       "round-robin"])):
+        for i, s in enumerate(cols):
+            pairs = [(throughput[n][s] / throughput[n][ref], p[i]) for n, p in paper_t.items()
+                     if n in throughput and p[i] is not None]
+            if not pairs:
+                continue
+            counts = [V.value(o, p, pivot=1.0) for o, p in pairs]
+            ours = [o for o, _ in pairs]
+            paper = [p for _, p in pairs]
+            md.append(f"| {table}, one plan per scheduler | {s} over {ref}, per topology | "
+                      f"{min(paper):.2f}–{max(paper):.2f} | {min(ours):.2f}–{max(ours):.2f} | "
+                      + ", ".join(f"{k} on {counts.count(k)}" for k in (V.REPRODUCED, V.DIRECTION, V.NOT)
+                                  if counts.count(k)) + f" of {len(counts)} |")
     for line in md:
         print(line)
     return md
@@ -225,8 +295,11 @@ def main() -> None:
         print(f"{name:8s} | " + " | ".join(fmt_pair(t[s] / t["r-storm"], v) for s, v in zip(rel, paper3, strict=True)))
         md.append(f"| {name} | " + " | ".join(md_pair(t[s] / t["r-storm"], v)
                                               for s, v in zip(rel, paper3, strict=True)) + " |")
-    md += papers_way(cluster, engine, args.engine, args.budget, names)
+    means: dict[str, list[float]] = {}
+    md += papers_way(cluster, engine, args.engine, args.budget, names, means)
     md += exact_gaps(cluster, engine, args.budget, names)
+    md += estimated_latencies(cluster, engine, args.budget, names)
+    md += verdict_rows(args.engine, throughput, means)
     if args.markdown:
         write_markdown(args.markdown, "\n".join(md) + "\n")
     print(f"\nTable 4 — mean planning ms over {args.repeats} seeds, ours (Ecker et al.'s (2025) Java)")
