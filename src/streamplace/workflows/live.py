@@ -28,7 +28,7 @@ from streamplace.workflows.run import PageOpener, Say, SessionOpener, plan_to_ru
 #: the loop's own messages: (seconds since it started, what it did)
 StepFn = Callable[[float, str], None]
 #: a fault the loop injects: (at seconds, what, the action)
-Fault = tuple[float, str, Callable[[], None]]
+Fault = tuple[float, str, Callable[[], object]]  # what its action returns is not used
 
 
 def enact_live(t: Topology, c: Cluster, policy: Any, state: Any, master: str | None, cores: int | None,
