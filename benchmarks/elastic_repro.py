@@ -12,6 +12,12 @@ length. The arrival pattern is fixed per pattern (the paper's runs repeat the sa
 pattern); the seed drives start-up and lease delays.
 
     python benchmarks/elastic_repro.py [--out elastic-repro] [--seeds 3] [--markdown FILE] [-p key=value ...]
+        [--sensitivity [--variant key=value ...]] [--diagnostics]
+
+``--sensitivity`` prints only the sensitivity table: the defaults and one change each (VARIANTS), or, with
+``--variant``, the defaults and the changes given. ``--diagnostics`` prints what docs/reproduction.md's "What
+differs" says of single runs (stepwise, seed 0, and the baseline over the seeds): how the BTU controller met its
+upscalings, the VMs and instances it held, the baseline's VMs.
 """
 
 from __future__ import annotations
@@ -230,8 +236,9 @@ LEVELS = (("realtime", "Real-time compliance"), ("near_realtime", "Near real-tim
           ("relaxed", "Relaxed compliance"))
 
 
-def sensitivity(extra: dict[str, str], seeds: int, minutes: int) -> list[str]:
-    """Per variant (VARIANTS) and pattern: BTU60's and the baseline's three levels beside the paper's, the largest
+def sensitivity(extra: dict[str, str], seeds: int, minutes: int,
+                variants: tuple[tuple[str, dict[str, str]], ...] = VARIANTS) -> list[str]:
+    """Per variant (``variants``) and pattern: BTU60's and the baseline's three levels beside the paper's, the largest
     gap to the paper over all four configurations' levels, and the resource cost of BTU10 / 30 / 60 against the
     baseline billed at the same BTU lengths. Markdown lines."""
     out = [f"#### Sensitivity ({seeds} seed(s) each): BTU60 and threshold levels real time / near real time / "
@@ -239,7 +246,7 @@ def sensitivity(extra: dict[str, str], seeds: int, minutes: int) -> list[str]:
            "cost BTU10 / 30 / 60 vs the baseline billed at 10 / 30 / 60 minutes", "",
            "| variant | pattern | BTU60 | threshold | largest gap (points) | cost BTU10 / 30 / 60 vs baseline |",
            "| --- | --- | --- | --- | --- | --- |"]
-    for label, change in VARIANTS:
+    for label, change in variants:
         for pattern in PATTERNS:
             runs, _ = run_pattern(pattern, {**extra, **change}, seeds, minutes)
             worst, cells = 0.0, {}
@@ -258,6 +265,51 @@ def sensitivity(extra: dict[str, str], seeds: int, minutes: int) -> list[str]:
     return out
 
 
+def diagnostics(extra: dict[str, str], seeds: int, minutes: int) -> list[str]:
+    """Single runs on stepwise the docs describe: the BTU controller at BTU10 and BTU60 (seed 0) — its upscalings
+    and how many a scale-down of another type met (Fig. 4, room made on a leased VM), the VMs it leased, prolonged
+    and released, its instances and VMs from minute 20 on — and the threshold baseline over ``seeds`` seeds (its
+    mean instances and VMs, the VMs it leases a run). Markdown lines."""
+    topology, vm = resolve_topology("manufacturing"), resolve_cluster("visp-vm")
+    load = make_pattern("stepwise", minutes, 0)
+    out = ["#### What differs: single runs on stepwise (seed 0; the baseline over "
+           f"{seeds} seeds)", "", "| run | upscalings | met by scaling another type down | VMs leased | "
+           "prolongations | releases | instances: start, peak; from minute 20 | VMs from minute 20 |",
+           "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for btu in (10, 60):
+        ctrl, cfg = build("btu", {**extra, "btu_minutes": str(btu)}, minutes, 0)
+        met = 0
+        free = ctrl._free_by_downscaling  # counted here only: the controller keeps no such tally
+
+        def counted(*args, free=free):
+            nonlocal met
+            host = free(*args)
+            met += host is not None
+            return host
+
+        ctrl._free_by_downscaling = counted
+        r = simulate(topology, vm, load, ctrl, cfg)
+        s, series = r.summary, r.series
+        late = [i for i, m in enumerate(series["minute"]) if m >= 20]
+        inst = [series["instances"][i] for i in late]
+        vms = [series["vms"][i] for i in late]
+        out.append(f"| BTU{btu} | {s['scaling']['up']} | {met} | {s['vms_leased']} | {s['lease_prolongations']} | "
+                   f"{s['vms_released']} | {series['instances'][0]:.0f}, {s['peak_instances']}; "
+                   f"{min(inst):.0f}–{max(inst):.0f} | {min(vms):.0f}–{max(vms):.0f} |")
+    inst_mean, vm_mean, leased = [], [], []
+    for seed in range(seeds):
+        ctrl, cfg = build("threshold", {k: v for k, v in extra.items() if k in
+                                        set(controller_parameters("threshold")) | set(sim_parameters())},
+                          minutes, seed)
+        r = simulate(topology, vm, load, ctrl, cfg)
+        inst_mean.append(float(np.mean(r.series["instances"])))
+        vm_mean.append(float(np.mean(r.series["vms"])))
+        leased.append(r.summary["vms_leased"])
+    out += ["", f"The threshold baseline over {seeds} seeds: {np.mean(inst_mean):.0f} instances on "
+            f"{np.mean(vm_mean):.1f} VMs on average, {np.mean(leased):.0f} VMs leased a run."]
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=Path("elastic-repro"))
@@ -267,10 +319,16 @@ def main() -> None:
     ap.add_argument("-p", "--param", action="append", default=[], help="controller/simulator key=value")
     ap.add_argument("--sensitivity", action="store_true",
                     help="only the sensitivity table: service_ratio and each modelling switch, BTU60 and the baseline")
+    ap.add_argument("--variant", action="append", default=[], metavar="KEY=VALUE",
+                    help="with --sensitivity: the defaults and these changes (one each) instead of VARIANTS")
+    ap.add_argument("--diagnostics", action="store_true", help="only the single runs docs/reproduction.md describes")
     args = ap.parse_args()
     extra = dict(kv.split("=", 1) for kv in args.param)
-    if args.sensitivity:
-        lines = sensitivity(extra, args.seeds, args.minutes)
+    if args.sensitivity or args.diagnostics:
+        variants = (VARIANTS[0], *((kv, dict([kv.split("=", 1)])) for kv in args.variant)) if args.variant \
+            else VARIANTS
+        lines = (sensitivity(extra, args.seeds, args.minutes, variants) if args.sensitivity
+                 else diagnostics(extra, args.seeds, args.minutes))
         print("\n".join(lines))
         if args.markdown:
             write_markdown(args.markdown, "\n".join(lines) + "\n", announce=False)

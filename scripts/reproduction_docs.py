@@ -11,7 +11,7 @@ output between the fences; ``--check`` only compares and exits 1 naming the bloc
 runs that for the fast scripts). Wall-clock figures cannot match from one run to the next: rows whose first
 cell is listed in ``TIMING_ROWS``, and any line that says it is machine-dependent, are compared with their
 digits masked. ``--only SUBSTRING`` picks blocks. The scripts are deterministic for their seeds; the prose
-around the blocks is written by hand, and tests/test_reproduction_docs.py checks each figure it quotes against
+around the blocks is written by hand, and tests/test_reproduction_prose.py checks each figure it quotes against
 the block it comes from.
 """
 
