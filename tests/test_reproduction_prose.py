@@ -526,6 +526,10 @@ def test_the_hochreiner_what_differs_quotes_its_blocks() -> None:
     assert len(set(b10["VMs from minute 20"].split("–"))) == 1 and b10["releases"] == "1"
     start, peak = _nums(b60["instances: start, peak; from minute 20"])[:2]
     _says(f"initial one per type ({start:.0f}) to {peak:.0f}")
+    warm = _nums(runs["BTU60, initial_utilization=0.8"]["instances: start, peak; from minute 20"])[0]
+    _says(f"(`-p initial_utilization=0.8`: {warm:.0f} instances, the single runs' block)")
+    _says("one-off run of `benchmarks/elastic_repro.py --sensitivity --seeds 3 --variant initial_utilization=0.8 "
+          "--variant service_cv=0.5 --variant service_cv=2`")
     base = _nums(_page().blocks[DIAG].split("The threshold baseline over ")[1])
     _says(f"it holds {base[1]:.0f} instances on {base[2]:.1f} VMs on average ({base[0]:.0f} seeds) and leases "
           f"{base[3]:.0f} VMs a run")
