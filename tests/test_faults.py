@@ -193,6 +193,21 @@ def test_a_failed_query_restarts_from_its_checkpoint_until_its_restarts_are_spen
         runner.run(2.0)
 
 
+def test_a_failed_query_is_said_by_its_cause_not_its_wrappers() -> None:
+    pytest.importorskip("pyspark")
+    from streamplace.spark.runtime.live import headline
+
+    wrapped = ("An exception was raised by the Python Proxy. Return Message: Traceback (most recent call last):\n"
+               "  File \"clientserver.py\", line 644, in _call_proxy\n"
+               "py4j.protocol.Py4JJavaError: An error occurred while calling o312.save.\n"
+               "org.apache.spark.api.python.PythonException: Traceback (most recent call last):\n"
+               "OSError: [Errno 28] No space left on device\n\tat org.apache.spark.api.python.X(Y.scala:1)\n")
+    assert headline(wrapped) == "OSError: [Errno 28] No space left on device"
+    java = "java.lang.IllegalStateException: x\n\tat foo\nCaused by: java.io.IOException: No space left on device"
+    assert headline(java) == "Caused by: java.io.IOException: No space left on device"
+    assert headline("\nplain words\n") == "plain words" and headline("") == "no message"
+
+
 def test_a_fault_that_cannot_be_injected_is_said_and_the_run_goes_on(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from streamplace.spark.runtime.live import LiveRun

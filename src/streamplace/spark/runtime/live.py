@@ -18,6 +18,7 @@ detection) to the first tuple at a sink under the new plan.
 from __future__ import annotations
 
 import dataclasses
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -245,7 +246,7 @@ class LiveRun:
     def _restart(self, failure: str, result: LiveResult, now: float) -> None:
         """Start the failed query's plan again from the checkpoint after the restart delay, or raise once the run's
         restarts are spent. The pause is from the failure's detection to the first sink tuple again."""
-        first = next((line.strip() for line in failure.splitlines() if line.strip()), "no message")[:300]
+        first = headline(failure)
         if self.restarts <= 0:
             raise RuntimeError(f"the streaming query failed: {failure}")
         self.restarts -= 1
@@ -266,6 +267,22 @@ class LiveRun:
         lag_s = max(0.0, (measured["latency_ms"] or 0.0) / 1000 - self.cfg.trigger_s)
         return Observation(now, measured["window_s"], rates, measured["throughput"], measured["latency_ms"], lag_s,
                            operators)
+
+
+#: lines that name what went wrong: an OS error; an exception with its message (``OSError: …``,
+#: ``Caused by: java.io.IOException: …``)
+_ERRNO = re.compile(r"\[Errno \d+\]")
+_RAISED = re.compile(r"[\w.]+(Error|Exception): \S")
+
+
+def headline(failure: str) -> str:
+    """The line of a query's error that says what went wrong: a Python worker's error arrives wrapped in Py4J's and
+    Spark's ("An exception was raised by the Python Proxy. Return Message: Traceback …"), its cause last. An OS
+    error's line, else the last exception with a message (not a stack frame), else the first line."""
+    lines = [line.strip() for line in failure.splitlines() if line.strip()]
+    raised = [line for line in lines if _RAISED.search(line) and not line.startswith("at ")]
+    cause = next((line for line in lines if _ERRNO.search(line)), raised[-1] if raised else None)
+    return (cause or (lines[0] if lines else "no message"))[:300]
 
 
 def _describe(old: Plan, new: Plan) -> str:
