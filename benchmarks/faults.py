@@ -331,7 +331,7 @@ def _drive(fault: str, work: Path, master: str, at: float, lasts: float, duratio
         fault_at = result["started_at"] + faults[0]["at_s"]
         got.injected = "; ".join(f["what"] for f in result["faults"])
         said.append(_said(ran.stdout))
-        said += page_log(work / "out" / "live-page.html", faults[0]["at_s"])[:6]
+        said += page_log(work / "out" / "live-page.html", faults[0]["at_s"] - 1.5)[:6]  # the page logs it as it acts
     said.insert(0, repr(fault_at))
     got.said, got.measured = said, True
     return got
