@@ -40,10 +40,10 @@ def run_for(pipeline, seconds: float) -> None:
 
 def test_fan_out_runs_upstream_once_and_selectivity_holds(spark, tmp_path: Path) -> None:
     from streamplace.spark.runtime.operators import ROWS_IN, ROWS_OUT
-    from streamplace.spark.runtime.pipeline import Pipeline, PipelineConfig
+    from streamplace.spark.runtime.pipeline import LocalPipeline, PipelineConfig
 
     topo, plan = chain(400, b=0.5)
-    p = Pipeline(spark, topo, plan, PipelineConfig(sink="memory", out_dir=tmp_path, trigger_s=1))
+    p = LocalPipeline(spark, topo, plan, PipelineConfig(sink="memory", out_dir=tmp_path, trigger_s=1))
     run_for(p, 12)
     stats = p.batch_stats  # as after the last whole batch
     # a stop can still leave the counters of the last batch's later stages short (seen once in ~10 runs on CI:
@@ -88,13 +88,13 @@ def test_offered_ten_times_the_bound_each_batch_admits_the_bound_and_the_backlog
 
 
 def test_restart_from_checkpoint_writes_every_tuple_once(spark, tmp_path: Path) -> None:
-    from streamplace.spark.runtime.pipeline import Pipeline, PipelineConfig
+    from streamplace.spark.runtime.pipeline import LocalPipeline, PipelineConfig
 
     ops = (Operator("src", "source", rate=300), Operator("a"), Operator("out", "sink"))
     topo = Topology("pass", ops, (Stream("src", "a"), Stream("a", "out")))
     plan = Plan("manual", "pass", "local", {"src": {"l": 1}, "a": {"l": 2}, "out": {"l": 2}})
     for _ in range(2):  # the second pipeline resumes from the first one's checkpoint
-        run_for(Pipeline(spark, topo, plan, PipelineConfig(sink="parquet", out_dir=tmp_path, trigger_s=1)), 7)
+        run_for(LocalPipeline(spark, topo, plan, PipelineConfig(sink="parquet", out_dir=tmp_path, trigger_s=1)), 7)
     values = spark.read.parquet(str(tmp_path / "out")).toPandas()["value"]
     assert len(values) > 300
     assert values.is_unique and values.min() == 0 and values.max() == len(values) - 1
@@ -139,14 +139,14 @@ def test_debs_query1_from_generated_files_with_dead_letters(spark, tmp_path: Pat
 
     from streamplace.bench.topologies import debs2015_q1
     from streamplace.spark.runtime.operators import DEAD, ROWS_IN
-    from streamplace.spark.runtime.pipeline import Pipeline, PipelineConfig
+    from streamplace.spark.runtime.pipeline import LocalPipeline, PipelineConfig
 
     topo = debs2015_q1(rate=400)
     src = topo.op("source")
     topo = _swap(topo, replace(src, logic={**src.logic, "input": "file", "bad": 0.01}))
     plan = Plan("manual", topo.name, "local", {o.id: {"l": 1 if o.max_replicas == 1 else 2} for o in topo.operators})
     fast = {o.id: 1e6 for o in topo.operators}  # the query's logic only, no emulated CPU cost
-    p = Pipeline(spark, topo, plan, PipelineConfig(sink="parquet", out_dir=tmp_path, trigger_s=1, speedup=fast))
+    p = LocalPipeline(spark, topo, plan, PipelineConfig(sink="parquet", out_dir=tmp_path, trigger_s=1, speedup=fast))
     run_for(p, 14)
     assert p.query.exception() is None
     stats = p.stats.value
@@ -207,7 +207,7 @@ def test_kill_minus_9_then_restart_writes_every_tuple_once(spark, tmp_path: Path
     import subprocess
     import sys
 
-    from streamplace.spark.runtime.pipeline import Pipeline, PipelineConfig
+    from streamplace.spark.runtime.pipeline import LocalPipeline, PipelineConfig
 
     ops = (Operator("src", "source", rate=500), Operator("work", cost_ms=0.5), Operator("out", "sink"))
     topo = Topology("killed", ops, (Stream("src", "work"), Stream("work", "out")))
@@ -217,12 +217,12 @@ import time
 from pathlib import Path
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Operator, Stream, Topology
-from streamplace.spark.runtime.pipeline import Pipeline, PipelineConfig
+from streamplace.spark.runtime.pipeline import LocalPipeline, PipelineConfig
 from streamplace.spark.runtime.session import local_session
 ops = (Operator("src", "source", rate=500), Operator("work", cost_ms=0.5), Operator("out", "sink"))
 topo = Topology("killed", ops, (Stream("src", "work"), Stream("work", "out")))
 plan = Plan("manual", "killed", "local", {{"src": {{"l": 1}}, "work": {{"l": 2}}, "out": {{"l": 2}}}})
-Pipeline(local_session(2), topo, plan, PipelineConfig(sink="parquet", out_dir=Path({str(tmp_path)!r}))).start()
+LocalPipeline(local_session(2), topo, plan, PipelineConfig(sink="parquet", out_dir=Path({str(tmp_path)!r}))).start()
 time.sleep(300)
 """
     proc = subprocess.Popen([sys.executable, "-c", script], start_new_session=True,
@@ -236,7 +236,7 @@ time.sleep(300)
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
     assert len(list((tmp_path / "out").glob("batch_id=*"))) >= 4, "the first driver never got going"
-    run_for(Pipeline(spark, topo, plan, PipelineConfig(sink="parquet", out_dir=tmp_path, trigger_s=1)), 8)
+    run_for(LocalPipeline(spark, topo, plan, PipelineConfig(sink="parquet", out_dir=tmp_path, trigger_s=1)), 8)
     values = spark.read.parquet(str(tmp_path / "out")).toPandas()["value"]
     assert values.is_unique and values.min() == 0 and values.max() == len(values) - 1
     assert len(values) > 2000

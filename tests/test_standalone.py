@@ -259,12 +259,13 @@ def test_emulated_links_make_a_placed_task_wait_for_its_remote_input() -> None:
 
     from streamplace.model.cluster import Links
     from streamplace.spark.runtime.layout import link_latencies
-    from streamplace.spark.runtime.pipeline import Pipeline, PipelineConfig, _run_chain
+    from streamplace.spark.runtime.pipeline import PipelineConfig, _run_chain
+    from streamplace.spark.runtime.placed import PlacedPipeline
 
     cluster = Cluster("two", _cluster().nodes, Links(same_rack_ms=25.0))
     links = link_latencies(cluster)
     assert links == {"fast": {"slow": 25.0}, "slow": {"fast": 25.0}}
-    pipeline = object.__new__(Pipeline)  # the wait is decided from the plan alone: no Spark needed
+    pipeline = object.__new__(PlacedPipeline)  # the wait is decided from the plan alone: no Spark needed
     pipeline.topology, pipeline.cfg = _topology(), PipelineConfig(link_latency_ms=links)
     nodes = {op: tuple(node for node, n in per.items() for _ in range(n)) for op, per in PLAN["replicas"].items()}
     assert pipeline._fetch_wait_ms("src", "fast", nodes) == 0.0  # a source reads no shuffle

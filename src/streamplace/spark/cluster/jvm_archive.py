@@ -215,7 +215,8 @@ def _workload(state_dir: str, driver_dump: str, out_dir: str, budget_s: float = 
     (hard-coded in Spark), and on two cores four executors dumping at once all ran out of that time. The driver
     dumps after them, when this process exits and its JVM with it."""
     # lazy: PySpark
-    from streamplace.spark.runtime.pipeline import Pipeline, PipelineConfig
+    from streamplace.spark.runtime.build import pipeline_for
+    from streamplace.spark.runtime.pipeline import PipelineConfig
 
     state = ClusterState.load(Path(state_dir))
     conf = app_conf(state)
@@ -229,7 +230,7 @@ def _workload(state_dir: str, driver_dump: str, out_dir: str, budget_s: float = 
     node = state.workers[0].node
     plan = Plan("prime", topo.name, state.name, {op.id: {node: 1} for op in ops}, {"src": 20.0})
     cfg = PipelineConfig(trigger_s=1.0, sink="parquet", out_dir=Path(out_dir) / "out", workers=state.layout()[:1])
-    pipeline = Pipeline(spark, topo, plan, cfg)
+    pipeline = pipeline_for(spark, topo, plan, cfg)
     pipeline.start()
     deadline = time.monotonic() + budget_s
     while time.monotonic() < deadline:

@@ -238,7 +238,7 @@ def driver_probe_plan(nodes: int, ops: int = 4) -> tuple[Topology, Plan, list[An
 def driver_probe(spark: Any, sizes: tuple[int, ...] = (2, 4, 8, 12, 16), nodes: int = 4, repeats: int = 3
                  ) -> tuple[tuple[float, float], list[tuple[int, float]]]:
     """The driver's seconds per routed input of a placed micro-batch (``exchange_s``) and per input squared
-    (``exchange_sq_s``): the pipeline's build of a batch's DataFrames (Pipeline.build_placed: per chain a
+    (``exchange_sq_s``): the pipeline's build of a batch's DataFrames (PlacedPipeline.build_placed: per chain a
     projection of each input, the exchange over their union, its physical planning and the plan's cut at the
     stage, LocatedRDD) and the planning of its outputs, timed on chains of ``sizes`` operators spread over
     ``nodes`` emulated workers in this session — nothing runs on them. Non-negative least squares of
@@ -248,14 +248,15 @@ def driver_probe(spark: Any, sizes: tuple[int, ...] = (2, 4, 8, 12, 16), nodes: 
     import tempfile
 
     # lazy: PySpark
-    from streamplace.spark.runtime.pipeline import Pipeline, PipelineConfig
+    from streamplace.spark.runtime.pipeline import PipelineConfig
+    from streamplace.spark.runtime.placed import PlacedPipeline
 
     points: list[tuple[int, float]] = []
     batch = spark.range(1).selectExpr("current_timestamp() AS ts", "id AS value", "id AS key")
     for ops in sizes:
         topo, plan, workers = driver_probe_plan(nodes, ops)
         with tempfile.TemporaryDirectory(prefix="streamplace-probe-") as tmp:
-            pipeline = Pipeline(spark, topo, plan, PipelineConfig(sink="noop", out_dir=Path(tmp), workers=workers,
+            pipeline = PlacedPipeline(spark, topo, plan, PipelineConfig(sink="noop", out_dir=Path(tmp), workers=workers,
                                                                   fuse=False, trigger_s=0.0))
             times = []
             for r in range(repeats + 1):  # the first build warms the JVM's code paths: left out

@@ -39,10 +39,11 @@ from scipy.stats import linregress
 from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile, ProfileEntry
 from streamplace.model.topology import Operator, Stream, Topology
+from streamplace.spark.runtime.build import pipeline_for
 from streamplace.spark.runtime.library import logic_of
 from streamplace.spark.runtime.metrics import ProgressListener
 from streamplace.spark.runtime.operators import CPU_S, N_STATS, ROWS_IN, ROWS_OUT
-from streamplace.spark.runtime.pipeline import Pipeline, PipelineConfig
+from streamplace.spark.runtime.pipeline import PipelineConfig
 
 NO_WORK = 1e9  # speed-up given to helper operators so they burn no emulated CPU
 
@@ -83,7 +84,7 @@ def time_batches(spark: Any, topology: Topology, plan: Plan, batch_rows: float, 
         scaled = Topology(topology.name, tuple(replace(o, rate=batch_rows) if o.is_source else o
                                                for o in topology.operators), topology.streams)
         cfg = PipelineConfig(trigger_s=0.0, sink="noop", out_dir=Path(tmp), batch_s=1.0, speedup=speedup, fuse=fuse)
-        pipeline = Pipeline(spark, scaled, plan, cfg)
+        pipeline = pipeline_for(spark, scaled, plan, cfg)
         query = pipeline.start()
         deadline = time.monotonic() + timeout_s
         try:

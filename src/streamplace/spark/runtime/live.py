@@ -29,6 +29,7 @@ from streamplace.errors import StreamplaceError
 from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Topology
+from streamplace.spark.runtime.build import pipeline_for
 from streamplace.spark.runtime.events import EventKind, RunEnd, RunEvent, RunListener
 from streamplace.spark.runtime.layout import WorkerLayout
 from streamplace.spark.runtime.metrics import Snapshot
@@ -66,7 +67,7 @@ class LiveResult:
                 "final_replicas": placed(self.final.replicas) if self.final else {}}
 
 
-Fault = tuple[float, str, Callable[[], None]]  # (at seconds, what, action)
+Fault = tuple[float, str, Callable[[], object]]  # (at seconds, what, action); what an action returns is not used
 
 
 class LiveRun:
@@ -217,7 +218,7 @@ class LiveRun:
         if not plan.source_rates:
             plan = plan.evolve(source_rates={s.id: float(s.rate or 0.0) for s in self.topology.sources})
         cfg = dataclasses.replace(self.cfg, workers=self.workers)
-        self.pipeline = Pipeline(self.spark, self.topology, plan, cfg)
+        self.pipeline = pipeline_for(self.spark, self.topology, plan, cfg)
         self.pipeline.start()
         self.plan = plan
         result.events.append(event)

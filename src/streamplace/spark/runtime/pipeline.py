@@ -35,11 +35,11 @@ How operators map to Spark (see docs/spark.md, "The pipeline on Spark"):
 
 from __future__ import annotations
 
-import dataclasses
+import abc
 import functools
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import reduce
 from pathlib import Path
@@ -56,10 +56,9 @@ from streamplace.perf.engines.spark import SOURCE_LEAD_S
 from streamplace.spark.runtime import bounded_source
 from streamplace.spark.runtime import sink as sink_files
 from streamplace.spark.runtime.feeder import FileFeeder
-from streamplace.spark.runtime.layout import NODE_ENV, WorkerLayout, branches, check_enactable
+from streamplace.spark.runtime.layout import NODE_ENV, WorkerLayout
 from streamplace.spark.runtime.library import logic_of
 from streamplace.spark.runtime.library.generic import busy
-from streamplace.spark.runtime.locality import executor_hosts, java_locations, locate, set_locality
 from streamplace.spark.runtime.logic import (
     BASE_COLUMNS,
     ERROR_COLUMN,
@@ -125,8 +124,10 @@ class PipelineConfig:
     admission: dict[str, int | None] | None = None
 
 
-class Pipeline:
-    """A topology and plan as a streaming query; ``start()`` runs it, ``stop()`` ends it."""
+class Pipeline(abc.ABC):
+    """A topology and plan as a streaming query; ``start()`` runs it, ``stop()`` ends it. What every runtime shares
+    (sources, operators' tasks and fused chains, outputs, dead letters, the end of a batch); LocalPipeline and
+    PlacedPipeline (placed.py) are the two runtimes, ``pipeline_for`` (build.py) picks one."""
 
     def __init__(self, spark: SparkSession, topology: Topology, plan: Plan, cfg: PipelineConfig | None = None):
         self.spark, self.topology, self.plan = spark, topology, plan
@@ -149,39 +150,50 @@ class Pipeline:
         self.file_input = {op.id for op in topology.sources if op.logic.get("input") == "file"}
         self.inputs, self.columns = self._columns()
         self.tasks = {op.id: self._task(op.id) for op in topology.operators}
-        #: on a standalone cluster: per operator, its replicas' nodes and a task per node
-        self.placed: dict[str, PlacedOperator] = {}
-        #: placed by the plan: per operator, the JVM array of each replica's host that LocatedRDD takes (made once,
-        #: reused by every batch: building it is a Py4J call per replica)
-        self._locations: dict[str, Any] = {}
-        if self.cfg.workers is not None:
-            self._place(self.cfg.workers)
         self.feeders: list[FileFeeder] = []
         self._values: dict[int, list[int]] = {}
         self.query: streaming.StreamingQuery | None = None
         self.executors_ready, self.executor_start_s = True, 0.0  # start(): did the executors start, how long
         #: operators run fused, one stage per chain (model/fusion.py): local runs fuse on equal parallelism,
         #: placed runs on equal replicas per node; an operator with a dead-letter output ends its chain
-        where = (self.plan.replicas if self.cfg.workers is not None and self.cfg.placement == "plan"
-                 else {op_id: {"local": n} for op_id, n in self.parallelism.items()})
         dead = {op.id for op in topology.operators if self.logic[op.id].dead_letter}
-        self.chains = fused_chains(topology, where, standalone=dead) if self.cfg.fuse else \
+        self.chains = fused_chains(topology, self._fusion_layout(), standalone=dead) if self.cfg.fuse else \
             [(op.id,) for op in self.order]
         self.streamed = self._streamed_chain()
 
-    # ----------------------------------------------------------------- build
+    # ----------------------------------------------------------------- what each runtime decides
+    @abc.abstractmethod
+    def _fusion_layout(self) -> Mapping[str, Mapping[str, int]]:
+        """Per operator, its replicas per node as fusion reads them (model/fusion.py): consecutive operators fuse
+        where these are equal."""
+        raise NotImplementedError
+
+    @abc.abstractmethod
     def _streamed_chain(self) -> tuple[str, ...] | None:
-        """The chain that runs inside the streaming query's own plan rather than being built on each micro-batch:
-        the first chain of a lone rate source in a local run. Spark then analyses its ``mapInArrow`` once, when
-        the query starts, instead of in every batch (~30 ms a batch here: benchmarks/batch_cost.py); its tasks
-        read the batch id from the local property Spark sets for each micro-batch. Placed runs route each batch's
-        rows to their replicas first, and several sources or a file source need a projection first: None there."""
-        if self.cfg.workers is not None or len(self.topology.sources) != 1:
-            return None
-        src = self.topology.sources[0]
-        if src.id in self.file_input or self.inputs[src.id] != BASE_COLUMNS:
-            return None
-        return next(c for c in self.chains if c[0] == src.id)
+        """The chain that runs inside the streaming query's own plan rather than being built on each micro-batch
+        (None: every chain is built per batch)."""
+        raise NotImplementedError
+
+    @abc.abstractmethod
+    def _source_partitions(self, src_id: str) -> int:
+        """The partitions of the source's own reader."""
+        raise NotImplementedError
+
+    def _operator_task(self, op_id: str) -> OperatorTask | PlacedOperator:
+        """What a chain's task runs for ``op_id``: its task (local) or its tasks per node (placed)."""
+        return self.tasks[op_id]
+
+    @abc.abstractmethod
+    def run_batch(self, batch: DataFrame, batch_id: int) -> None:
+        """Run every operator on one micro-batch (the query's foreachBatch)."""
+        raise NotImplementedError
+
+    def _prepare_start(self) -> bool:
+        """What the runtime does before the query starts; False when something it waited for did not come (the
+        batches then start it)."""
+        return True
+
+    # ----------------------------------------------------------------- build
 
     def _columns(self) -> tuple[dict[str, Columns], dict[str, Columns]]:
         """Columns each operator's tasks receive, and those it emits downstream (without the dead-letter
@@ -215,28 +227,6 @@ class Pipeline:
         return OperatorTask(op_id, logic, float(op.selectivity), self.consumers[op_id] == 0, self.parallelism[op_id],
                             str(self.checkpoint / "state"))
 
-    def _place(self, workers: list[WorkerLayout]) -> None:
-        """Per operator, the node of each replica (global replica index, in the cluster's node order) and a task
-        per node of the cluster that emulates that node's speed (under Spark's placement a replica may run on
-        any node; a task emulates the node it finds itself on)."""
-        check_enactable(self.topology, self.plan, workers)
-        nodes = {op.id: tuple(b.node for b in branches(self.plan, op.id, workers) for _ in range(b.count))
-                 for op in self.topology.operators}
-        spread = self.cfg.placement == "spark"
-        for op in self.topology.operators:  # each node's task waits for its input as the plan's nodes send it
-            tasks = {w.node: dataclasses.replace(self._task(op.id, w.speedup), node=w.node,
-                                                 fetch_wait_ms=self._fetch_wait_ms(op.id, w.node, nodes, spread))
-                     for w in workers}
-            self.placed[op.id] = PlacedOperator(nodes[op.id], tasks)
-        if not spread:  # every replica's host now: a node without one is refused before the query starts
-            hosts = {w.node: w.host for w in workers if w.host}
-            missing = sorted({n for per in nodes.values() for n in per} - set(hosts))
-            if missing:
-                raise SpecError([Problem(f"replicas.*.{missing[0]}", f"no worker's host is known for node(s) "
-                                         f"{', '.join(missing)}", "start the cluster's worker for each "
-                                         "(`streamplace cluster status` shows which are registered)")])
-            self._locations = {op: java_locations(self.spark, [hosts[n] for n in per]) for op, per in nodes.items()}
-
     def _chain_mapper(self, chain: tuple[str, ...], batch_id: int | None, sink: ParquetParts | None = None
                       ) -> Callable:
         """One function over a task's Arrow batches that runs every operator of ``chain`` in turn, each on the
@@ -244,8 +234,7 @@ class Pipeline:
         chain's output themselves (sink.py) and return nothing to Spark. ``batch_id`` None: each task reads its
         micro-batch's id from Spark (the streamed chain). Placed: each task picks its operators' tasks for the
         node it runs on (PlacedOperator.pick)."""
-        steps = tuple((self.placed.get(op_id) or self.tasks[op_id], tuple(c for c, _ in self.inputs[op_id]))
-                      for op_id in chain)
+        steps = tuple((self._operator_task(op_id), tuple(c for c, _ in self.inputs[op_id])) for op_id in chain)
         return functools.partial(_run_chain, steps, self.stats, batch_id, sink)
 
     def _writes_own_files(self, op_id: str) -> bool:
@@ -278,10 +267,7 @@ class Pipeline:
                                                min(0.5, self.cfg.trigger_s / 2)))
                 df = self.spark.readStream.schema(ddl(self.columns[src.id])).parquet(str(directory))
             else:
-                # placed: the source's replicas read the batch through an exchange (_routed), so one partition,
-                # one task on any executor, reads it (a task per partition and node cost hetero-6 0.9 s a batch)
-                partitions = 1 if self.placed else self.parallelism[src.id]
-                reader = self.spark.readStream.option("numPartitions", partitions)
+                reader = self.spark.readStream.option("numPartitions", self._source_partitions(src.id))
                 if self.bounded:
                     bounded_source.register(self.spark)
                     cap = self.cfg.admission.get(src.id) if self.cfg.admission else None
@@ -313,29 +299,6 @@ class Pipeline:
     def _schema(self, op_id: str) -> str:
         """The DDL schema of the operator's output."""
         return ddl(self._output_columns(op_id))
-
-    def run_batch(self, batch: DataFrame, batch_id: int) -> None:
-        frames: dict[str, DataFrame] = {}
-        cached: list[DataFrame] = []
-        several = len(self.topology.sources) > 1
-        for chain in self.chains:
-            op = self.topology.op(chain[-1])  # the chain's output is its last operator's
-            if chain == self.streamed:
-                frame = batch  # the query's plan ran it (source_frame)
-            else:
-                first = self.topology.op(chain[0])
-                if first.is_source:
-                    x = self._source_rows(batch, first.id, several)
-                    if first.id in self.file_input and self.parallelism[first.id] > 1:
-                        x = x.repartition(self.parallelism[first.id])
-                else:
-                    inputs = [(s, frames[s.source]) for s in self.topology.streams
-                              if s.target == first.id and s.source in frames]
-                    x = self._partition(inputs, first.id)
-                frame = x.mapInArrow(self._chain_mapper(chain, batch_id, sink=self._direct_sink(op.id)),
-                                     self._schema(op.id))
-            frames[op.id] = self._kept(frame, op.id, batch_id, cached)
-        self._finish_batch(frames, cached, batch_id)
 
     def _kept(self, frame: DataFrame, op_id: str, batch_id: int, cached: list[DataFrame]) -> DataFrame:
         """An operator's output as its consumers read it, for the local and the placed batch alike: with a dead
@@ -388,96 +351,6 @@ class Pipeline:
         self.batch_done = (batch_id, now, stats)
         self.batch_stats, self.batch_done_at, self.batch_done_id = stats, now, batch_id
 
-    def _partition(self, inputs: list[tuple[Stream, DataFrame]], op_id: str) -> DataFrame:
-        """The union of an operator's inputs, spread over its n tasks as each stream's grouping says."""
-        n = self.parallelism[op_id]
-        names = [c for c, _ in self.inputs[op_id]]
-        groupings = {(s.grouping, s.key or "key" if s.grouping == "key" else None) for s, _ in inputs}
-
-        def union(frames: list[DataFrame]) -> DataFrame:
-            out = reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), frames)
-            return out.select(*names, *[c for c in out.columns if c == "_p"])
-
-        if groupings == {("shuffle", None)}:  # spread by a hash of the unique tuple id: even, and deterministic
-            return union([f for _, f in inputs]).repartition(n, F.col("value"))  # on replay (no sort needed)
-        if len(groupings) == 1 and (only := next(iter(groupings)))[0] == "key" and only[1] is not None:
-            return union([f for _, f in inputs]).repartition(n, F.col(only[1]))
-        routed = []
-        for s, f in inputs:
-            if s.grouping == "all":
-                # one copy per task, made in the same stage (a cross join with a small frame plans a cartesian
-                # product, which recomputes the upstream operator once per partition of that frame)
-                copies = F.array(*[F.lit(v).cast("int") for v in self._target_values(n)])
-                routed.append(f.withColumn("_p", F.explode(copies)))
-            elif s.grouping == "key":
-                routed.append(f.withColumn("_p", F.hash(F.col(s.key or "key"))))
-            else:
-                routed.append(f.withColumn("_p", F.hash(F.col("value"))))
-        return union(routed).repartition(n, F.col("_p")).drop("_p")
-
-    # ----------------------------------------------------------------- placed (standalone cluster)
-    def run_batch_placed(self, batch: DataFrame, batch_id: int) -> None:
-        """run_batch with every replica where the placement puts it: one stage per operator (or fused chain), its
-        task l running replica l, on replica l's planned node (placement "plan": the partition prefers that node's
-        host, LocatedRDD) or wherever Spark's scheduler sends it ("spark")."""
-        frames, cached = self.build_placed(batch, batch_id)
-        self._finish_batch(frames, cached, batch_id)
-
-    def build_placed(self, batch: DataFrame, batch_id: int) -> tuple[dict[str, DataFrame], list[DataFrame]]:
-        """The DataFrames of one placed micro-batch — per operator its output — and the ones persisted (to
-        unpersist after the batch). Nothing runs here except the dead-letter writes. Per chain the driver builds
-        one routed exchange over the union of its inputs and, placed by the plan, cuts the plan there (locate):
-        each chain's plan is then a few nodes long whatever came before, so the build costs O(chains + streams)."""
-        frames: dict[str, DataFrame] = {}
-        cached: list[DataFrame] = []
-        several = len(self.topology.sources) > 1
-        for chain in self.chains:
-            first = self.topology.op(chain[0])
-            if first.is_source:
-                ins: list[tuple[Stream | None, DataFrame]] = [(None, self._source_rows(batch, first.id, several))]
-            else:
-                ins = [(s, frames[s.source]) for s in self.topology.streams
-                       if s.target == first.id and s.source in frames]
-            op = self.topology.op(chain[-1])
-            frame = self._routed(ins, first.id).mapInArrow(
-                self._chain_mapper(chain, batch_id, sink=self._direct_sink(op.id)), self._schema(op.id))
-            frames[op.id] = self._kept(frame, op.id, batch_id, cached)
-        return frames, cached
-
-    def _routed(self, ins: list[tuple[Stream | None, DataFrame]], op_id: str) -> DataFrame:
-        """An operator's input in n partitions, row r in partition l when replica l is to take it: ``_t`` is a hash
-        target of l (chosen so Spark's hash partitioner lands it on partition l) for l = a hash of the tuple id
-        (shuffle grouping, sources), of the key (key grouping: a key always meets the same replica), every l for
-        ``all``. One exchange over the union of the inputs, each projected once to the operator's columns (missing
-        ones null) as SQL strings: a few Py4J calls per input. Placed by the plan, partition l prefers the host of
-        replica l's node. ``_t`` stays for the task to drop (_run_chain reads its own columns)."""
-        n = self.parallelism[op_id]
-        targets = f"array({', '.join(str(t) for t in self._target_values(n))})"
-        prepared = []
-        for s, f in ins:
-            present = set(f.columns)
-            cols = [f"`{c}`" if c in present else f"CAST(NULL AS {t}) AS `{c}`" for c, t in self.inputs[op_id]]
-            if s is not None and s.grouping == "all":
-                cols.append(f"explode({targets}) AS _t")
-            else:
-                field = (s.key or "key") if s is not None and s.grouping == "key" else "value"
-                cols.append(f"element_at({targets}, pmod(hash(`{field}`), {n}) + 1) AS _t")
-            prepared.append(f.selectExpr(*cols))
-        x = reduce(lambda a, b: a.union(b), prepared).repartition(n, "_t")
-        return locate(x, self._locations[op_id]) if op_id in self._locations else x
-
-    def _fetch_wait_ms(self, op_id: str, node: str, nodes: dict[str, tuple[str, ...]], anywhere: bool = False
-                       ) -> float:
-        """The longest one-way latency from a node holding an upstream replica of ``op_id`` (``nodes``: each
-        operator's replicas' nodes) to ``node`` (0 for a source, or when every input is local or no latencies are
-        emulated). ``anywhere``: upstream replicas may run on any node (Spark's own placement)."""
-        links = self.cfg.link_latency_ms
-        if not links or self.topology.op(op_id).is_source:
-            return 0.0
-        upstream = set(links) if anywhere else {
-            u for p in self.topology.forward_graph.predecessors(op_id) for u in nodes[p]}
-        return max((links.get(u, {}).get(node, 0.0) for u in upstream if u != node), default=0.0)
-
     def _target_values(self, n: int) -> list[int]:
         """n ints whose hash partitions land on partitions 0..n−1 in order, one each."""
         if n not in self._values:
@@ -505,41 +378,13 @@ class Pipeline:
     def checkpoint(self) -> Path:
         return self.cfg.checkpoint_dir or self.cfg.out_dir / "_checkpoint"
 
-    def start_executors(self, timeout_s: float = EXECUTOR_START_TIMEOUT_S) -> bool:
-        """Wait until every node the plan uses has an executor (the application gets one per worker when it
-        starts), then run one task on each (its Python worker daemon starts with the imports and forks the others
-        the batches need in ~40 ms each: worker_daemon.py) and compute the hash targets the stages need. True when
-        all that finished within ``timeout_s``; else the batches start what is missing."""
-        if not self.placed:
-            return True
-        deadline = time.monotonic() + timeout_s
-        used = {n for p in self.placed.values() for n in p.nodes}
-        hosts = sorted({w.host for w in self.cfg.workers or [] if w.node in used})
-        while self._locations and not set(hosts) <= executor_hosts(self.spark):
-            if time.monotonic() > deadline:
-                return False
-            time.sleep(0.2)
-        for n in self._counts():
-            self._target_values(n)
-        frame = self.spark.range(len(hosts), numPartitions=len(hosts))  # a task per node: its Python workers
-        if self._locations:
-            frame = locate(frame, java_locations(self.spark, hosts))
-        frame.mapInArrow(_warm_python_worker, "id long").collect()
-        return time.monotonic() <= deadline
-
-    def _counts(self) -> set[int]:
-        """The replica counts of the placed operators (each needs its hash targets)."""
-        return {len(p.nodes) for p in self.placed.values()}
-
     def start(self) -> Any:
         started = time.monotonic()
-        if self.placed:
-            set_locality(self.spark, self.cfg.placement)
-        self.executors_ready = self.start_executors()
+        self.executors_ready = self._prepare_start()
         self.executor_start_s = time.monotonic() - started
         # after the executors: a bounded source's rows start arriving when its frame is made (origin)
         writer = (self.source_frame().writeStream
-                  .foreachBatch(self.run_batch_placed if self.placed else self.run_batch)
+                  .foreachBatch(self.run_batch)
                   .option("checkpointLocation", str(self.checkpoint))
                   .trigger(processingTime=f"{self.cfg.trigger_s} seconds"))
         if self.cfg.query_name:
@@ -596,6 +441,80 @@ class Pipeline:
 
     def _trigger_active(self) -> bool:
         return bool(self.query is not None and self.query.status.get("isTriggerActive"))
+
+
+class LocalPipeline(Pipeline):
+    """The local runtime: every operator's tasks wherever Spark runs them (``local[n]``, or a cluster's executors
+    without a plan's placement); a lone rate source's first chain runs inside the query's own plan."""
+
+    def _fusion_layout(self) -> Mapping[str, Mapping[str, int]]:
+        return {op_id: {"local": n} for op_id, n in self.parallelism.items()}
+
+    def _streamed_chain(self) -> tuple[str, ...] | None:
+        """The first chain of a lone rate source. Spark then analyses its ``mapInArrow`` once, when the query
+        starts, instead of in every batch (~30 ms a batch here: benchmarks/batch_cost.py); its tasks read the batch
+        id from the local property Spark sets for each micro-batch. Several sources or a file source need a
+        projection first: None there."""
+        if len(self.topology.sources) != 1:
+            return None
+        src = self.topology.sources[0]
+        if src.id in self.file_input or self.inputs[src.id] != BASE_COLUMNS:
+            return None
+        return next(c for c in self.chains if c[0] == src.id)
+
+    def _source_partitions(self, src_id: str) -> int:
+        return self.parallelism[src_id]
+
+    def run_batch(self, batch: DataFrame, batch_id: int) -> None:
+        """Every chain on this micro-batch, each operator in its planned parallelism of tasks."""
+        frames: dict[str, DataFrame] = {}
+        cached: list[DataFrame] = []
+        several = len(self.topology.sources) > 1
+        for chain in self.chains:
+            op = self.topology.op(chain[-1])  # the chain's output is its last operator's
+            if chain == self.streamed:
+                frame = batch  # the query's plan ran it (source_frame)
+            else:
+                first = self.topology.op(chain[0])
+                if first.is_source:
+                    x = self._source_rows(batch, first.id, several)
+                    if first.id in self.file_input and self.parallelism[first.id] > 1:
+                        x = x.repartition(self.parallelism[first.id])
+                else:
+                    inputs = [(s, frames[s.source]) for s in self.topology.streams
+                              if s.target == first.id and s.source in frames]
+                    x = self._partition(inputs, first.id)
+                frame = x.mapInArrow(self._chain_mapper(chain, batch_id, sink=self._direct_sink(op.id)),
+                                     self._schema(op.id))
+            frames[op.id] = self._kept(frame, op.id, batch_id, cached)
+        self._finish_batch(frames, cached, batch_id)
+
+    def _partition(self, inputs: list[tuple[Stream, DataFrame]], op_id: str) -> DataFrame:
+        """The union of an operator's inputs, spread over its n tasks as each stream's grouping says."""
+        n = self.parallelism[op_id]
+        names = [c for c, _ in self.inputs[op_id]]
+        groupings = {(s.grouping, s.key or "key" if s.grouping == "key" else None) for s, _ in inputs}
+
+        def union(frames: list[DataFrame]) -> DataFrame:
+            out = reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), frames)
+            return out.select(*names, *[c for c in out.columns if c == "_p"])
+
+        if groupings == {("shuffle", None)}:  # spread by a hash of the unique tuple id: even, and deterministic
+            return union([f for _, f in inputs]).repartition(n, F.col("value"))  # on replay (no sort needed)
+        if len(groupings) == 1 and (only := next(iter(groupings)))[0] == "key" and only[1] is not None:
+            return union([f for _, f in inputs]).repartition(n, F.col(only[1]))
+        routed = []
+        for s, f in inputs:
+            if s.grouping == "all":
+                # one copy per task, made in the same stage (a cross join with a small frame plans a cartesian
+                # product, which recomputes the upstream operator once per partition of that frame)
+                copies = F.array(*[F.lit(v).cast("int") for v in self._target_values(n)])
+                routed.append(f.withColumn("_p", F.explode(copies)))
+            elif s.grouping == "key":
+                routed.append(f.withColumn("_p", F.hash(F.col(s.key or "key"))))
+            else:
+                routed.append(f.withColumn("_p", F.hash(F.col("value"))))
+        return union(routed).repartition(n, F.col("_p")).drop("_p")
 
 
 def _warm_python_worker(batches: Iterator[Any]) -> Iterator[Any]:

@@ -22,6 +22,7 @@ from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
 from streamplace.perf.engines import EngineSettings, recorded_params
 from streamplace.perf.evaluate import evaluate
+from streamplace.spark.runtime.build import pipeline_for
 from streamplace.spark.runtime.events import RunEnd, RunEvent, RunListener
 from streamplace.spark.runtime.layout import spark_spread
 from streamplace.spark.runtime.metrics import ProgressListener, Snapshot, cpu_share, cpu_times
@@ -36,6 +37,7 @@ from streamplace.spark.runtime.operators import (
     parse_placed_key,
 )
 from streamplace.spark.runtime.pipeline import Pipeline, PipelineConfig
+from streamplace.spark.runtime.placed import PlacedPipeline
 from streamplace.spark.runtime.watch import BatchWatch
 
 
@@ -135,7 +137,7 @@ def _run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, 
     """run_pipeline's run, but for telling ``events`` of its end."""
     listener = ProgressListener()
     spark.streams.addListener(listener)
-    pipeline = Pipeline(spark, topology, plan, cfg)
+    pipeline = pipeline_for(spark, topology, plan, cfg)
     pending = [after_first_batch] if after_first_batch is not None else []
     warm = [after_warmup] if after_warmup is not None else []
 
@@ -152,7 +154,7 @@ def _run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, 
             release()
 
     try:
-        pipeline.start()  # a placed run waits for its executors first (Pipeline.start_executors): not in the warm-up
+        pipeline.start()  # a placed run waits for its executors first (start_executors): not in the warm-up
     except BaseException:
         release()
         raise
@@ -215,7 +217,7 @@ def _run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, 
     measured["source_lead_s"] = pipeline.source_lead_s()  # the phase the rate sources ran with (spark/runtime/phase.py)
     measured["warmup_s"] = warmed_at
     measured["window_batches"] = window
-    if pipeline.placed:
+    if isinstance(pipeline, PlacedPipeline):
         measured["executor_start_s"] = pipeline.executor_start_s
         measured["executors_ready"] = pipeline.executors_ready
     measured.update(first_batch(listener.batches, query_started))
