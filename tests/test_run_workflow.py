@@ -12,11 +12,12 @@ def test_enact_run_prints_nothing_and_says_everything_through_its_callbacks(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     import streamplace.spark.runtime.run as spark_run
     from streamplace.bench import resolve_cluster, resolve_topology
-    from streamplace.errors import ModelError
+    from streamplace.errors import SpecError
     from streamplace.perf.engines import EngineSettings
     from streamplace.schedulers import create
     from streamplace.spark.runtime.run import RunResult
     from streamplace.workflows.run import enact_run
+    from streamplace.workflows.run_settings import RunHooks, RunSettings
 
     def fake_run(spark, topology, cluster, plan, duration, warmup, cfg, progress=None, profile=None, engine=None,
                  after_first_batch=None, predict_for=None, after_warmup=None, listener=None, settle_rows=None,
@@ -42,10 +43,10 @@ def test_enact_run_prints_nothing_and_says_everything_through_its_callbacks(
     def open_page(title: str, seconds: float, target, path: Path) -> None:
         said["page"].append((title, seconds, path))
 
-    done = enact_run(t, c, plan, "plan", None, None, 2, "plan", 1.0, lambda trigger_s: EngineSettings(),
-                     None, tmp_path, "noop", 2.0, 3.0, session=session, open_page=open_page,
-                     on_warning=said["warning"].append, on_info=said["info"].append,
-                     progress=lambda done, total: said["progress"].append((done, total)))
+    settings = RunSettings(duration_s=3.0, warmup_s=2.0, trigger_s=1.0, cores=2, sink="noop", out_dir=tmp_path)
+    hooks = RunHooks(session=session, open_page=open_page, on_warning=said["warning"].append,
+                     on_info=said["info"].append, progress=lambda done, total: said["progress"].append((done, total)))
+    done = enact_run(t, c, plan, "plan", settings, lambda trigger_s: EngineSettings(), hooks=hooks)
     assert capsys.readouterr() == ("", "")  # nothing printed
     # hetero's plan needs the 3 nodes' cores; run on 2 cores of this machine, the sources offer more than it takes
     assert any("the plan was made for" in w for w in said["warning"])
@@ -54,9 +55,7 @@ def test_enact_run_prints_nothing_and_says_everything_through_its_callbacks(
     assert said["progress"] == [(0.0, 5.0), (1.0, 5.0), (5.0, 5.0)]  # told from the pipeline's start, of 2 + 3 s
     assert done.page is None and done.here == "this machine (local[2])" and done.admission.overloaded
     assert done.result.measured["throughput"] == 1.0 and "before_spark_s" in done.result.measured
-    # a bad bound is an error on the name the caller gives it, no command-line flag by default
-    for name, expected in ((None, "max_rate"), ("--max-rate", "--max-rate")):
-        with pytest.raises(ModelError, match=expected):
-            enact_run(t, c, plan, "plan", None, None, 2, "plan", 1.0, lambda trigger_s: EngineSettings(), -1.0,
-                      tmp_path, "noop", 2.0, 3.0, session=session,
-                      **({} if name is None else {"max_rate_name": name}))
+    # a bad bound is an error on the name the caller gives it, no command-line flag by default, before anything runs
+    for names, expected in (({}, "max_rate"), ({"max_rate": "--max-rate"}, "--max-rate")):
+        with pytest.raises(SpecError, match=expected):
+            RunSettings(max_rate=-1.0, names=names)

@@ -26,7 +26,7 @@ from streamplace.cli._common import (
     warn,
 )
 from streamplace.cli.comparison import print_comparison
-from streamplace.cli.run import print_run, run_callbacks, run_progress
+from streamplace.cli.run import page_opener, print_run, run_progress
 from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan, jsonable
 from streamplace.model.topology import Topology
@@ -116,11 +116,10 @@ def _demo_on_cluster(t: Topology, c: Cluster, plan: Plan, seconds: float, out_di
         return bar
 
     with run_progress(f"{t.name} ({plan.scheduler} plan)", disable=as_json) as progress:
-        callbacks = run_callbacks(None, None, None, True, page_port)
         ran = demo_lib.run_on_cluster(
             t, c, plan, seconds, out_dir, calibration, progress=progress, starting=starting,
             session=lambda state, log_to: spark_session(state.master_url, state, None, log_to),
-            open_page=callbacks["open_page"], on_warning=warn,
+            open_page=page_opener(True, page_port), on_warning=warn,
             on_info=lambda text: None if as_json else info(text, stderr=True))
     if not as_json:
         print_run(ran.done.result, t, ran.run_plan, ran.master_url, seconds, ran.done.here)

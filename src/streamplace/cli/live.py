@@ -26,7 +26,7 @@ from streamplace.cli._common import (
     progress_bar,
     warn,
 )
-from streamplace.cli.run import run_callbacks, spark_instance
+from streamplace.cli.run import note, page_opener, session_opener, spark_instance
 from streamplace.errors import ModelError, Problem
 from streamplace.model.plan import jsonable
 from streamplace.report.compare import fmt, mfmt
@@ -103,11 +103,12 @@ def live_cmd(
             if not as_json:
                 bar.console.print(f"{at:6.1f} s  {what}", highlight=False)
 
-        callbacks = run_callbacks(master, state, cores, page, page_port)
         result = enact_live(t, c, pol, state, master, cores, trigger, out_dir, sink, interval, duration, faults,
                             engine=engine_settings(RUNTIME_ENGINE, None, trigger_s=trigger, cluster=c), on_step=step,
                             title=f"{t.name} under {policy} on {master or 'local'}",
-                            bounded_sources=any(f.kind == "stall" for f in specs), **callbacks)
+                            bounded_sources=any(f.kind == "stall" for f in specs),
+                            session=session_opener(master, state, cores), open_page=page_opener(page, page_port),
+                            on_warning=warn, on_info=note)
     if as_json:
         emit_json(jsonable(result.to_dict()))
         return

@@ -55,6 +55,7 @@ from streamplace.workflows.run import (
     runnable_instance,
     write_run_series,
 )
+from streamplace.workflows.run_settings import PageOpener, RunHooks, RunSettings, SessionOpener
 
 
 @app.command("run")
@@ -105,12 +106,12 @@ def run_cmd(
     state = cluster_at(master, state_dir)
     check_run_options(sink, placement, state)
     run_eng = run_engine(engine, calibration, parse_params(param), c)
-    trigger_s = parse_trigger(trigger)
+    settings = RunSettings(duration_s=duration, warmup_s=warmup, trigger_s=parse_trigger(trigger), max_rate=max_rate,
+                           cores=cores, placement=placement, sink=sink, out_dir=out_dir,  # type: ignore[arg-type]
+                           names=RUN_FLAGS)
     with run_progress(f"{t.name} ({pl.scheduler} plan)", disable=as_json) as progress:
-        done = enact_run(t, c, pl, str(plan_file or "plan"), state, master, cores, placement, trigger_s,
-                         run_eng, max_rate, out_dir, sink, warmup,
-                         duration, progress=progress, max_rate_name="--max-rate", out_option="--out",
-                         **run_callbacks(master, state, cores, page, page_port))
+        done = enact_run(t, c, pl, str(plan_file or "plan"), settings, run_eng, state=state, master=master,
+                         hooks=run_hooks(master, state, cores, page, page_port, progress))
     result, adm, predicted, lifted = done.result, done.admission, done.predicted, done.lifted
     if series is not None and result.series:
         write_run_series(result, series)
@@ -139,12 +140,32 @@ def run_cmd(
         raise typer.Exit(1)
 
 
-def run_callbacks(master: str | None, state: Any, cores: int | None, page: bool, page_port: int) -> dict[str, Any]:
+#: how the command line spells the run's settings (RunSettings.names)
+RUN_FLAGS = {"duration_s": "--duration", "warmup_s": "--warmup", "trigger_s": "--trigger", "max_rate": "--max-rate",
+             "cores": "--cores", "placement": "--placement", "sink": "--sink", "out_dir": "--out"}
+
+
+def run_hooks(master: str | None, state: Any, cores: int | None, page: bool, page_port: int,
+              progress: Callable[[float, float], None] | None = None) -> RunHooks:
     """enact_run's callbacks as the command line has them: warnings (not with -q), notes on stderr, Spark's log
-    file said as its session starts, the live page served with its URL said (``page``: wanted)."""
-    return {"session": lambda log_to: spark_session(master, state, cores, log_to),
-            "open_page": functools.partial(open_page, port=page_port, enabled=page),
-            "on_warning": warn, "on_info": lambda text: info(text, stderr=True)}
+    file said as its session starts, the live page served with its URL said (``page``: wanted), ``progress``."""
+    return RunHooks(session=session_opener(master, state, cores), open_page=page_opener(page, page_port),
+                    on_warning=warn, on_info=note, progress=progress)
+
+
+def session_opener(master: str | None, state: Any, cores: int | None) -> SessionOpener:
+    """The Spark session of a run at ``master`` (or local Spark with ``cores``), its log file said as it starts."""
+    return lambda log_to: spark_session(master, state, cores, log_to)
+
+
+def page_opener(page: bool, page_port: int) -> PageOpener:
+    """The live page served on ``page_port`` with its URL said, where ``page`` (--page) wants one."""
+    return functools.partial(open_page, port=page_port, enabled=page)
+
+
+def note(text: str) -> None:
+    """A note on stderr (not with -q)."""
+    info(text, stderr=True)
 
 
 @contextmanager

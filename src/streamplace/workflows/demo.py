@@ -34,6 +34,7 @@ from streamplace.schedulers import REGISTRY, scheduler_names
 from streamplace.spark.runtime.session import stop_active_session
 from streamplace.workflows.cluster import start, stop
 from streamplace.workflows.run import enact_run, measured_beside_predicted, run_engine
+from streamplace.workflows.run_settings import RunHooks, RunSettings
 
 #: seconds of warm-up before measuring; the sources ramp up over its first half
 WARMUP_S = 20.0
@@ -223,10 +224,12 @@ def run_on_cluster(t: Topology, c: Cluster, plan: Plan, seconds: float, out_dir:
         run_plan, factor = emulated_run_plan(t, c, plan, state.cpu_scale, engine(None))
         on_info(f"running the {plan.scheduler} plan with every replica on its node, sources at {100 * factor:.3g} % "
                 f"of the spec's rates ({EMULATED_LOAD:.0%} of what the model predicts the plan sustains here)")
-        done = enact_run(t, c, run_plan, f"{plan.scheduler} plan", state, state.master_url, None, "plan", None,
-                         engine, None, run_out, "noop", WARMUP_S, seconds, settle_rows=SETTLED_ROWS,
-                         settle_max_s=SETTLE_MAX_S, progress=progress, session=lambda log_to: session(state, log_to),
-                         open_page=open_page, on_warning=on_warning, on_info=on_info)
+        settings = RunSettings(duration_s=seconds, warmup_s=WARMUP_S, sink="noop", out_dir=run_out,
+                               settle_rows=SETTLED_ROWS, settle_max_s=SETTLE_MAX_S)
+        done = enact_run(t, c, run_plan, f"{plan.scheduler} plan", settings, engine, state=state,
+                         master=state.master_url,
+                         hooks=RunHooks(session=lambda log_to: session(state, log_to), open_page=open_page,
+                                        on_warning=on_warning, on_info=on_info, progress=progress))
     finally:
         stop_active_session()  # the run's application leaves the master first: no executor is started meanwhile
         if (state_dir / "state.json").exists():

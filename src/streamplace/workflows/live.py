@@ -23,7 +23,8 @@ from streamplace.model.topology import Topology
 from streamplace.perf.engines import EngineSettings
 from streamplace.workflows.cluster import kill_worker
 from streamplace.workflows.instance import silent
-from streamplace.workflows.run import PageOpener, Say, SessionOpener, plan_to_run
+from streamplace.workflows.run import Say, plan_to_run
+from streamplace.workflows.run_settings import PageOpener, SessionOpener
 
 #: the loop's own messages: (seconds since it started, what it did)
 StepFn = Callable[[float, str], None]

@@ -32,17 +32,13 @@ from streamplace.workflows.instance import (
     plan_for,
     silent,
 )
+from streamplace.workflows.run_settings import RunHooks, RunSettings
 
 if TYPE_CHECKING:
     from streamplace.spark.runtime.events import RunListener
 
-#: progress of the measured pipeline: seconds done of the total (warm-up and measured window)
-ProgressFn = Callable[[float, float], None]
-#: the live page (page/live_run.RunPage) for (title, seconds, the cluster it runs on, the file it is written to),
-#: or None: no page
-PageOpener = Callable[[str, float, Cluster, Path], Any]
-#: the SparkSession of a run whose Spark log goes to the given file
-SessionOpener = Callable[[Path], Any]
+#: the default callbacks: none
+NO_HOOKS = RunHooks()
 
 
 @dataclass(frozen=True)
@@ -67,25 +63,24 @@ def run_dir_for(t: Topology, pl: Plan, sink: str, out_dir: Path | None, option: 
     return run_dir(t, pl, sink, out_dir, option=option)
 
 
-def enact_run(t: Topology, c: Cluster, pl: Plan, plan_label: str, state: Any, master: str | None,
-              cores: int | None, placement: str, trigger_s: float | None,
-              engine: Callable[[float | None], EngineSettings], max_rate: float | None, out_dir: Path | None,
-              sink: str, warmup: float, duration: float, *, settle_rows: int | None = None,
-              settle_max_s: float = 0.0, session: SessionOpener | None = None, open_page: PageOpener | None = None,
-              on_warning: Say = silent, on_info: Say = silent, progress: ProgressFn | None = None,
-              max_rate_name: str = "max_rate", out_option: str = "out_dir") -> RunDone:
-    """Run ``pl``'s pipeline on Spark (local, or pinned on the standalone cluster of ``state``) for ``duration``
-    after ``warmup``: the sources bounded to what the model says it sustains (or ``max_rate``), warnings said
-    (``on_warning``) before it starts, the live page (``open_page``; None: none) served while it runs; the warm-up
-    prolonged while the sources' backlog holds more than ``settle_rows`` rows, for at most ``settle_max_s``
-    (spark/runtime/run.run_pipeline).
+def enact_run(t: Topology, c: Cluster, pl: Plan, plan_label: str, settings: RunSettings,
+              engine: Callable[[float | None], EngineSettings], *, state: Any = None, master: str | None = None,
+              hooks: RunHooks = NO_HOOKS) -> RunDone:
+    """Run ``pl``'s pipeline on Spark (local, or pinned on the standalone cluster of ``state`` at ``master``) for
+    ``settings.duration_s`` after ``settings.warmup_s``: the sources bounded to what the model says it sustains
+    (or ``settings.max_rate``), warnings said (``hooks.on_warning``) before it starts, the live page
+    (``hooks.open_page``; None: none) served while it runs; the warm-up prolonged while the sources' backlog holds
+    more than ``settings.settle_rows`` rows, for at most ``settings.settle_max_s`` (spark/runtime/run.run_pipeline).
 
-    ``engine`` gives the engine settings for a trigger (None: auto, chosen from the model); ``session`` opens the
-    SparkSession, its log in the given file (default: spark/cluster/connect.session_for of ``master``, ``state`` and
-    ``cores``); ``max_rate_name`` is how errors and warnings name ``max_rate`` (the CLI: --max-rate). The run's
-    directory (``out_dir``, else run-out/TOPOLOGY-DIGEST: run_dir_for, errors naming ``out_option``) is claimed
-    only once every check has passed. The live page is a view: an error of its own is said once and the run goes
-    on without it; its server is stopped on every way out."""
+    ``engine`` gives the engine settings for a trigger (None: auto, chosen from the model); ``hooks.session`` opens
+    the SparkSession, its log in the given file (default: spark/cluster/connect.session_for of ``master``,
+    ``state`` and ``settings.cores``). Errors and warnings name the settings as ``settings.names`` spells them
+    (the command line: its flags). The run's directory (``settings.out_dir``, else run-out/TOPOLOGY-DIGEST:
+    run_dir_for) is claimed only once every check has passed. The live page is a view: an error of its own is said
+    once and the run goes on without it; its server is stopped on every way out."""
+    on_warning, on_info = hooks.on_warning, hooks.on_info
+    warmup, duration, trigger_s = settings.warmup_s, settings.duration_s, settings.trigger_s
+    max_rate_name = settings.name("max_rate")
     # lazy: PySpark; the rest of spark/: command-line start
     from streamplace.spark.runtime.admission import admission, admitted_plan, continuous
     from streamplace.spark.runtime.run import prediction, run_target, run_warnings
@@ -100,8 +95,8 @@ def enact_run(t: Topology, c: Cluster, pl: Plan, plan_label: str, state: Any, ma
         check_enactable(t, pl, workers, plan_label)
         require_registered(state, {n for per in pl.replicas.values() for n in per})
     eng = engine(trigger_s)
-    target_cluster, target_plan, here = run_target(t, c, pl, state, master, cores, placement)
-    adm = admission(t, target_cluster, target_plan, eng, trigger_s, max_rate, where=max_rate_name)
+    target_cluster, target_plan, here = run_target(t, c, pl, state, master, settings.cores, settings.placement)
+    adm = admission(t, target_cluster, target_plan, eng, trigger_s, settings.max_rate, where=max_rate_name)
     trigger_s = adm.trigger_s
     eng = continuous(eng, trigger_s)
     predicted = prediction(t, target_cluster, admitted_plan(t, target_plan, adm), None, eng)
@@ -116,8 +111,8 @@ def enact_run(t: Topology, c: Cluster, pl: Plan, plan_label: str, state: Any, ma
                    + f": each micro-batch admits at most {sum(r or 0 for r in adm.rows_per_trigger.values()):,} "
                    f"rows and the backlog grows by {predicted['offered_rate'] - adm.max_rate:,.1f} tuples/s "
                    "(measured below)")
-    out_dir = run_dir_for(t, pl, sink, out_dir, option=out_option)
-    live_page = None if open_page is None else open_page(
+    out_dir = run_dir_for(t, pl, settings.sink, settings.out_dir, option=settings.name("out_dir"))
+    live_page = None if hooks.open_page is None else hooks.open_page(
         f"{t.name} on Spark ({master or 'local'}), {pl.scheduler} plan", warmup + duration, target_cluster,
         out_dir / "run-page.html")
     feed = None
@@ -142,10 +137,9 @@ def enact_run(t: Topology, c: Cluster, pl: Plan, plan_label: str, state: Any, ma
             from streamplace.workflows.feeds import Guarded, PageFeed
 
             feed = PageFeed(live_page, summary=page_summary, on_warning=on_warning, on_info=on_info)
-        result, lifted = measured_run(t, c, pl, target_cluster, target_plan, adm, eng, state, master, cores,
-                                      out_dir, sink, workers, placement, trigger_s, warmup, duration,
-                                      None if feed is None else Guarded(feed, on_warning), settle_rows, settle_max_s,
-                                      session=session, progress=progress, on_warning=on_warning)
+        result, lifted = measured_run(t, c, target_cluster, target_plan, adm, eng, settings, out_dir, workers,
+                                      None if feed is None else Guarded(feed, on_warning), state=state,
+                                      master=master, hooks=hooks)
     except BaseException as exc:
         if feed is not None and not feed.ended:  # failed before the pipeline ran (the session): ended here
             # lazy: command-line start
@@ -167,15 +161,15 @@ def page_summary(result: Any) -> list[tuple[str, str, str]]:
     return [(name, mfmt(pv), mfmt(mv)) for name, pv, mv in comparison(result.predicted, result.measured)]
 
 
-def measured_run(t: Topology, c: Cluster, pl: Plan, target_cluster: Cluster, target_plan: Plan, adm: Any,
-                 eng: EngineSettings, state: Any, master: str | None, cores: int | None, out_dir: Path, sink: str,
-                 workers: Any, placement: str, trigger_s: float, warmup: float, duration: float,
-                 listener: RunListener | None, settle_rows: int | None = None, settle_max_s: float = 0.0, *,
-                 session: SessionOpener | None = None, progress: ProgressFn | None = None,
-                 on_warning: Say = silent) -> tuple[Any, bool]:
-    """The run's Spark part: the session (``session``, as in enact_run), the pipeline measured for ``duration``
-    after ``warmup`` (``progress`` told from its start; ``listener``, or None, hears its micro-batches, the measured
-    window opening and its end, timed from when the session is up); whether CPU quotas were lifted for the start."""
+def measured_run(t: Topology, c: Cluster, target_cluster: Cluster, target_plan: Plan, adm: Any, eng: EngineSettings,
+                 settings: RunSettings, out_dir: Path, workers: Any, listener: RunListener | None, *,
+                 state: Any = None, master: str | None = None, hooks: RunHooks = NO_HOOKS) -> tuple[Any, bool]:
+    """The run's Spark part: the session (``hooks.session``, as in enact_run), the pipeline measured for
+    ``settings.duration_s`` after ``settings.warmup_s`` at ``adm``'s trigger (``hooks.progress`` told from its
+    start; ``listener``, or None, hears its micro-batches, the measured window opening and its end, timed from when
+    the session is up); whether CPU quotas were lifted for the start."""
+    session, progress, trigger_s = hooks.session, hooks.progress, adm.trigger_s
+    warmup, duration = settings.warmup_s, settings.duration_s
     # lazy: PySpark; the rest of spark/: command-line start
     from streamplace.spark.runtime.admission import admitted_plan
     from streamplace.spark.runtime.pipeline import PipelineConfig
@@ -193,7 +187,7 @@ def measured_run(t: Topology, c: Cluster, pl: Plan, target_cluster: Cluster, tar
             # lazy: command-line start
             from streamplace.spark.cluster.connect import session_for
 
-            spark = session_for(master, state, cores, out_dir / "spark.log")
+            spark = session_for(master, state, settings.cores, out_dir / "spark.log")
         else:
             spark = session(out_dir / "spark.log")
     except BaseException:
@@ -205,9 +199,9 @@ def measured_run(t: Topology, c: Cluster, pl: Plan, target_cluster: Cluster, tar
     # lazy: command-line start
     from streamplace.spark.cluster.standalone import emulated_links
 
-    cfg = PipelineConfig(trigger_s=trigger_s, sink=sink, out_dir=out_dir, workers=workers,  # type: ignore[arg-type]
+    cfg = PipelineConfig(trigger_s=trigger_s, sink=settings.sink, out_dir=out_dir, workers=workers,
                          source_lead_s=eng.spark.lead_s, link_latency_ms=emulated_links(state, c),
-                         placement=placement, admission=adm.rows_per_trigger)  # type: ignore[arg-type]
+                         placement=settings.placement, admission=adm.rows_per_trigger)
     started = time.perf_counter()
     total = warmup + duration
     if progress is not None:
@@ -215,7 +209,8 @@ def measured_run(t: Topology, c: Cluster, pl: Plan, target_cluster: Cluster, tar
     result = run_pipeline(spark, t, target_cluster, target_plan, duration, warmup, cfg,
                           progress=None if progress is None else lambda s: progress(s, total), engine=eng,
                           after_first_batch=boost, predict_for=admitted_plan(t, target_plan, adm),
-                          listener=listener, settle_rows=settle_rows, settle_max_s=settle_max_s, origin=started)
+                          listener=listener, settle_rows=settings.settle_rows, settle_max_s=settings.settle_max_s,
+                          origin=started)
     result.measured["session_start_s"] = session_start_s
     result.measured.update(launch_figures(result.measured, session_began_at))
     return result, boost is not None
@@ -262,17 +257,8 @@ def run(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan | Spec, *
                                    "pass a plan from sp.plan(...), the path of `streamplace plan --json` output, "
                                    "or None (planned now with r-storm)")
     t, c = runnable_instance(topology, cluster)  # bad logic fails here, before Spark starts
-    for name, value, low in (("duration_s", duration_s, 0.0), ("warmup_s", warmup_s, -1e-12)):
-        if not isinstance(value, int | float) or isinstance(value, bool) or not value > low or value > 86_400:
-            raise SpecError([Problem(name, f"must be a number of seconds in {'(0' if low == 0 else '[0'}, 86400], "
-                                           f"got {value!r}", f"give {name} a duration, e.g. 30")])
-    optional: tuple[tuple[str, float | None], ...] = (("trigger_s", trigger_s), ("max_rate", max_rate),
-                                                      ("cores", cores))
-    for name, given in optional:
-        if given is not None and (isinstance(given, bool) or not isinstance(given, int | float) or not given > 0
-                                  or given != given or given == float("inf")):
-            raise SpecError([Problem(name, f"must be a finite number > 0 (or None), got {given!r}",
-                                     f"give {name} a positive value, or leave it out")])
+    RunSettings(duration_s=duration_s, warmup_s=warmup_s, trigger_s=trigger_s, max_rate=max_rate,
+                cores=cores)  # out-of-range values fail here, naming the argument
     plan = plan_to_run(plan, DEFAULT_SCHEDULER, t, c)
     eng = engine_settings(engine, cluster=c)
     n = cores or os.cpu_count() or 2
