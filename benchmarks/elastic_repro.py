@@ -34,6 +34,7 @@ from rich.table import Table
 
 from streamplace.bench import resolve_cluster, resolve_topology
 from streamplace.elastic import make_pattern
+from streamplace.elastic.btu import BtuController
 from streamplace.elastic.factory import controller_parameters
 from streamplace.report.elastic import plot_figure, table_rows, write_table_csv
 from streamplace.sim import simulate
@@ -280,6 +281,7 @@ def diagnostics(extra: dict[str, str], seeds: int, minutes: int) -> list[str]:
     for label, btu, change in (("BTU10", 10, {}), ("BTU60", 60, {}),
                                ("BTU60, initial_utilization=0.8", 60, {"initial_utilization": "0.8"})):
         ctrl, cfg = build("btu", {**extra, **change, "btu_minutes": str(btu)}, minutes, 0)
+        assert isinstance(ctrl, BtuController)
         met = 0
         free = ctrl._free_by_downscaling  # counted here only: the controller keeps no such tally
 
@@ -289,7 +291,7 @@ def diagnostics(extra: dict[str, str], seeds: int, minutes: int) -> list[str]:
             met += host is not None
             return host
 
-        ctrl._free_by_downscaling = counted
+        ctrl._free_by_downscaling = counted  # type: ignore[method-assign]
         r = simulate(topology, vm, load, ctrl, cfg)
         s, series = r.summary, r.series
         late = [i for i, m in enumerate(series["minute"]) if m >= 20]

@@ -210,15 +210,15 @@ def verdict_rows(engine_name: str, throughput: dict[str, dict[str, float]],
                                       ("Table 3", PAPER_T3, "r-storm", ["hill-climbing", "ant-system", "hybrid",
                                                                        "round-robin"])):
         for i, s in enumerate(cols):
-            pairs = [(throughput[n][s] / throughput[n][ref], p[i]) for n, p in paper_t.items()
-                     if n in throughput and p[i] is not None]
+            pairs = [(throughput[n][s] / throughput[n][ref], q) for n, p in paper_t.items()
+                     if n in throughput and (q := p[i]) is not None]
             if not pairs:
                 continue
-            counts = [V.value(o, p, pivot=1.0) for o, p in pairs]
-            ours = [o for o, _ in pairs]
-            paper = [p for _, p in pairs]
+            counts = [V.value(o, q, pivot=1.0) for o, q in pairs]
+            ratios = [o for o, _ in pairs]
+            papers = [q for _, q in pairs]
             md.append(f"| {table}, one plan per scheduler | {s} over {ref}, per topology | "
-                      f"{min(paper):.2f}–{max(paper):.2f} | {min(ours):.2f}–{max(ours):.2f} | "
+                      f"{min(papers):.2f}–{max(papers):.2f} | {min(ratios):.2f}–{max(ratios):.2f} | "
                       + ", ".join(f"{k} on {counts.count(k)}" for k in (V.REPRODUCED, V.DIRECTION, V.NOT)
                                   if counts.count(k)) + f" of {len(counts)} |")
     for line in md:

@@ -116,16 +116,16 @@ def verdict_table(net: dict[str, tuple[Evaluation, Evaluation]], cpu_bound: dict
         paper = float(YAHOO_PAPER[topo.split("-")[0]].strip("+%")) / 100
         out.append(f"| §6.4 Fig. 12 ({topo}) | throughput gain | {V.pct(paper)} | {V.pct(g)} "
                    f"({rr.throughput:,.0f} → {rs.throughput:,.0f} t/s) | {V.gain(g, paper)} |")
-    for variant, (rr, rs) in sec65.items():
+    for variant, (by_default, by_rstorm) in sec65.items():
         (pl_rr, pl_rs), (pr_rr, pr_rs) = PAGELOAD_65, PROCESSING_65
-        ours = [rr["pageload-" + variant], rs["pageload-" + variant]]
+        ours = [by_default["pageload-" + variant], by_rstorm["pageload-" + variant]]
         g = ours[1] / ours[0] - 1
         out.append(f"| §6.5 Fig. 13 ({variant}) | PageLoad, throughput gain | {V.pct(pl_rs / pl_rr - 1)} | {V.pct(g)} "
                    f"| {V.gain(g, pl_rs / pl_rr - 1)} |")
         out.append(f"| §6.5 Fig. 13 ({variant}) | PageLoad, default → R-Storm (t/s) | {pl_rr:,.0f} → {pl_rs:,.0f} | "
                    f"{ours[0]:,.0f} → {ours[1]:,.0f} | default {V.value(ours[0], pl_rr)}, R-Storm "
                    f"{V.value(ours[1], pl_rs)} |")
-        proc = [rr["processing-" + variant], rs["processing-" + variant]]
+        proc = [by_default["processing-" + variant], by_rstorm["processing-" + variant]]
         out.append(f"| §6.5 Fig. 13 ({variant}) | Processing, default → R-Storm (t/s) | {pr_rr:,.0f} (near a halt) → "
                    f"{pr_rs:,.0f} | {proc[0]:,.0f} → {proc[1]:,.0f} | default {V.NOT} (a steady-state model cannot "
                    f"starve a topology), R-Storm {V.value(proc[1], pr_rs)} |")
