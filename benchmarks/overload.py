@@ -3,7 +3,7 @@
 Issue 36 measured, before sources were bounded: a 4-operator busy chain on local[2] offered 6× its capacity
 ran one 61.6 s micro-batch and reported 451 t/s over a 40 s window (1.36× what 2 cores can do); a key-grouped
 diamond offered 2.5× its capacity measured 258 t/s against 606 predicted. Now each source admits at most the
-model's sustainable rate per trigger (spark/runtime/admission.py, bounded_source.py) and the rest queues.
+model's sustainable rate per trigger (perf/admission.py, bounded_source.py) and the rest queues.
 
 For each case: the trigger and bound `run` picks (auto), a run of ``--duration`` s after ``--warmup`` s on
 local[``--cores``], and beside the prediction (the spark engine at the admitted rates): the sinks' throughput
@@ -24,10 +24,10 @@ from typing import Any
 
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Kind, Operator, Stream, Topology
+from streamplace.perf.admission import admission, admitted_plan, continuous
 from streamplace.perf.engines import EngineSettings, SparkSettings
 from streamplace.perf.evaluate import evaluate
 from streamplace.spark.measure.calibration import constants_or_defaults
-from streamplace.spark.runtime.admission import admission, admitted_plan, continuous
 from streamplace.spark.runtime.pipeline import PipelineConfig
 from streamplace.spark.runtime.run import machine, run_pipeline
 from streamplace.spark.runtime.session import local_session

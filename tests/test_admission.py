@@ -12,9 +12,9 @@ from streamplace.bench import resolve_cluster, resolve_topology
 from streamplace.errors import ModelError, SpecError
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Operator, Stream, Topology
+from streamplace.perf.admission import admission, admitted_plan, continuous
 from streamplace.perf.engines import EngineSettings
 from streamplace.perf.evaluate import evaluate
-from streamplace.spark.runtime.admission import admission, admitted_plan, continuous
 from streamplace.spark.runtime.bounded_source import admitted_end, arrival_origin, arrived, split
 from streamplace.spark.runtime.metrics import BatchProgress, source_backlog
 from streamplace.spark.runtime.run import backlog_figures, machine, on_one_node, window_span

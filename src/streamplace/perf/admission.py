@@ -1,14 +1,14 @@
 """How much each source may put into one micro-batch, and the trigger that goes with it (pure; issue 36 item 3).
 
-A run's sources are bounded (bounded_source.py): a micro-batch admits at most ``rows_per_trigger`` of a source,
-the rest waits in the source's backlog. The bound is the model's sustainable rate unless the user gives one
+A run's sources are bounded (spark/runtime/bounded_source.py): a micro-batch admits at most ``rows_per_trigger``
+of a source, the rest waits in the source's backlog. The bound is the model's sustainable rate unless the user gives one
 (``max_rate``, tuples/s over all sources, shared in proportion to the sources' offered rates):
 
-* the trigger T: the one given, else the shortest whole second whose batch at the admitted rate fits
-  (1 − headroom) of it (run.steady_trigger); where no trigger up to a minute does, the shortest that still
-  admits the whole offered rate when it is below the plan's capacity 1 / W (T ≥ F / (1 − s·W)), and above
-  capacity the shortest whole second whose fixed cost F is at most ``headroom`` of it (so that most of each
-  trigger carries tuples: the trigger-bound rate is (1 − F/T) of the capacity);
+* the trigger T: the one given, else the shortest whole second whose batch at the admitted rate fits (1 − headroom)
+  of it (spark/runtime/run.steady_trigger's rule); where no trigger up to a minute does, the shortest that still
+  admits the whole offered rate when it is below the plan's capacity 1 / W (T ≥ F / (1 − s·W)), and above capacity
+  the shortest whole second whose fixed cost F is at most ``headroom`` of it (so that most of each trigger carries
+  tuples: the trigger-bound rate is (1 − F/T) of the capacity);
 * the bound per trigger: ``max_rate`` × T, else the trigger-bound scale s_T of the spark engine (the largest
   scale of the offered rates whose batch fits T) × each source's offered rate × T. Where s_T ≥ 1 the bound only
   clips bursts; below 1 the pipeline is overloaded and admits s_T of what is offered, its backlog growing by

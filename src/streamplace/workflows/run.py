@@ -18,6 +18,7 @@ from streamplace.errors import Problem, SpecError
 from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Topology
+from streamplace.perf.admission import Admission, admission, admitted_plan, continuous
 from streamplace.perf.engines import RUNTIME_ENGINE, EngineSettings
 from streamplace.report.compare import mfmt
 from streamplace.schedulers.base import DEFAULT_SCHEDULER, create
@@ -46,7 +47,7 @@ class RunDone:
     """What `run` (and the demo's run) measured and predicted, and where its live page was written."""
 
     result: Any  # spark.runtime.run.RunResult
-    admission: Any  # spark.runtime.admission.Admission
+    admission: Admission
     predicted: dict[str, Any]
     here: str  # where the prediction is for, in words
     lifted: bool  # CPU quotas were lifted for the start
@@ -82,7 +83,6 @@ def enact_run(t: Topology, c: Cluster, pl: Plan, plan_label: str, settings: RunS
     warmup, duration, trigger_s = settings.warmup_s, settings.duration_s, settings.trigger_s
     max_rate_name = settings.name("max_rate")
     # lazy: PySpark; the rest of spark/: command-line start
-    from streamplace.spark.runtime.admission import admission, admitted_plan, continuous
     from streamplace.spark.runtime.run import prediction, run_target, run_warnings
 
     workers = None
@@ -161,9 +161,10 @@ def page_summary(result: Any) -> list[tuple[str, str, str]]:
     return [(name, mfmt(pv), mfmt(mv)) for name, pv, mv in comparison(result.predicted, result.measured)]
 
 
-def measured_run(t: Topology, c: Cluster, target_cluster: Cluster, target_plan: Plan, adm: Any, eng: EngineSettings,
-                 settings: RunSettings, out_dir: Path, workers: Any, listener: RunListener | None, *,
-                 state: Any = None, master: str | None = None, hooks: RunHooks = NO_HOOKS) -> tuple[Any, bool]:
+def measured_run(t: Topology, c: Cluster, target_cluster: Cluster, target_plan: Plan, adm: Admission,
+                 eng: EngineSettings, settings: RunSettings, out_dir: Path, workers: Any,
+                 listener: RunListener | None, *, state: Any = None, master: str | None = None,
+                 hooks: RunHooks = NO_HOOKS) -> tuple[Any, bool]:
     """The run's Spark part: the session (``hooks.session``, as in enact_run), the pipeline measured for
     ``settings.duration_s`` after ``settings.warmup_s`` at ``adm``'s trigger (``hooks.progress`` told from its
     start; ``listener``, or None, hears its micro-batches, the measured window opening and its end, timed from when
@@ -171,7 +172,6 @@ def measured_run(t: Topology, c: Cluster, target_cluster: Cluster, target_plan: 
     session, progress, trigger_s = hooks.session, hooks.progress, adm.trigger_s
     warmup, duration = settings.warmup_s, settings.duration_s
     # lazy: PySpark; the rest of spark/: command-line start
-    from streamplace.spark.runtime.admission import admitted_plan
     from streamplace.spark.runtime.pipeline import PipelineConfig
     from streamplace.spark.runtime.run import run_pipeline
 
@@ -237,7 +237,7 @@ def run(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan | Spec, *
         engine: Engine = RUNTIME_ENGINE, max_rate: float | None = None) -> Any:
     """Run the plan's pipeline on local Spark (``cores`` of this machine) and measure it; ``result.measured``
     beside ``result.predicted`` (the engine's model of this machine), every ``trigger_s`` seconds (None: as `run
-    --trigger auto` picks it, spark/runtime/admission.py). Each micro-batch admits at most
+    --trigger auto` picks it, perf/admission.py). Each micro-batch admits at most
     ``max_rate`` tuples/s of the sources (default: what the engine's model says the plan sustains here; the rest
     waits in the sources' backlog, ``measured["backlog_rows"]``). The output and checkpoint go to
     ``out_dir`` (default ``run-out/TOPOLOGY-DIGEST``), which resumes only the same pipeline. Returns the
@@ -245,7 +245,6 @@ def run(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan | Spec, *
     import os
 
     # lazy: PySpark; the rest of spark/: command-line start
-    from streamplace.spark.runtime.admission import admission, admitted_plan, continuous
     from streamplace.spark.runtime.pipeline import PipelineConfig
     from streamplace.spark.runtime.run import run_pipeline, run_target
     from streamplace.spark.runtime.session import local_session

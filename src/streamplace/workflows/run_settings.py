@@ -38,7 +38,7 @@ class RunSettings:
 
     duration_s: float = 60.0  # measured window, after the warm-up: (0, LONGEST_S]
     warmup_s: float = 15.0  # [0, LONGEST_S]
-    trigger_s: float | None = None  # None: chosen from the model (spark/runtime/admission.py)
+    trigger_s: float | None = None  # None: chosen from the model (perf/admission.py)
     max_rate: float | None = None  # tuples/s the sources admit together at most; None: what the model sustains
     cores: int | None = None  # local Spark's cores; None: this machine's
     placement: Literal["plan", "spark"] = "plan"  # on a cluster: every replica on its node, or Spark's own choice

@@ -118,7 +118,7 @@ class PipelineConfig:
     #: a placed task waits the longest latency from a node that feeds them before they process — the shuffle
     #: fetch crossing that link, once per micro-batch, as the spark engine models it. None: no wait
     link_latency_ms: dict[str, dict[str, float]] | None = None
-    #: bounded sources (bounded_source.py; spark/runtime/admission.py computes the bound): source id → the most rows one
+    #: bounded sources (bounded_source.py; perf/admission.py computes the bound): source id → the most rows one
     #: micro-batch admits (None: no bound), the rest queued as the source's backlog; rows arrive one by one on the
     #: wall clock and carry their arrival time. None: Spark's ``rate`` source (whole seconds, unbounded batches)
     admission: dict[str, int | None] | None = None
