@@ -160,6 +160,8 @@ def _failing_pipelines(monkeypatch: pytest.MonkeyPatch, failing: int) -> list[An
 
     FakePipeline.made = []
     monkeypatch.setattr(live, "Pipeline", Failing)
+    if hasattr(live, "pipeline_for"):  # the loop makes its pipelines through the runtime's chooser
+        monkeypatch.setattr(live, "pipeline_for", Failing)
     return FakePipeline.made
 
 
