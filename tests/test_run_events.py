@@ -123,7 +123,7 @@ def fake_pipelines(monkeypatch: pytest.MonkeyPatch) -> list[FakePipeline]:
     import streamplace.spark.runtime.live as live
 
     FakePipeline.made = []
-    monkeypatch.setattr(live, "Pipeline", FakePipeline)
+    monkeypatch.setattr(live, "pipeline_for", FakePipeline)  # the loop makes its pipelines through the chooser
     return FakePipeline.made
 
 
