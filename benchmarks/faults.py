@@ -369,8 +369,8 @@ def fmt(v: float | None, unit: str = "") -> str:
 
 
 def table(outcomes: list[Outcome]) -> str:
-    head = ("| fault | injected | rows | lost (goal 0) | duplicated (goal 0) | recovery (s) | dip (% of offered) "
-            "| what live said |\n|---|---|---|---|---|---|---|---|\n")
+    head = ("| fault | injected | rows | lost (goal 0) | duplicated (goal 0) | recovery (s) "
+            "| dip: lowest 5 s sink rate (% of offered) | what live said |\n|---|---|---|---|---|---|---|---|\n")
     rows = []
     for o in outcomes:
         if not o.measured:
