@@ -104,11 +104,11 @@ def run_cmd(
     t, c = spark_instance(topo, cluster)
     pl = plan_to_run(plan_file, scheduler, t, c, on_warning=warn)
     state = cluster_at(master, state_dir)
-    check_run_options(sink, placement, state)
-    run_eng = run_engine(engine, calibration, parse_params(param), c)
     settings = RunSettings(duration_s=duration, warmup_s=warmup, trigger_s=parse_trigger(trigger), max_rate=max_rate,
                            cores=cores, placement=placement, sink=sink, out_dir=out_dir,  # type: ignore[arg-type]
                            names=RUN_FLAGS)
+    check_run_options(settings, state)
+    run_eng = run_engine(engine, calibration, parse_params(param), c)
     with run_progress(f"{t.name} ({pl.scheduler} plan)", disable=as_json) as progress:
         done = enact_run(t, c, pl, str(plan_file or "plan"), settings, run_eng, state=state, master=master,
                          hooks=run_hooks(master, state, cores, page, page_port, progress))

@@ -294,20 +294,13 @@ def plan_to_run(plan: Plan | Spec | None, scheduler: str, t: Topology, c: Cluste
     return pl
 
 
-SINKS = ("parquet", "noop", "memory")
-PLACEMENTS = ("plan", "spark")
-
-
-def check_run_options(sink: str, placement: str, state: Any) -> None:
-    """Refuse an unknown sink or placement, and Spark's own placement off a cluster (it compares schedulers on
-    a cluster of several nodes)."""
-    if sink not in SINKS:
-        raise SpecError([Problem("sink", f"unknown sink {sink!r}", f"use {', '.join(SINKS)}")])
-    if placement not in PLACEMENTS:
-        raise SpecError([Problem("placement", f"unknown placement {placement!r}", "use plan or spark")])
-    if placement == "spark" and state is None:
-        raise SpecError([Problem("placement", "spark placement compares schedulers on a cluster of several nodes",
-                                 "give [[master]] the URL of a cluster `streamplace cluster up` started")])
+def check_run_options(settings: RunSettings, state: Any) -> None:
+    """Refuse Spark's own placement off a cluster (it compares schedulers on a cluster of several nodes); what does
+    not depend on the cluster (an unknown sink or placement) RunSettings refused when it was built."""
+    if settings.placement == "spark" and state is None:
+        raise SpecError([Problem(settings.name("placement"), "spark placement compares schedulers on a cluster of "
+                                 "several nodes", "give [[master]] the URL of a cluster `streamplace cluster up` "
+                                 "started")])
 
 
 def run_engine(engine: Engine, calibration: Path | None, params: dict[str, str] | None,
