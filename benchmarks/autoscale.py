@@ -52,8 +52,6 @@ Run: .venv/bin/python benchmarks/autoscale.py [--minutes 6] [--patterns step,wal
 from __future__ import annotations
 
 import argparse
-import contextlib
-import fcntl
 import importlib.util
 import json
 import math
@@ -69,6 +67,7 @@ from pathlib import Path
 from typing import Any
 
 import psutil
+from spark_lock import held
 
 ROOT = Path(__file__).resolve().parents[1]
 QUERY = ROOT / "examples" / "autoscale_query.py"
@@ -210,6 +209,7 @@ def steady_batches(run: dict[str, Any]) -> list[tuple[float, int, float]]:
     (the start-up) is left out."""
     levels, start, trigger = parse_levels(run["levels"]), run["start"], run["trigger_s"]
     batches = [p for p in run["progress"] if p.get("numInputRows", 0) > 0 or p["batchId"] > 0][1:]
+    moments = [t for e in run["executors"] for t in (e["added"], e["removed"]) if t is not None]
     out = []
     for p in batches:
         began = epoch(p["timestamp"])
@@ -220,7 +220,6 @@ def steady_batches(run: dict[str, Any]) -> list[tuple[float, int, float]]:
                 or abs(p["numInputRows"] - rate * trigger) > STEADY_ROWS * rate * trigger:
             continue
         since, until = began - SETTLE_TRIGGERS * trigger, began + took
-        moments = [t for e in run["executors"] for t in (e["added"], e["removed"]) if t is not None]
         if any(since < t < until for t in moments):
             continue
         alive = sum(e["added"] <= since and (e["removed"] is None or e["removed"] >= until)
@@ -256,21 +255,6 @@ def allocation_bound(runs: list[dict[str, Any]], limit_s: float,
         end = min(levels[k + 1][0] if k + 1 < len(levels) else seconds, seconds)
         minutes += max(0.0, end - start) * fewest.get(rate, 0) / 60
     return minutes, dict(sorted(fewest.items()))
-
-
-@contextlib.contextmanager
-def held(lock: Path | None) -> Any:
-    """An exclusive lock on ``lock`` while the block runs (nothing when None): other Spark work on the machine that
-    takes the same lock waits between measured runs, never during one."""
-    if lock is None:
-        yield
-        return
-    with lock.open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 class OtherLoad:
@@ -511,9 +495,7 @@ def bound_lines(homes: list[Path], chosen: list[str], patterns: dict[str, str], 
     trigger alone (allocation_bound), beside the peak allocation held throughout."""
     from streamplace.autoscaler.options import options_from
 
-    ran = {k: json.loads(v) for k, v in (pair.split("=", 1) for pair in args.options.split(",") if pair)}
-    rho = options_from({"target_utilization": ran["target_utilization"]} if "target_utilization" in ran
-                       else {}).target_utilization
+    rho = options_from(run_options(args)).target_utilization
     seconds = args.minutes * 60
     out = []
     for pattern in chosen:
@@ -550,11 +532,18 @@ def _alive_max(run: dict[str, Any]) -> int:
     return most
 
 
+def run_options(args: argparse.Namespace) -> dict[str, Any]:
+    """streamplace's options the runs were given (``--options``), parsed as examples/autoscale_query.py parses
+    each."""
+    return {k: json.loads(v) for k, v in (pair.split("=", 1) for pair in args.options.split(",") if pair)}
+
+
 def simulated_lines(homes: list[Path], chosen: list[str], args: argparse.Namespace) -> list[str]:
     """Each pattern stretched to ``--simulate-minutes`` in the simulator, with the cost its measured streamplace run
     (this invocation's, else the first recorded one among ``homes``) fitted, under the run's options and under the
     defaults (no line for a pattern without such a run)."""
     out: list[str] = []
+    ran = run_options(args)
     for pattern in chosen if args.simulate_minutes > 0 else []:
         logs = [h / f"{pattern}-streamplace" / "decisions.jsonl" for h in homes]
         fit = next((f for f in (measured_fit(log) for log in logs if log.exists()) if f is not None), None)
@@ -568,7 +557,6 @@ def simulated_lines(homes: list[Path], chosen: list[str], args: argparse.Namespa
         stretched = {"step": step_levels(long_s, args.low, args.high),
                      "walk": walk_levels(long_s, args.low, args.high, args.seed)}[pattern]
         # parsed as examples/autoscale_query.py parses each --option the run was given
-        ran = {k: json.loads(v) for k, v in (pair.split("=", 1) for pair in args.options.split(",") if pair)}
         for label, extra in (("the run's options", ran), ("the option defaults", {})):
             options = {"worker_types": {"default": {"unit_s": 60}}, **extra}
             sim = simulated_long_run(fit, stretched, long_s, args.trigger, 4, options, start_s=40.0)

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import fcntl
 import json
 import os
 import re
@@ -40,11 +39,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from markdown_out import write_markdown
+from spark_lock import held
 
 CLUSTER = """\
 name: three
@@ -166,19 +165,6 @@ def page_log(page: Path, after_s: float) -> list[str]:
 
 
 # ------------------------------------------------------------------ running
-@contextlib.contextmanager
-def held(lock: Path | None) -> Iterator[None]:
-    if lock is None:
-        yield
-        return
-    with lock.open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
 def streamplace(*args: str, env: dict[str, str], timeout: float = 600.0) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "streamplace", *args], capture_output=True, text=True, env=env,
                           timeout=timeout)

@@ -9,7 +9,8 @@ from typing import Any
 
 from tests.scripts import load_script
 
-BENCH = load_script(Path(__file__).resolve().parents[1] / "benchmarks" / "autoscale.py", "autoscale_benchmark")
+BENCH = load_script(Path(__file__).resolve().parents[1] / "benchmarks" / "autoscale.py", "autoscale_benchmark",
+                    siblings=True)
 START = 1_000_000.0
 
 

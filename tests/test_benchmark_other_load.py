@@ -16,7 +16,7 @@ BURN = ("import time\nwhile time.process_time() < 0.6: pass\ntime.sleep(6)\n")
 
 
 def test_other_processes_cpu_is_counted_and_the_runs_own_is_not(tmp_path: Path) -> None:
-    OtherLoad = load_script(BENCHMARKS / "autoscale.py", "autoscale_benchmark").OtherLoad
+    OtherLoad = load_script(BENCHMARKS / "autoscale.py", "autoscale_benchmark", siblings=True).OtherLoad
     ours = subprocess.Popen([sys.executable, "-c", "import subprocess, sys\n"
                              f"subprocess.run([sys.executable, '-c', {BURN!r}])"])
     with OtherLoad(ours.pid, tmp_path / "no-cluster") as load:
