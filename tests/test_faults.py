@@ -22,7 +22,7 @@ from streamplace.errors import SpecError
 from streamplace.spark.cluster.state import ClusterLaunchError, ClusterState, WorkerState
 from streamplace.workflows.live import FaultSpec, fault_actions, parse_fault
 
-from .test_standalone import FAIL_CHAIN, FAIL_PLAN, THREE, _cli
+from .test_standalone import _cli, down_three, live_args, up_three
 
 
 def test_a_fault_is_kind_node_time_and_duration_and_a_wrong_one_is_named() -> None:
@@ -239,37 +239,16 @@ def _assert_exactly_once(values: pd.Series) -> None:
     assert values.is_unique and values.min() == 0 and values.max() == len(values) - 1  # nothing lost or repeated
 
 
-def _up(tmp_path: Path) -> tuple[dict[str, str], str]:
-    (tmp_path / "three.yaml").write_text(THREE)
-    (tmp_path / "chain.yaml").write_text(FAIL_CHAIN)
-    (tmp_path / "plan.json").write_text(json.dumps(FAIL_PLAN))
-    env = dict(os.environ, STREAMPLACE_HOME=str(tmp_path / "home"))
-    started = _cli("cluster", "up", str(tmp_path / "three.yaml"), "--no-jvm-archives", env=env, timeout=180)
-    assert started.returncode == 0, started.stderr
-    return env, started.stdout.strip().splitlines()[-1]
-
-
-def _live(tmp_path: Path, master: str, duration: float, *extra: str) -> list[str]:
-    return ["live", str(tmp_path / "chain.yaml"), str(tmp_path / "three.yaml"), "--policy", "hold",
-            "--plan", str(tmp_path / "plan.json"), "--master", master, "--duration", f"{duration:g}",
-            "--interval", "10", "--out", str(tmp_path / "out"), "--json", *extra]
-
-
-def _down(tmp_path: Path, env: dict[str, str]) -> None:
-    stopped = _cli("cluster", "down", "--state-dir", str(tmp_path / "home" / "clusters" / "three"), env=env)
-    assert stopped.returncode == 0, stopped.stderr
-
-
 @pytest.mark.slow
 def test_killed_executors_a_straggler_and_a_frozen_node_lose_and_repeat_nothing(tmp_path: Path) -> None:
     """One live run, three faults at different times on the nodes of mid's two replicas: c's executors killed (the
     worker starts new ones), b slowed to a tenth of its CPU for 15 s, c's processes stopped for 15 s (cut off)."""
-    env, master = _up(tmp_path)
+    env, master = up_three(tmp_path)
     try:
-        ran = _cli(*_live(tmp_path, master, 110, "--fault", "executor:c@40", "--fault", "slow:b@55+15",
+        ran = _cli(*live_args(tmp_path, master, 110, "--fault", "executor:c@40", "--fault", "slow:b@55+15",
                           "--fault", "freeze:c@75+15"), env=env)
     finally:
-        _down(tmp_path, env)
+        down_three(tmp_path, env)
     assert ran.returncode == 0, ran.stderr[-3000:]
     result = json.loads(ran.stdout)
     assert [f["what"] for f in result["faults"]] == [
@@ -287,10 +266,10 @@ def test_a_stalled_source_and_a_killed_driver_restarted_from_its_checkpoint_lose
         tmp_path: Path) -> None:
     """The sources stall for 10 s, then `live`'s whole process group is SIGKILLed mid-run; `live` started again on
     the same output directory resumes from the checkpoint (with the bounded sources the checkpoint was written by)."""
-    env, master = _up(tmp_path)
+    env, master = up_three(tmp_path)
     try:
         proc = subprocess.Popen([str(Path(sys.executable).with_name("streamplace")),
-                                 *_live(tmp_path, master, 300, "--fault", "stall@35+10")],
+                                 *live_args(tmp_path, master, 300, "--fault", "stall@35+10")],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
                                 start_new_session=True)
         sink = tmp_path / "out" / "sink"
@@ -302,9 +281,9 @@ def test_a_stalled_source_and_a_killed_driver_restarted_from_its_checkpoint_lose
         os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()
         before = _sink_ids(tmp_path / "out").max()
-        again = _cli(*_live(tmp_path, master, 45), env=env)
+        again = _cli(*live_args(tmp_path, master, 45), env=env)
     finally:
-        _down(tmp_path, env)
+        down_three(tmp_path, env)
     assert again.returncode == 0, again.stderr[-3000:]
     values = _sink_ids(tmp_path / "out")
     assert values.max() > before + 100 * 10  # the restarted driver went on from the checkpoint

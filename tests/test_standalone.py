@@ -26,6 +26,7 @@ from streamplace.model.cluster import Cluster, Node
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Operator, Stream, Topology
 from streamplace.spark.runtime.layout import branches, check_enactable, resource_name, worker_layout
+from tests.scripts import load_script
 
 TWO = textwrap.dedent("""\
     name: two
@@ -172,44 +173,45 @@ def test_standalone_cluster_pins_replicas_and_refuses_strangers(tmp_path: Path) 
     assert not any(w.cgroup and Path(w.cgroup).exists() for w in state.workers)  # down removed the groups
 
 
-THREE = textwrap.dedent("""\
-    name: three
-    nodes:
-      - {id: a, cpu: 200, memory_mb: 4096, slots: 2}
-      - {id: b, cpu: 200, memory_mb: 4096, slots: 2}
-      - {id: c, cpu: 200, memory_mb: 4096, slots: 2}
-    """)
-FAIL_CHAIN = textwrap.dedent("""\
-    name: fail-chain
-    operators:
-      - {id: src, kind: source, rate: 100, cost_ms: 0.1, replicas: 1}
-      - {id: mid, cost_ms: 2.0, replicas: 2}
-      - {id: sink, kind: sink, cost_ms: 0.1, replicas: 1}
-    streams:
-      - {from: src, to: mid}
-      - {from: mid, to: sink}
-    """)
-FAIL_PLAN = {"scheduler": "manual", "status": "ok", "topology": "fail-chain", "cluster": "three",
-             "replicas": {"src": {"a": 1}, "mid": {"b": 1, "c": 1}, "sink": {"a": 1}}, "source_rates": {"src": 100}}
+#: the fault matrix's set-up (benchmarks/faults.py): a three-node cluster, a chain src → mid ×2 → sink at 100 t/s,
+#: mid's replicas on b and c — one definition for the benchmark and the tests of faults
+FAULTS = load_script(Path(__file__).resolve().parents[1] / "benchmarks" / "faults.py", "faults_benchmark",
+                     siblings=True)
+THREE, FAIL_CHAIN, FAIL_PLAN = FAULTS.CLUSTER, FAULTS.TOPOLOGY, FAULTS.PLAN
 
 
-@pytest.mark.slow
-def test_a_killed_worker_is_replaced_and_no_output_is_lost(tmp_path: Path) -> None:
+def up_three(tmp_path: Path) -> tuple[dict[str, str], str]:
+    """The three-node cluster up under ``tmp_path`` (its spec, the chain and the plan written beside it): the
+    environment that finds it, and its master's URL."""
     (tmp_path / "three.yaml").write_text(THREE)
     (tmp_path / "chain.yaml").write_text(FAIL_CHAIN)
     (tmp_path / "plan.json").write_text(json.dumps(FAIL_PLAN))
     env = dict(os.environ, STREAMPLACE_HOME=str(tmp_path / "home"))
     started = _cli("cluster", "up", str(tmp_path / "three.yaml"), "--no-jvm-archives", env=env, timeout=180)
     assert started.returncode == 0, started.stderr
-    master = started.stdout.strip().splitlines()[-1]
-    try:
-        ran = _cli("live", str(tmp_path / "chain.yaml"), str(tmp_path / "three.yaml"), "--policy", "hold",
-                   "--plan", str(tmp_path / "plan.json"), "--master", master, "--kill", "c@55", "--duration", "95",
-                   "--interval", "10", "--out", str(tmp_path / "out"), "--json", env=env)
-    finally:
-        stopped = _cli("cluster", "down", "--state-dir", str(tmp_path / "home" / "clusters" / "three"), env=env)
-    assert ran.returncode == 0, ran.stderr[-3000:]
+    return env, started.stdout.strip().splitlines()[-1]
+
+
+def live_args(tmp_path: Path, master: str, duration: float, *extra: str) -> list[str]:
+    """`live` of the chain on the three nodes under the hold policy, its output under ``tmp_path``/out."""
+    return ["live", str(tmp_path / "chain.yaml"), str(tmp_path / "three.yaml"), "--policy", "hold",
+            "--plan", str(tmp_path / "plan.json"), "--master", master, "--duration", f"{duration:g}",
+            "--interval", "10", "--out", str(tmp_path / "out"), "--json", *extra]
+
+
+def down_three(tmp_path: Path, env: dict[str, str]) -> None:
+    stopped = _cli("cluster", "down", "--state-dir", str(tmp_path / "home" / "clusters" / "three"), env=env)
     assert stopped.returncode == 0, stopped.stderr
+
+
+@pytest.mark.slow
+def test_a_killed_worker_is_replaced_and_no_output_is_lost(tmp_path: Path) -> None:
+    env, master = up_three(tmp_path)
+    try:
+        ran = _cli(*live_args(tmp_path, master, 95, "--kill", "c@55"), env=env)
+    finally:
+        down_three(tmp_path, env)
+    assert ran.returncode == 0, ran.stderr[-3000:]
     result = json.loads(ran.stdout)
     lost = [e for e in result["events"] if e["kind"] == "node-lost"]
     assert len(lost) == 1 and "lost c" in lost[0]["detail"]
