@@ -429,9 +429,10 @@ def test_the_library_names_fields_and_the_command_line_names_its_options() -> No
     renders the same problem with its options (issue 40: library code never speaks of flags)."""
     from streamplace.errors import SpecError
     from streamplace.workflows.run import check_run_options
+    from streamplace.workflows.run_settings import RunSettings
 
     with pytest.raises(SpecError) as caught:
-        check_run_options("noop", "spark", None)
+        check_run_options(RunSettings(sink="noop", placement="spark"), None)
     text = str(caught.value)
     assert text.startswith("placement:") and "give master the URL" in text and "--" not in text and "[[" not in text
     code, _, err = run("run", "linear-cpu", "hetero-3", "--placement", "spark", "--sink", "noop")
