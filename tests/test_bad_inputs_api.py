@@ -295,12 +295,14 @@ def test_a_plan_file_to_run_says_its_misspelt_keys(tmp_path: Path) -> None:
 
 def test_a_plan_file_for_live_says_its_misspelt_keys(tmp_path: Path) -> None:
     from streamplace.workflows.live import prepare_live
+    from streamplace.workflows.live_settings import LiveSettings
 
     path = _plan_file(tmp_path)
     doc = json.loads(path.read_text()) | {"statu": "ok"}
     path.write_text(json.dumps(doc))
     heard: list[str] = []
     t, c = sp.load_topology(TOPO), sp.load_cluster(CLUSTER)
-    policy, faults = prepare_live(t, c, "hold", path, "r-storm", {}, None, on_warning=heard.append)
+    policy, faults = prepare_live(t, c, "hold", path, "r-storm", {}, None, LiveSettings(),
+                                   on_warning=heard.append)
     assert policy is not None and faults == []
     assert heard == [f"{path}: statu: not a plan field, so it is not read (fix: did you mean 'status'?)"]

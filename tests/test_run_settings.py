@@ -1,10 +1,14 @@
-"""RunSettings: a run's settings checked once, when built, each error naming the field as the caller spells it."""
+"""RunSettings and LiveSettings: settings checked once, when built, each error naming the field as the caller
+spells it."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
 from streamplace.errors import SpecError
+from streamplace.workflows.live_settings import LiveHooks, LiveSettings
 from streamplace.workflows.run_settings import RunHooks, RunSettings
 
 
@@ -36,3 +40,33 @@ def test_errors_name_the_field_as_the_caller_spells_it() -> None:
 def test_settings_are_frozen() -> None:
     with pytest.raises(AttributeError):
         RunSettings().duration_s = 5.0  # type: ignore[misc]
+
+
+def test_the_live_defaults_are_a_valid_live_run() -> None:
+    s = LiveSettings()
+    assert (s.duration_s, s.interval_s, s.trigger_s, s.sink, s.bounded_sources) == (120.0, 10.0, 1.0, "parquet",
+                                                                                     False)
+    assert LiveHooks().on_step is None and LiveHooks().session is None
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    ("duration_s", 0.0), ("duration_s", float("inf")), ("interval_s", 0.5), ("interval_s", float("nan")),
+    ("trigger_s", 0.0), ("trigger_s", -1.0), ("cores", 0), ("cores", 2.5), ("sink", "memory"), ("sink", "kafka"),
+])
+def test_an_out_of_range_live_setting_is_refused_naming_it(field: str, value: object) -> None:
+    with pytest.raises(SpecError, match=field):
+        LiveSettings(**{field: value})  # type: ignore[arg-type]
+
+
+def test_live_refuses_a_sink_it_cannot_resume_naming_the_flag(tmp_path: Path) -> None:
+    """The command line builds LiveSettings before Spark starts: a memory sink (run has one, live cannot re-enact
+    from it) is exit 2 naming --sink, with the fix."""
+    from typer.testing import CliRunner
+
+    from streamplace.cli import app
+
+    result = CliRunner().invoke(app, ["live", "linear", "rstorm-12", "--sink", "memory", "--duration", "5",
+                                      "--out", str(tmp_path / "o"), "--no-page"])
+    assert result.exit_code == 2, result.output
+    assert "--sink: must be one of parquet, noop" in result.output and "give --sink parquet or noop" in result.output
+    assert not (tmp_path / "o").exists()  # nothing started, nothing written

@@ -33,7 +33,12 @@ from streamplace.report.compare import fmt, mfmt
 from streamplace.workflows.cluster import cluster_at
 from streamplace.workflows.instance import RUNTIME_ENGINE, engine_settings
 from streamplace.workflows.live import enact_live, parse_fault, prepare_live
+from streamplace.workflows.live_settings import LiveHooks, LiveSettings
 from streamplace.workflows.planning import DEFAULT_SCHEDULER
+
+#: how live's errors name its settings: by their flags
+LIVE_FLAGS = {"duration_s": "--duration", "interval_s": "--interval", "trigger_s": "--trigger", "cores": "--cores",
+              "sink": "--sink", "out_dir": "--out"}
 
 
 @app.command("live")
@@ -92,8 +97,12 @@ def live_cmd(
         if not sep:
             raise ModelError([Problem("--kill", f"{item!r} is not NODE@SECONDS", "write e.g. --kill n1@60")])
     specs = [parse_fault(f, "--fault") for f in fault or []]
-    pol, faults = prepare_live(t, c, policy, plan_file, scheduler, parse_params(param), state, kills, sink,
-                               interval, on_warning=warn, faults=specs, out_dir=out_dir)
+    settings = LiveSettings(duration_s=duration, interval_s=interval, trigger_s=trigger, cores=cores,
+                            sink=sink,  # type: ignore[arg-type]  # LiveSettings refuses another, naming --sink
+                            out_dir=out_dir, bounded_sources=any(f.kind == "stall" for f in specs),
+                            title=f"{t.name} under {policy} on {master or 'local'}", names=LIVE_FLAGS)
+    pol, faults = prepare_live(t, c, policy, plan_file, scheduler, parse_params(param), state, settings,
+                               kills=kills, faults=specs, on_warning=warn)
     with progress_bar("live {task.description}", "{task.completed:.0f}/{task.total:.0f} s",
                       disable=as_json or not err.is_terminal) as bar:
         task = bar.add_task(f"{t.name} ({policy})", total=duration)
@@ -103,12 +112,11 @@ def live_cmd(
             if not as_json:
                 bar.console.print(f"{at:6.1f} s  {what}", highlight=False)
 
-        result = enact_live(t, c, pol, state, master, cores, trigger, out_dir, sink, interval, duration, faults,
-                            engine=engine_settings(RUNTIME_ENGINE, None, trigger_s=trigger, cluster=c), on_step=step,
-                            title=f"{t.name} under {policy} on {master or 'local'}",
-                            bounded_sources=any(f.kind == "stall" for f in specs),
-                            session=session_opener(master, state, cores), open_page=page_opener(page, page_port),
-                            on_warning=warn, on_info=note)
+        result = enact_live(t, c, pol, settings, engine_settings(RUNTIME_ENGINE, None, trigger_s=trigger, cluster=c),
+                            state=state, master=master, faults=faults,
+                            hooks=LiveHooks(session=session_opener(master, state, cores),
+                                            open_page=page_opener(page, page_port), on_warning=warn, on_info=note,
+                                            on_step=step))
     if as_json:
         emit_json(jsonable(result.to_dict()))
         return

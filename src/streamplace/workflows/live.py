@@ -23,28 +23,29 @@ from streamplace.model.topology import Topology
 from streamplace.perf.engines import EngineSettings
 from streamplace.workflows.cluster import kill_worker
 from streamplace.workflows.instance import silent
+from streamplace.workflows.live_settings import LiveHooks, LiveSettings
 from streamplace.workflows.run import Say, plan_to_run
-from streamplace.workflows.run_settings import PageOpener, SessionOpener
 
-#: the loop's own messages: (seconds since it started, what it did)
-StepFn = Callable[[float, str], None]
+#: the default callbacks: none
+NO_HOOKS = LiveHooks()
 #: a fault the loop injects: (at seconds, what, the action)
 Fault = tuple[float, str, Callable[[], object]]  # what its action returns is not used
 
 
-def enact_live(t: Topology, c: Cluster, policy: Any, state: Any, master: str | None, cores: int | None,
-               trigger_s: float, out_dir: Path, sink: str, interval_s: float, duration_s: float,
-               faults: list[Fault] | None = None, *, engine: EngineSettings, session: SessionOpener,
-               open_page: PageOpener | None = None, on_warning: Say = silent, on_info: Say = silent,
-               on_step: StepFn | None = None, title: str = "", bounded_sources: bool = False) -> Any:
-    """Run ``t`` under ``policy`` (elastic/live_policies.py) for ``duration_s`` and return the loop's LiveResult
-    (spark/runtime/live.py). On the standalone cluster of ``state`` every replica is pinned and lost workers are watched
-    for; the page predicts (``engine``) for where the plan runs — this machine as one node, or the cluster with
-    each node's CPU scaled to its quota — and is a view: its errors are said once, never raised, and its server
-    stops on every way out. ``bounded_sources``: the sources are run's (bounded_source.py, no cap) rather than
-    Spark's ``rate`` source — rows arrive one by one, and they can stall (a ``stall`` fault needs them); a
-    checkpoint they wrote resumes with them whatever ``bounded_sources`` says (its offsets are theirs)."""
+def enact_live(t: Topology, c: Cluster, policy: Any, settings: LiveSettings, engine: EngineSettings, *,
+               state: Any = None, master: str | None = None, faults: list[Fault] | None = None,
+               hooks: LiveHooks = NO_HOOKS) -> Any:
+    """Run ``t`` under ``policy`` (elastic/live_policies.py) for ``settings.duration_s`` and return the loop's
+    LiveResult (spark/runtime/live.py). On the standalone cluster of ``state`` every replica is pinned and lost
+    workers are watched for; the page (``hooks.open_page``) predicts (``engine``) for where the plan runs — this
+    machine as one node, or the cluster with each node's CPU scaled to its quota — and is a view: its errors are said
+    once, never raised, and its server stops on every way out. ``hooks.session`` opens the SparkSession (its log
+    in the given file; None: spark/cluster/connect.session_for of ``master``, ``state`` and ``settings.cores``).
+    ``settings.bounded_sources``: the sources are run's (bounded_source.py, no cap) rather than Spark's ``rate``
+    source — rows arrive one by one, and they can stall (a ``stall`` fault needs them); a checkpoint they wrote
+    resumes with them whatever the setting says (its offsets are theirs)."""
     # lazy: PySpark; the cluster's state, the events and the feeds (jinja2): command-line start
+    from streamplace.spark.cluster.connect import session_for
     from streamplace.spark.cluster.standalone import emulated_links
     from streamplace.spark.cluster.state import alive_nodes
     from streamplace.spark.runtime.events import Listeners
@@ -53,26 +54,30 @@ def enact_live(t: Topology, c: Cluster, policy: Any, state: Any, master: str | N
     from streamplace.spark.runtime.run import local_machine
     from streamplace.workflows.feeds import Guarded, PageFeed, Steps, describe_plan
 
+    out_dir, on_warning = settings.out_dir, hooks.on_warning
     workers = state.layout() if state is not None else None
-    spark = session(out_dir / "spark.log")
-    cfg = PipelineConfig(trigger_s=trigger_s, sink=sink, out_dir=out_dir, workers=workers,  # type: ignore[arg-type]
+    spark = (hooks.session(out_dir / "spark.log") if hooks.session is not None
+             else session_for(master, state, settings.cores, out_dir / "spark.log"))
+    cfg = PipelineConfig(trigger_s=settings.trigger_s, sink=settings.sink, out_dir=out_dir, workers=workers,
                          link_latency_ms=emulated_links(state, c),  # as `run`
-                         admission={} if bounded_sources or _bounded_checkpoint(out_dir) else None)
+                         admission={} if settings.bounded_sources or _bounded_checkpoint(out_dir) else None)
     alive = functools.partial(alive_nodes, state) if state is not None else None
-    runner = LiveRun(spark, t, c, policy, cfg, interval_s, alive)
+    runner = LiveRun(spark, t, c, policy, cfg, settings.interval_s, alive)
     if state is None:
-        target, one_node = local_machine(cores, master), True
+        target, one_node = local_machine(settings.cores, master), True
     else:  # the workers run under their quotas: the page's prediction and CPU shares are for that cluster
         target, one_node = (scaled_cluster(c, state.cpu_scale) if state.cpu_scale else c), False
-    live_page = None if open_page is None else open_page(
-        title or f"{t.name} under {policy.name} on {master or 'local'}", duration_s, target, out_dir / "live-page.html")
+    live_page = None if hooks.open_page is None else hooks.open_page(
+        settings.title or f"{t.name} under {policy.name} on {master or 'local'}", settings.duration_s, target,
+        out_dir / "live-page.html")
     feed = None
     if live_page is not None:
         feed = PageFeed(live_page, describe=functools.partial(describe_plan, t, c, target, one_node, engine),
-                        on_warning=on_warning, on_info=on_info)
+                        on_warning=on_warning, on_info=hooks.on_info)
     try:  # the loop ends the page (finished or failed) as it ends: LiveRun.run tells its listener
-        return runner.run(duration_s, faults, Listeners(None if feed is None else Guarded(feed, on_warning),
-                                                        None if on_step is None else Steps(on_step)))
+        return runner.run(settings.duration_s, faults,
+                          Listeners(None if feed is None else Guarded(feed, on_warning),
+                                    None if hooks.on_step is None else Steps(hooks.on_step)))
     finally:
         if live_page is not None:
             live_page.close()
@@ -83,9 +88,6 @@ def _bounded_checkpoint(out_dir: Path) -> bool:
     from streamplace.spark.runtime.bounded_source import ORIGIN_FILE  # lazy: PySpark
 
     return (out_dir / "_checkpoint" / ORIGIN_FILE).exists()
-
-
-LIVE_SINKS = ("parquet", "noop")
 
 
 #: the faults `live --fault` injects: kind → (needs a node, needs a duration)
@@ -160,20 +162,17 @@ def fault_actions(spec: FaultSpec, state: Any, checkpoint: Path) -> list[Fault]:
 
 
 def prepare_live(t: Topology, c: Cluster, policy: str, plan: Any, scheduler: str, params: dict[str, str],
-                 state: Any, kills: list[tuple[str, float]] | None = None, sink: str = "parquet",
-                 interval_s: float | None = None, on_warning: Say = silent, faults: list[FaultSpec] | None = None,
-                 out_dir: Path = Path("live-out")) -> tuple[Any, list[Fault]]:
+                 state: Any, settings: LiveSettings, *, kills: list[tuple[str, float]] | None = None,
+                 faults: list[FaultSpec] | None = None, on_warning: Say = silent) -> tuple[Any, list[Fault]]:
     """The live policy by name, started from ``plan`` (a Plan, a plan file, or None: planned now with
-    ``scheduler``; re-placed to fit the nodes' replica slots), and the faults to inject: ``kills``, (node,
-    seconds) pairs, each killing that node's worker, and ``faults`` (FaultSpec; a node's only on a cluster
-    `cluster up` started; a stall needs ``enact_live(bounded_sources=True)`` and the run's ``out_dir``).
-    ``on_warning``: what is said of a plan file (workflows.run.plan_to_run)."""
+    ``scheduler``; re-placed to fit the nodes' replica slots) at ``settings.interval_s``, and the faults to inject:
+    ``kills``, (node, seconds) pairs, each killing that node's worker, and ``faults`` (FaultSpec; a node's only on
+    a cluster `cluster up` started; a stall needs ``settings.bounded_sources``; its checkpoint is
+    ``settings.out_dir``'s). ``on_warning``: what is said of a plan file (workflows.run.plan_to_run)."""
     # lazy: command-line start (the live policies: highspy, networkx)
     from streamplace.elastic.live_policies import fits_slots, make_policy, place_counts
     from streamplace.spark.runtime.layout import worker_layout
 
-    if sink not in LIVE_SINKS:
-        raise SpecError([Problem("sink", f"unknown sink {sink!r}", f"use {' or '.join(LIVE_SINKS)}")])
     workers = state.layout() if state is not None else None
     slots = {w.node: w.replica_slots for w in (workers or worker_layout(c))}
     specs = [FaultSpec("worker", when, node) for node, when in kills or []] + list(faults or [])
@@ -186,10 +185,10 @@ def prepare_live(t: Topology, c: Cluster, policy: str, plan: Any, scheduler: str
         if spec.node is not None and spec.node not in slots:
             raise SpecError([Problem(option, f"{spec.node!r} is no node of {c.name}",
                                      f"name one of {', '.join(slots)}")])
-        actions += fault_actions(spec, state, out_dir / "_checkpoint")
+        actions += fault_actions(spec, state, settings.out_dir / "_checkpoint")
     first = None
     if policy != "s-odrp":
         first = plan_to_run(plan, scheduler, t, c, on_warning)
         if not fits_slots(first, slots):
             first = place_counts(t, c, first.counts(), slots)
-    return make_policy(policy, t, c, params, slots, first, interval_s=interval_s), actions
+    return make_policy(policy, t, c, params, slots, first, interval_s=settings.interval_s), actions

@@ -64,17 +64,17 @@ class RunSettings:
         out = []
         for key, low_open in (("duration_s", True), ("warmup_s", False)):
             value = getattr(self, key)
-            if not _number(value) or not (value > 0 if low_open else value >= 0) or value > LONGEST_S:
+            if not is_number(value) or not (value > 0 if low_open else value >= 0) or value > LONGEST_S:
                 out.append((key, f"must be a number of seconds in {'(0' if low_open else '[0'}, {LONGEST_S:g}], got "
                                  f"{value!r}", f"give {self.name(key)} a duration, e.g. 30"))
         for key in ("trigger_s", "max_rate", "settle_rows", "cores"):
             value = getattr(self, key)
-            if value is not None and (not _number(value) or not value > 0 or not math.isfinite(value)
+            if value is not None and (not is_number(value) or not value > 0 or not math.isfinite(value)
                                       or (key in ("cores", "settle_rows") and value != int(value))):
                 whole = "a whole number" if key in ("cores", "settle_rows") else "a finite number"
                 out.append((key, f"must be {whole} > 0 (or left out), got {value!r}",
                             f"give {self.name(key)} a positive value, or leave it out"))
-        if not _number(self.settle_max_s) or not 0 <= self.settle_max_s <= LONGEST_S:
+        if not is_number(self.settle_max_s) or not 0 <= self.settle_max_s <= LONGEST_S:
             out.append(("settle_max_s", f"must be a number of seconds in [0, {LONGEST_S:g}], got "
                                         f"{self.settle_max_s!r}", f"give {self.name('settle_max_s')} e.g. 60"))
         if self.placement not in PLACEMENTS:
@@ -86,7 +86,8 @@ class RunSettings:
         return out
 
 
-def _number(value: Any) -> bool:
+def is_number(value: Any) -> bool:
+    """A real number (not a bool, not NaN)."""
     return isinstance(value, int | float) and not isinstance(value, bool) and value == value
 
 
