@@ -12,7 +12,7 @@ from streamplace.bench import resolve_cluster, resolve_topology
 from streamplace.errors import ModelError, SpecError
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Operator, Stream, Topology
-from streamplace.perf.admission import admission, admitted_plan, continuous
+from streamplace.perf.admission import HEADROOM, admission, admitted_plan, continuous
 from streamplace.perf.engines import EngineSettings
 from streamplace.perf.evaluate import evaluate
 from streamplace.spark.runtime.bounded_source import admitted_end, arrival_origin, arrived, split
@@ -63,15 +63,17 @@ def _chain(rate: float) -> tuple[Topology, Plan]:
     return topo, Plan("manual", "busy", "local", {"s": {"local": 1}, "a": {"local": 2}, "k": {"local": 1}})
 
 
-def test_overloaded_the_bound_is_the_models_trigger_bound_rate() -> None:
+def test_overloaded_the_bound_leaves_the_triggers_headroom() -> None:
     topo, plan = _chain(3000.0)  # 6× what 2 cores do at 5 ms of CPU per tuple
     local = machine(2)
     adm = admission(topo, local, plan, EngineSettings())
     assert adm.overloaded and adm.source == "model" and adm.trigger_s == int(adm.trigger_s) >= 1
     eng = continuous(EngineSettings(), adm.trigger_s)
     at_bound = evaluate(topo, local, admitted_plan(topo, plan, adm), engine=eng).engine_detail
-    # a batch of the bound's rows fills the trigger (the trigger-bound rate), no more
-    assert at_bound["batch_s"] == pytest.approx(adm.trigger_s, rel=0.02)
+    # a batch of the bound's rows fills (1 − HEADROOM) of the trigger, as the trigger's own rule: the backlog fills
+    # every batch to the bound, and at the trigger-bound rate each would end on the next tick
+    assert at_bound["batch_s"] == pytest.approx((1 - HEADROOM) * adm.trigger_s, rel=0.02)
+    assert at_bound["trigger_throughput"] > 1.2 * adm.max_rate  # what a batch filling the trigger would take
     assert adm.rows_per_trigger["s"] == pytest.approx(adm.max_rate * adm.trigger_s, abs=1)
     assert adm.max_rate < 3000.0 / 5
     # the fixed cost takes at most a fifth of an overloaded run's trigger

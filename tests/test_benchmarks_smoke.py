@@ -155,6 +155,13 @@ CASES: dict[str, Case] = {
          r"predicted [\d,]+, measured( [\d,]+|: not measured — )",
          r"^\| chain4-busy \| [\d,]+ \(×6\) \|"),
         spark=True, slow=True),
+    "placed_build.py": Case(
+        ("--local", "--runs", "1", "--repeats", "1", "--sizes", "2,4,8"),
+        (r"^T-R7 on continuum-11, round robin: \d+ routed inputs; model F [\d.]+ s",
+         r"^session: local\[2\]",
+         r"^run 1: build per chain length \(median of 1\) 2: \d+ ms .*; per routed input [\d.]+ ms",
+         r"^per routed input over 1 runs: median [\d.]+ ms .*goal ≤ 1 s: (met|NOT met)"),
+        spark=True, slow=True),
     "placed_fixed_cost.py": Case(
         ("--only", "diamond-cpu", "--time-limit", "1"),
         (r"^constants: .*; goal: F ≤ 0\.6 s",
@@ -224,7 +231,8 @@ CASES: dict[str, Case] = {
          # a 2 s window on a loaded machine may hold no tuple (run exits 1): the script says not measured
          r"^  hetero: (exit 0, (?=.*measured [\d,.]+;)|exit 1, (?=.*measured: not measured — ))trigger [\d.]+ s, "
          r"offered [\d,.]+ t/s, admits ≤ [\d,.]+; throughput predicted [\d,.]+, measured",
-         r"^\| hetero \| [\d,.]+ \| [\d.]+ s \| [\d,.]+ \| ([\d,.]+|not measured) \|",
+         r"^\| hetero \| planned \| [\d,.]+ \| [\d.]+ s \| [\d,.]+ \| [\d,.]+ \| ([\d,.]+|not measured) \|",
+         r"^measured / admitted within 10%: \d of 1 runs",
          r"^ranking predicted: hetero; measured: (hetero \(same\)|not measured — no throughput for hetero)"),
         spark=True, slow=True, timeout_s=600.0),
     "scale.py": Case(
