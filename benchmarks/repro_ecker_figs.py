@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import verdicts as V
 from markdown_out import write_markdown
 
 from streamplace.bench import resolve_cluster, resolve_topology
@@ -304,15 +305,8 @@ def over_ras(points: Sequence[Point], scheduler: str) -> list[float]:
 
 
 def verdict(ours: float | None, paper: float, pivot: float = 1.0) -> str:
-    """Within 10 % of the paper's value: reproduced; on the same side of ``pivot`` (the default's 1.0, or 0 for a
-    change): direction only; else not reproduced."""
-    if ours is None:
-        return "not reproduced (no placement)"
-    if abs(ours - paper) <= 0.10 * abs(paper):
-        return "reproduced (within 10 %)"
-    if (ours - pivot) * (paper - pivot) > 0:
-        return "direction only"
-    return "not reproduced"
+    """verdicts.py's rule on a factor (pivot: the default's 1.0); no placement to judge: not reproduced."""
+    return f"{V.NOT} (no placement)" if ours is None else V.value(ours, paper, pivot)
 
 
 def slope(points: Sequence[Point]) -> float | None:
@@ -435,14 +429,15 @@ def figure_verdicts(points: Mapping[str, Sequence[Point]]) -> list[str]:
         worst = min(med, key=lambda s: med[s])
         md.append(f"| {fig} ({name}) | the default's placements the worst (lowest median throughput) | yes "
                   f"| {'yes' if worst.startswith('default') else f'no: {worst}'} "
-                  f"| {'reproduced' if worst.startswith('default') else 'not reproduced'} |")
+                  f"| {V.exact(worst.startswith('default'), True)} |")
         if fig == "Fig. 6":
             least = {s: min(p.vcpu for p in pts if p.scheduler == s) for s in (RAS, *ADAPTIVE)
                      if any(p.scheduler == s for p in pts)}
             fewest = min(least.values())
             who = sorted(s for s in least if least[s] == fewest)
-            v = ("reproduced" if set(who) <= {"hill-climbing", "hybrid"} else "not reproduced (a tie)"
-                 if set(who) & {"hill-climbing", "hybrid"} else "not reproduced")
+            v = V.exact(set(who) <= {"hill-climbing", "hybrid"}, True)
+            if v == V.NOT and set(who) & {"hill-climbing", "hybrid"}:
+                v += " (a tie)"
             md.append(f"| {fig} ({name}) | the least vCPU outside the default: hill climbing, then hybrid "
                       f"| hill-climbing, hybrid | {', '.join(who)} ({fewest:.0f}) | {v} |")
             spread = {s: float(np.ptp([p.vcpu for p in pts if p.scheduler == s])) for s in ADAPTIVE if s in least}
@@ -451,14 +446,14 @@ def figure_verdicts(points: Mapping[str, Sequence[Point]]) -> list[str]:
                     else "none: each heuristic keeps one vCPU")
             ok = widest == "ant-system" and spread[widest] > 0
             md.append(f"| {fig} ({name}) | the ant system's placements the most widespread in vCPU | ant-system "
-                      f"| {said} | {'reproduced' if ok else 'not reproduced'} |")
+                      f"| {said} | {V.exact(ok, True)} |")
         else:
             ant = slope([p for p in pts if p.scheduler == "ant-system"])
             md.append(f"| {fig} ({name}) | the ant system's throughput falls as it scales out (trend) | falls "
                       f"| {fmt(ant, 1)} t/s per core "
-                      f"| {'reproduced' if ant is not None and ant < 0 else 'not reproduced'} |")
+                      f"| {V.exact(ant is not None and ant < 0, True)} |")
             md.append(f"| {fig} ({name}) | RAS's throughput falls as the others scale out | falls | one RAS "
-                      "placement: no trend | not reproduced (RAS is static and deterministic; the paper's spread "
+                      f"placement: no trend | {V.NOT} (RAS is static and deterministic; the paper's spread "
                       "of its placements over runs is not modelled) |")
     if "t-r3" in points:
         pts = points["t-r3"]
@@ -467,14 +462,16 @@ def figure_verdicts(points: Mapping[str, Sequence[Point]]) -> list[str]:
         worst = max(lat, key=lambda s: lat[s])
         md.append(f"| Fig. 7 (t-r3) | the default's latency the worst (highest median) | yes "
                   f"| {'yes' if worst.startswith('default') else f'no: {worst}'} "
-                  f"| {'direction only' if worst.startswith('default') else 'not reproduced'} (the paper plots "
+                  f"| {V.DIRECTION if worst.startswith('default') else V.NOT} (the paper plots "
                   "the minimum latency; ours is the model's worst path) |")
         for s in ADAPTIVE:
             if s in lat and RAS in lat and np.isfinite(lat[RAS]) and lat[RAS] > 0:
                 change = lat[s] / lat[RAS] - 1
                 # the paper's figure is the minimum measured latency, ours the model's worst path: a size is
-                # not comparable, so at best the direction
-                v = "direction only (worst path, not the minimum)" if change < 0 else "not reproduced"
+                # not comparable, so the rule's second half only
+                v = V.side(change, 0.0, paper_above=False)
+                if v == V.DIRECTION:
+                    v += " (worst path, not the minimum)"
                 md.append(f"| Fig. 7 (t-r3) | {s}: latency against RAS's | ≤ −22 % (mean over topologies) "
                           f"| {change:+.0%} | {v} |")
     return md
@@ -512,7 +509,7 @@ def ranking(points: Mapping[str, Sequence[Point]]) -> list[str]:
                f"| {verdict(have.get((s, 'eleven')), PAPER_T2_MEANS[s])} |" for s in T2_ORDER]
         first = max(T2_ORDER, key=lambda s: have.get((s, "eleven"), -np.inf))
         md.append(f"| the RAS first | yes | {'yes' if first == RAS else f'no: {first}'} "
-                  f"| {'reproduced' if first == RAS else 'not reproduced'} |")
+                  f"| {V.exact(first, RAS)} |")
         md.append("")
         for r, what in zip(READINGS, ("all 11 supervisors", "1…11 workers"), strict=True):
             rank = sorted(T2_ORDER, key=lambda s: -have.get((s, r), -np.inf))

@@ -5,11 +5,16 @@
   1 for a factor), but further off;
 * ``not reproduced``: on the other side, or level where the paper has a difference.
 
-repro_rstorm_time.py, repro_nasiri.py and repro_ecker_figs.py keep their own variants (±10 points for a gain;
-a range of the paper's), each stated in their blocks.
+Every reproduction script judges by these functions, so one rule holds everywhere. Where the paper gives a range
+(Nasiri et al.'s "7 to 44 %"), ours is within 10 % of it when it is within 10 % of some value in it; where it
+gives no size that can be set against ours (its values lost, or a different measure: the minimum latency where
+ours is the worst path), only the rule's second half applies (``side``); a figure that summarizes several of
+ours (one per topology) takes the worst of their verdicts (``worst``).
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 REPRODUCED = "reproduced (within 10 %)"
 DIRECTION = "direction only"
@@ -28,13 +33,30 @@ def value(ours: float, paper: float, pivot: float | None = None) -> str:
     return NOT
 
 
-def gain(ours: float, paper: float) -> str:
-    """A relative gain (0.5 for +50 %) against the paper's: its ratio 1 + gain within 10 %, the same sign, or not."""
-    if abs((1 + ours) - (1 + paper)) <= 0.10 * (1 + paper):
+def gain(ours: float, paper: float, paper_hi: float | None = None) -> str:
+    """A relative gain (0.5 for +50 %; −0.04 for 4 % below) against the paper's, or its range ``paper`` to
+    ``paper_hi`` (both of one sign or zero): its ratio 1 + gain within 10 % of the paper's (of some value in the
+    range), the same sign, or not."""
+    lo, hi = (paper, paper) if paper_hi is None else (min(paper, paper_hi), max(paper, paper_hi))
+    if 0.9 * (1 + lo) <= 1 + ours <= 1.1 * (1 + hi):
         return REPRODUCED
-    if ours * paper > 0:
+    sign = hi if abs(hi) >= abs(lo) else lo
+    if ours * sign > 0:
         return DIRECTION
     return NOT
+
+
+def side(ours: float, pivot: float, paper_above: bool) -> str:
+    """The rule's second half alone, where the paper's size cannot be set against ours (its values lost, or a
+    measure other than ours): on the paper's side of ``pivot`` (above it or below), direction only; else not
+    reproduced. Never ``reproduced``: nothing says how near."""
+    return DIRECTION if (ours > pivot if paper_above else ours < pivot) else NOT
+
+
+def worst(verdicts: Iterable[str]) -> str:
+    """The weakest of several verdicts (a figure that sums up several of ours): not reproduced before direction
+    only before reproduced. Each is one of this module's (a reason in brackets after it is kept)."""
+    return min(verdicts, key=lambda v: 0 if v.startswith(NOT) else 1 if v.startswith(DIRECTION) else 2)
 
 
 def exact(ours: object, paper: object) -> str:
