@@ -29,7 +29,7 @@ from streamplace.perf.engines import EngineSettings, SparkSettings
 from streamplace.perf.evaluate import evaluate
 from streamplace.spark.measure.calibration import constants_or_defaults
 from streamplace.spark.runtime.pipeline import PipelineConfig
-from streamplace.spark.runtime.run import machine, run_pipeline
+from streamplace.spark.runtime.run import machine, prediction, run_pipeline
 from streamplace.spark.runtime.session import local_session
 
 GOAL = 0.10  # measured throughput within 10 % of the predicted capacity
@@ -64,7 +64,7 @@ def measure(spark: Any, topo: Topology, par: dict[str, int], load: float, cores:
     try:
         cfg = PipelineConfig(trigger_s=adm.trigger_s, sink="noop", out_dir=out, admission=adm.rows_per_trigger)
         res = run_pipeline(spark, topo, here, plan, duration, warmup, cfg, engine=eng,
-                           predict_for=admitted_plan(topo, plan, adm))
+                           predicted=prediction(topo, here, admitted_plan(topo, plan, adm), None, eng))
     finally:
         shutil.rmtree(out, ignore_errors=True)
     m, p = res.measured, res.predicted

@@ -186,11 +186,11 @@ def test_run_warns_before_starting_and_fails_when_nothing_reaches_a_sink(tmp_pat
 
     started = []
 
-    def fake_run(spark, topology, cluster, plan, duration, warmup, cfg, progress=None, profile=None, engine=None,
-                 after_first_batch=None, predict_for=None, after_warmup=None, listener=None, settle_rows=None,
+    def fake_run(spark, topology, cluster, plan, duration, warmup, cfg, progress=None, engine=None,
+                 after_first_batch=None, predicted=None, after_warmup=None, listener=None, settle_rows=None,
                  settle_max_s=0.0, origin=None):
         started.append((cluster.name, plan.cluster))
-        pred = spark_run.prediction(topology, cluster, plan, None, engine)
+        pred = dict(predicted) if predicted is not None else spark_run.prediction(topology, cluster, plan, None, engine)
         return RunResult(duration, {"throughput": 0.0, "source_rate": 0.0, "latency_ms": None, "cpu": 0.5,
                                     "sink_tuples_total": 0.0}, pred,
                          {op.id: {"input_per_s": 0.0, "output_per_s": 0.0, "busy_cores": 0.0,
@@ -205,7 +205,7 @@ def test_run_warns_before_starting_and_fails_when_nothing_reaches_a_sink(tmp_pat
     assert "warning: the plan was made for" in err and "this machine (local[2]) has 2" in err
     # offered ~2,000 t/s, the sources admit what the model says 2 cores sustain; the rest is backlog
     assert "each micro-batch admits at most" in err and "the backlog grows by" in err
-    assert started == [("local", "local")]  # predicted for this machine, as it runs
+    assert started == [("local", "local")], (out, err)  # predicted for this machine, as it runs
     assert code == 1 and "no tuple reached a sink" in err
     assert "measured / predicted" in out
 
@@ -217,10 +217,10 @@ def test_run_picks_a_steady_trigger_and_runs_with_it(tmp_path: Path, monkeypatch
 
     seen = {}
 
-    def fake_run(spark, topology, cluster, plan, duration, warmup, cfg, progress=None, profile=None, engine=None,
-                 after_first_batch=None, predict_for=None, after_warmup=None, listener=None, settle_rows=None,
+    def fake_run(spark, topology, cluster, plan, duration, warmup, cfg, progress=None, engine=None,
+                 after_first_batch=None, predicted=None, after_warmup=None, listener=None, settle_rows=None,
                  settle_max_s=0.0, origin=None):
-        seen["cfg"], seen["pred"] = cfg, spark_run.prediction(topology, cluster, plan, None, engine)
+        seen["cfg"], seen["pred"] = cfg, dict(predicted or spark_run.prediction(topology, cluster, plan, None, engine))
         seen["engine"], seen["where"] = engine, (topology, cluster, plan)
         return RunResult(duration, {"throughput": 1.0, "source_rate": 1.0, "latency_ms": 1.0, "cpu": 0.5,
                                     "sink_tuples_total": 10.0, "source_lead_s": 0.05}, seen["pred"],

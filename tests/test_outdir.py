@@ -1,4 +1,4 @@
-"""Run output directories resume only their own pipeline (spark/runtime/outdir.py)."""
+"""Run output directories resume only their own pipeline (workflows/outdir.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 from streamplace.bench import resolve_cluster, resolve_topology
 from streamplace.errors import SpecError
 from streamplace.schedulers import create
-from streamplace.spark.runtime.outdir import MARKER, claim, default_dir, pipeline_key
+from streamplace.workflows.outdir import MARKER, claim, default_dir, pipeline_key
 
 
 def keys():

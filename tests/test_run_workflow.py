@@ -19,13 +19,13 @@ def test_enact_run_prints_nothing_and_says_everything_through_its_callbacks(
     from streamplace.workflows.run import enact_run
     from streamplace.workflows.run_settings import RunHooks, RunSettings
 
-    def fake_run(spark, topology, cluster, plan, duration, warmup, cfg, progress=None, profile=None, engine=None,
-                 after_first_batch=None, predict_for=None, after_warmup=None, listener=None, settle_rows=None,
+    def fake_run(spark, topology, cluster, plan, duration, warmup, cfg, progress=None, engine=None,
+                 after_first_batch=None, predicted=None, after_warmup=None, listener=None, settle_rows=None,
                  settle_max_s=0.0, origin=None):
         assert spark == "session"
         for s in (1.0, warmup + duration):
             progress(s)
-        pred = spark_run.prediction(topology, cluster, plan, None, engine)
+        pred = dict(predicted) if predicted is not None else spark_run.prediction(topology, cluster, plan, None, engine)
         return RunResult(duration, {"throughput": 1.0, "source_rate": 1.0, "latency_ms": 1.0, "cpu": 0.5,
                                     "sink_tuples_total": 10.0}, pred,
                          {op.id: {"input_per_s": 1.0, "output_per_s": 1.0, "busy_cores": 0.0,

@@ -33,6 +33,7 @@ from streamplace.workflows.instance import (
     plan_for,
     silent,
 )
+from streamplace.workflows.outdir import run_dir
 from streamplace.workflows.run_settings import RunHooks, RunSettings
 
 if TYPE_CHECKING:
@@ -55,12 +56,9 @@ class RunDone:
 
 
 def run_dir_for(t: Topology, pl: Plan, sink: str, out_dir: Path | None, option: str = "out_dir") -> Path:
-    """The directory the run of this pipeline writes to and resumes from (spark/runtime/outdir.run_dir):
+    """The directory the run of this pipeline writes to and resumes from (outdir.run_dir):
     ``out_dir``, else ``run-out/TOPOLOGY-DIGEST``; a directory holding another pipeline's run is an error on
     ``option``."""
-    # lazy: command-line start
-    from streamplace.spark.runtime.outdir import run_dir
-
     return run_dir(t, pl, sink, out_dir, option=option)
 
 
@@ -137,8 +135,8 @@ def enact_run(t: Topology, c: Cluster, pl: Plan, plan_label: str, settings: RunS
             from streamplace.workflows.feeds import Guarded, PageFeed
 
             feed = PageFeed(live_page, summary=page_summary, on_warning=on_warning, on_info=on_info)
-        result, lifted = measured_run(t, c, target_cluster, target_plan, adm, eng, settings, out_dir, workers,
-                                      None if feed is None else Guarded(feed, on_warning), state=state,
+        result, lifted = measured_run(t, c, target_cluster, target_plan, adm, predicted, eng, settings, out_dir,
+                                      workers, None if feed is None else Guarded(feed, on_warning), state=state,
                                       master=master, hooks=hooks)
     except BaseException as exc:
         if feed is not None and not feed.ended:  # failed before the pipeline ran (the session): ended here
@@ -162,11 +160,12 @@ def page_summary(result: Any) -> list[tuple[str, str, str]]:
 
 
 def measured_run(t: Topology, c: Cluster, target_cluster: Cluster, target_plan: Plan, adm: Admission,
-                 eng: EngineSettings, settings: RunSettings, out_dir: Path, workers: Any,
+                 predicted: Mapping[str, Any], eng: EngineSettings, settings: RunSettings, out_dir: Path, workers: Any,
                  listener: RunListener | None, *, state: Any = None, master: str | None = None,
                  hooks: RunHooks = NO_HOOKS) -> tuple[Any, bool]:
     """The run's Spark part: the session (``hooks.session``, as in enact_run), the pipeline measured for
-    ``settings.duration_s`` after ``settings.warmup_s`` at ``adm``'s trigger (``hooks.progress`` told from its
+    ``settings.duration_s`` after ``settings.warmup_s`` at ``adm``'s trigger, beside ``predicted`` (enact_run's,
+    made once) (``hooks.progress`` told from its
     start; ``listener``, or None, hears its micro-batches, the measured window opening and its end, timed from when
     the session is up); whether CPU quotas were lifted for the start."""
     session, progress, trigger_s = hooks.session, hooks.progress, adm.trigger_s
@@ -208,7 +207,7 @@ def measured_run(t: Topology, c: Cluster, target_cluster: Cluster, target_plan: 
         progress(0.0, total)
     result = run_pipeline(spark, t, target_cluster, target_plan, duration, warmup, cfg,
                           progress=None if progress is None else lambda s: progress(s, total), engine=eng,
-                          after_first_batch=boost, predict_for=admitted_plan(t, target_plan, adm),
+                          after_first_batch=boost, predicted=predicted,
                           listener=listener, settle_rows=settings.settle_rows, settle_max_s=settings.settle_max_s,
                           origin=started)
     result.measured["session_start_s"] = session_start_s
@@ -246,7 +245,7 @@ def run(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan | Spec, *
 
     # lazy: PySpark; the rest of spark/: command-line start
     from streamplace.spark.runtime.pipeline import PipelineConfig
-    from streamplace.spark.runtime.run import run_pipeline, run_target
+    from streamplace.spark.runtime.run import prediction, run_pipeline, run_target
     from streamplace.spark.runtime.session import local_session
 
     arguments.engine(engine)
@@ -265,8 +264,9 @@ def run(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan | Spec, *
     adm = admission(t, target_cluster, target_plan, eng, trigger_s, max_rate)
     directory = run_dir_for(t, plan, "parquet", Path(out_dir) if out_dir is not None else None)
     cfg = PipelineConfig(trigger_s=adm.trigger_s, out_dir=directory, admission=adm.rows_per_trigger)
-    return run_pipeline(local_session(n), t, target_cluster, target_plan, duration_s, warmup_s, cfg,
-                        engine=continuous(eng, adm.trigger_s), predict_for=admitted_plan(t, target_plan, adm))
+    eng = continuous(eng, adm.trigger_s)
+    return run_pipeline(local_session(n), t, target_cluster, target_plan, duration_s, warmup_s, cfg, engine=eng,
+                        predicted=prediction(t, target_cluster, admitted_plan(t, target_plan, adm), None, eng))
 
 
 def runnable_instance(topology: Topology | Spec, cluster: Cluster | Spec, on_warning: Say = silent,

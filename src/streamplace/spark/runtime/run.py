@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -94,10 +94,9 @@ def measure(before: Snapshot, after: Snapshot, topology: Topology, span_s: float
 
 def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, duration_s: float,
                  warmup_s: float = 15.0, cfg: PipelineConfig | None = None,
-                 progress: Callable[[float], None] | None = None, profile: Profile | None = None,
-                 engine: EngineSettings | None = None,
+                 progress: Callable[[float], None] | None = None, engine: EngineSettings | None = None,
                  after_first_batch: Callable[[], None] | None = None,
-                 after_warmup: Callable[[], None] | None = None, predict_for: Plan | None = None,
+                 after_warmup: Callable[[], None] | None = None, predicted: Mapping[str, Any] | None = None,
                  listener: RunListener | None = None, settle_rows: int | None = None,
                  settle_max_s: float = 0.0, origin: float | None = None) -> RunResult:
     """Start the pipeline, wait ``warmup_s``, measure for ``duration_s`` (from the end of a batch to the end of one;
@@ -107,8 +106,9 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
     when the warm-up ends, or the run does): e.g. to set CPU quotas lifted for the start; ``after_warmup`` once
     when the warm-up ends (at the latest when the run does), before the measured window opens at the next batch's
     end. ``measured["window_batches"]`` holds the ids of the micro-batches that ended inside the window.
-    ``predict_for``: the plan the prediction is made for (default ``plan``; bounded sources: the plan at the rates
-    they admit, admission.admitted_plan), with ``offered_rate`` the rates ``plan``'s sources offer. ``listener``
+    ``predicted``: the run's prediction as the caller made it (:func:`prediction`; bounded sources: of the plan at
+    the rates they admit, admission.admitted_plan), computed once and passed on; None: ``engine``'s prediction of
+    ``plan`` on ``cluster``. ``offered_rate`` is added: the rates ``plan``'s sources offer. ``listener``
     hears the run (events.py): each micro-batch as it ends (looked for each time the wait looks at the clock, every
     0.5 s: watch.py), the measured window opening as an event, and the end, with the result or the error; its times
     are seconds after ``origin`` (a perf_counter reading; default: this call). ``settle_rows``: after
@@ -117,8 +117,8 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
     what arrived while executors and the first batches started; ``measured["warmup_s"]`` is the warm-up run."""
     zero = time.perf_counter() if origin is None else origin
     try:
-        result = _run_pipeline(spark, topology, cluster, plan, duration_s, warmup_s, cfg, progress, profile, engine,
-                               after_first_batch, after_warmup, predict_for, listener, settle_rows, settle_max_s,
+        result = _run_pipeline(spark, topology, cluster, plan, duration_s, warmup_s, cfg, progress, engine,
+                               after_first_batch, after_warmup, predicted, listener, settle_rows, settle_max_s,
                                zero)
     except BaseException as exc:
         if listener is not None:
@@ -130,9 +130,10 @@ def run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, d
 
 
 def _run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, duration_s: float, warmup_s: float,
-                  cfg: PipelineConfig | None, progress: Callable[[float], None] | None, profile: Profile | None,
+                  cfg: PipelineConfig | None, progress: Callable[[float], None] | None,
                   engine: EngineSettings | None, after_first_batch: Callable[[], None] | None,
-                  after_warmup: Callable[[], None] | None, predict_for: Plan | None, events: RunListener | None,
+                  after_warmup: Callable[[], None] | None, predicted_before: Mapping[str, Any] | None,
+                  events: RunListener | None,
                   settle_rows: int | None, settle_max_s: float, origin: float) -> RunResult:
     """run_pipeline's run, but for telling ``events`` of its end."""
     listener = ProgressListener()
@@ -223,7 +224,8 @@ def _run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, 
     measured.update(first_batch(listener.batches, query_started))
     if pipeline.bounded:
         measured.update(backlog_figures(at_open, at_close, topology, plan))
-    predicted = prediction(topology, cluster, predict_for or plan, profile, engine)
+    predicted = dict(predicted_before) if predicted_before is not None else \
+        prediction(topology, cluster, plan, None, engine)
     predicted["offered_rate"] = sum(float(plan.source_rates.get(s.id) or s.rate or 0.0) for s in topology.sources)
     series = [vars(b) for b in listener.batches]
     return RunResult(after.at - before.at, measured, predicted, operators, series, placed_tuples(after))
