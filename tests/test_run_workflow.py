@@ -3,6 +3,7 @@ session and the live page go through the caller's callbacks."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,7 @@ def test_enact_run_prints_nothing_and_says_everything_through_its_callbacks(
                  after_first_batch=None, predicted=None, after_warmup=None, listener=None, settle_rows=None,
                  settle_max_s=0.0, origin=None):
         assert spark == "session"
+        said["settle"].append((settle_rows, settle_max_s))
         for s in (1.0, warmup + duration):
             progress(s)
         pred = dict(predicted) if predicted is not None else spark_run.prediction(topology, cluster, plan, None, engine)
@@ -34,7 +36,7 @@ def test_enact_run_prints_nothing_and_says_everything_through_its_callbacks(
     monkeypatch.setattr(spark_run, "run_pipeline", fake_run)
     t, c = resolve_topology("nasiri-linear"), resolve_cluster("hetero-3")
     plan = create("hetero").plan(t, c)
-    said: dict[str, list] = {"warning": [], "info": [], "progress": [], "session": [], "page": []}
+    said: dict[str, list] = {"warning": [], "info": [], "progress": [], "session": [], "page": [], "settle": []}
 
     def session(log_to: Path) -> str:
         said["session"].append(log_to)
@@ -43,7 +45,8 @@ def test_enact_run_prints_nothing_and_says_everything_through_its_callbacks(
     def open_page(title: str, seconds: float, target, path: Path) -> None:
         said["page"].append((title, seconds, path))
 
-    settings = RunSettings(duration_s=3.0, warmup_s=2.0, trigger_s=1.0, cores=2, sink="noop", out_dir=tmp_path)
+    settings = RunSettings(duration_s=3.0, warmup_s=2.0, trigger_s=1.0, cores=2, sink="noop", out_dir=tmp_path,
+                           settle_rows=1, settle_max_s=60.0)
     hooks = RunHooks(session=session, open_page=open_page, on_warning=said["warning"].append,
                      on_info=said["info"].append, progress=lambda done, total: said["progress"].append((done, total)))
     done = enact_run(t, c, plan, "plan", settings, lambda trigger_s: EngineSettings(), hooks=hooks)
@@ -55,6 +58,14 @@ def test_enact_run_prints_nothing_and_says_everything_through_its_callbacks(
     assert said["progress"] == [(0.0, 5.0), (1.0, 5.0), (5.0, 5.0)]  # told from the pipeline's start, of 2 + 3 s
     assert done.page is None and done.here == "this machine (local[2])" and done.admission.overloaded
     assert done.result.measured["throughput"] == 1.0 and "before_spark_s" in done.result.measured
+    # overloaded, the backlog only grows: the warm-up is not prolonged waiting for it to drain
+    assert said["settle"] == [(None, 60.0)]
+    # below capacity it is, until the rows queued during the start have been processed
+    light = plan.evolve(source_rates={s: 1.0 for s in plan.source_rates})
+    elsewhere = dataclasses.replace(settings, out_dir=tmp_path / "light")  # another pipeline, its own directory
+    assert not enact_run(t, c, light, "plan", elsewhere, lambda trigger_s: EngineSettings(), hooks=hooks
+                         ).admission.overloaded
+    assert said["settle"][-1] == (1, 60.0)
     # a bad bound is an error on the name the caller gives it, no command-line flag by default, before anything runs
     for names, expected in (({}, "max_rate"), ({"max_rate": "--max-rate"}, "--max-rate")):
         with pytest.raises(SpecError, match=expected):

@@ -55,7 +55,14 @@ from streamplace.workflows.run import (
     runnable_instance,
     write_run_series,
 )
-from streamplace.workflows.run_settings import PageOpener, RunHooks, RunSettings, SessionOpener
+from streamplace.workflows.run_settings import (
+    SETTLE_MAX_S,
+    SETTLED_ROWS,
+    PageOpener,
+    RunHooks,
+    RunSettings,
+    SessionOpener,
+)
 
 
 @app.command("run")
@@ -106,7 +113,7 @@ def run_cmd(
     state = cluster_at(master, state_dir)
     settings = RunSettings(duration_s=duration, warmup_s=warmup, trigger_s=parse_trigger(trigger), max_rate=max_rate,
                            cores=cores, placement=placement, sink=sink, out_dir=out_dir,  # type: ignore[arg-type]
-                           names=RUN_FLAGS)
+                           settle_rows=SETTLED_ROWS, settle_max_s=SETTLE_MAX_S, names=RUN_FLAGS)
     check_run_options(settings, state)
     run_eng = run_engine(engine, calibration, parse_params(param), c)
     with run_progress(f"{t.name} ({pl.scheduler} plan)", disable=as_json) as progress:
@@ -122,7 +129,7 @@ def run_cmd(
                   | ({"cpu_quotas": "lifted for the start, set after the first micro-batch"}
                      if lifted else {}))
     else:
-        print_run(result, t, pl, master, duration, done.here)
+        print_run(result, t, pl, master, duration, done.here, warmup)
         if lifted:
             out.print("  CPU quotas: lifted while the executors and the first micro-batch started, set after it "
                       "(before the measured window)", highlight=False)
@@ -208,7 +215,8 @@ def open_page(title: str, duration_s: float, target: Cluster, path: Path, port: 
     return page
 
 
-def print_run(result: Any, t: Topology, pl: Plan, master: str | None, duration: float, here: str) -> None:
+def print_run(result: Any, t: Topology, pl: Plan, master: str | None, duration: float, here: str,
+              warmup: float | None = None) -> None:
     p = result.predicted
     table = Table(title=f"{t.name} on Spark ({master or 'local'}), {pl.scheduler} plan, {duration:g} s measured")
     for col in ("quantity", f"predicted ({p.get('engine')} engine)", "measured", "measured / predicted"):
@@ -240,6 +248,10 @@ def print_run(result: Any, t: Topology, pl: Plan, master: str | None, duration: 
                   f"{m['backlog_rows']:,.0f} rows, the oldest waiting {m['backlog_age_s']:.1f} s"
                   + ("" if growth is None else f", {'growing' if growth > 0 else 'draining'} by "
                      f"{abs(growth):,.1f} rows/s over the window"), highlight=False)
+    if warmup is not None and (warmed := m.get("warmup_s")) is not None and warmed > warmup + 1.0:
+        out.print(f"  warm-up prolonged to {warmed:.0f} s (at most {SETTLE_MAX_S:g} s more) until the rows queued "
+                  "during the start had been processed: the window measures the plan, not its catch-up",
+                  highlight=False)
     if "executor_start_s" in m:
         ready = "started" if m.get("executors_ready") else "not all started (the batches start the rest)"
         out.print(f"  executors {ready} in {m['executor_start_s']:.0f} s before the query "

@@ -34,7 +34,7 @@ from streamplace.schedulers import REGISTRY, scheduler_names
 from streamplace.spark.runtime.session import stop_active_session
 from streamplace.workflows.cluster import start, stop
 from streamplace.workflows.run import enact_run, measured_beside_predicted, run_engine
-from streamplace.workflows.run_settings import RunHooks, RunSettings
+from streamplace.workflows.run_settings import SETTLE_MAX_S, SETTLED_ROWS, RunHooks, RunSettings
 
 #: seconds of warm-up before measuring; the sources ramp up over its first half
 WARMUP_S = 20.0
@@ -42,12 +42,6 @@ WARMUP_S = 20.0
 AGREEMENT = 0.2
 #: the share of what the model predicts the plan sustains on the emulated cluster that the demo's sources offer
 EMULATED_LOAD = 0.5
-#: at most this much longer warm-up while the rows that arrived during the start are still queued (a window that
-#: measures their catch-up measures the start, not the plan)
-SETTLE_MAX_S = 60.0
-#: the backlog at which the start's queue counts as processed: at half load every row that has arrived when a
-#: batch is planned is admitted, so a settled source reports (almost) none
-SETTLED_ROWS = 1
 
 
 @dataclass(frozen=True)

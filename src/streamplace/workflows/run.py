@@ -69,7 +69,8 @@ def enact_run(t: Topology, c: Cluster, pl: Plan, plan_label: str, settings: RunS
     ``settings.duration_s`` after ``settings.warmup_s``: the sources bounded to what the model says it sustains
     (or ``settings.max_rate``), warnings said (``hooks.on_warning``) before it starts, the live page
     (``hooks.open_page``; None: none) served while it runs; the warm-up prolonged while the sources' backlog holds
-    more than ``settings.settle_rows`` rows, for at most ``settings.settle_max_s`` (spark/runtime/run.run_pipeline).
+    more than ``settings.settle_rows`` rows, for at most ``settings.settle_max_s`` (spark/runtime/run.run_pipeline) —
+    unless the run is overloaded: its backlog only grows.
 
     ``engine`` gives the engine settings for a trigger (None: auto, chosen from the model); ``hooks.session`` opens
     the SparkSession, its log in the given file (default: spark/cluster/connect.session_for of ``master``,
@@ -208,7 +209,8 @@ def measured_run(t: Topology, c: Cluster, target_cluster: Cluster, target_plan: 
     result = run_pipeline(spark, t, target_cluster, target_plan, duration, warmup, cfg,
                           progress=None if progress is None else lambda s: progress(s, total), engine=eng,
                           after_first_batch=boost, predicted=predicted,
-                          listener=listener, settle_rows=settings.settle_rows, settle_max_s=settings.settle_max_s,
+                          listener=listener, settle_rows=None if adm.overloaded else settings.settle_rows,
+                          settle_max_s=settings.settle_max_s,
                           origin=started)
     result.measured["session_start_s"] = session_start_s
     result.measured.update(launch_figures(result.measured, session_began_at))

@@ -29,6 +29,12 @@ SessionOpener = Callable[[Path], Any]
 #: the longest warm-up or measured window a run takes, seconds (a day)
 LONGEST_S = 86_400.0
 SINKS = ("parquet", "noop", "memory")
+#: at most this much longer warm-up while the rows that arrived during the start are still queued (a window that
+#: measures their catch-up measures the start, not the plan): `run`'s and the demo's default
+SETTLE_MAX_S = 60.0
+#: the backlog at which the start's queue counts as processed: below capacity every row that has arrived when a
+#: batch is planned is admitted, so a settled source reports (almost) none
+SETTLED_ROWS = 1
 PLACEMENTS = ("plan", "spark")
 
 
@@ -45,7 +51,7 @@ class RunSettings:
     sink: Literal["parquet", "noop", "memory"] = "parquet"
     out_dir: Path | None = None  # None: run-out/TOPOLOGY-DIGEST
     #: the warm-up is prolonged while the sources' backlog holds more than this many rows, for at most
-    #: ``settle_max_s`` (None: not prolonged)
+    #: ``settle_max_s`` (None: not prolonged); never for an overloaded run, whose backlog only grows
     settle_rows: int | None = None
     settle_max_s: float = 0.0
     #: how errors name a field, where the caller spells it otherwise ({"max_rate": "--max-rate"})
