@@ -5,7 +5,8 @@ A placed micro-batch used to cost one stage per operator and node and one exchan
 placement by task locality it costs one stage per operator or fused chain and one routed input per upstream
 chain. This prints F (engine_detail.batch_fixed_s, the built-in constants or the calibration file's) for
 every scheduler's plan of ``diamond-cpu`` on ``hetero-12`` and of each of Ecker et al.'s continuum topologies
-(T-M1…T-M3, T-R1…T-R9) on ``continuum-11``, with replicas, nodes used and stages, beside the goal (≤ 0.6 s).
+(T-M1…T-M3, T-R1…T-R9) on ``continuum-11``, with replicas, nodes used and stages, beside the goal (≤ 0.6 s; for
+T-R7 ≤ 1.0 s, issue 54).
 Model only: no Spark. The slowest scheduler's time limit is ``--time-limit`` s.
 
     .venv/bin/python benchmarks/placed_fixed_cost.py [--time-limit 10] [--only diamond-cpu] [-p spark.KEY=VALUE]
@@ -21,6 +22,8 @@ from streamplace.perf import evaluate
 from streamplace.schedulers import REGISTRY, create
 
 GOAL_S = 0.6
+#: per topology where an issue set another goal: T-R7, the 44-replica class (issue 54 item 7)
+GOALS = {"t-r7": 1.0}
 CASES = [("diamond-cpu", "hetero-12")] + [(f"t-m{k}", "continuum-11") for k in (1, 2, 3)] + \
     [(f"t-r{k}", "continuum-11") for k in range(1, 10)]
 
@@ -35,7 +38,8 @@ def main() -> None:
     eng = api.engine_settings("spark")
     if args.param:
         eng = eng.with_params(dict(kv.split("=", 1) for kv in args.param))
-    print(f"constants: {eng.spark.constants.origin}; goal: F ≤ {GOAL_S:g} s for every plan")
+    print(f"constants: {eng.spark.constants.origin}; goal: F ≤ {GOAL_S:g} s for every plan"
+          + "".join(f" ({t}: ≤ {g:g} s)" for t, g in GOALS.items() if not args.only or args.only == t))
     print(f"{'topology':12s} {'cluster':13s} {'scheduler':16s} {'replicas':>8s} {'nodes':>5s} {'stages':>6s} "
           f"{'F s':>6s}")
     worst: dict[str, tuple[float, str]] = {}
@@ -53,15 +57,16 @@ def main() -> None:
             if not plan.usable:
                 continue
             detail = evaluate(topo, cluster, plan, engine=eng).engine_detail
-            f = float(detail["batch_fixed_s"])
+            f, goal = float(detail["batch_fixed_s"]), GOALS.get(topo_name, GOAL_S)
             print(f"{topo_name:12s} {cluster_name:13s} {name:16s} {sum(plan.counts().values()):8d} "
-                  f"{len(plan.nodes_used()):5d} {detail['stages']:6d} {f:6.2f}{'' if f <= GOAL_S else '  (over)'}",
+                  f"{len(plan.nodes_used()):5d} {detail['stages']:6d} {f:6.2f}{'' if f <= goal else '  (over)'}",
                   flush=True)
             if f > worst.get(topo_name, (0.0, ""))[0]:
                 worst[topo_name] = (f, name)
     print()
     for topo_name, (f, name) in worst.items():
-        print(f"{topo_name}: largest F {f:.2f} s ({name}); goal ≤ {GOAL_S:g} s: {'met' if f <= GOAL_S else 'NOT met'}")
+        goal = GOALS.get(topo_name, GOAL_S)
+        print(f"{topo_name}: largest F {f:.2f} s ({name}); goal ≤ {goal:g} s: {'met' if f <= goal else 'NOT met'}")
 
 
 if __name__ == "__main__":

@@ -264,11 +264,12 @@ def fetch_waits(arrays: Stages, cluster: Cluster) -> np.ndarray:
 
 
 def routed_inputs(arrays: Stages) -> int:
-    """The routed inputs the placed runtime builds per micro-batch (spark/runtime/pipeline.py, _routed): every chain's
-    stage reads the union of its parent chains' outputs (a source's stage the micro-batch's rows) through one
-    exchange, and the driver projects each input, unions them, plans the exchange and cuts the plan there
-    (LocatedRDD) before the batch's first stage can start (``exchange_s`` each). O(groups + parent links): it
-    grows with operators and streams, not with the nodes they are placed on."""
+    """The routed inputs the placed runtime builds per micro-batch (spark/runtime/placed.py, build_placed): every
+    chain's stage reads the union of its parent chains' outputs (a source's stage the micro-batch's rows) through
+    one exchange, and the driver puts each input's rows into the chain's exchange and stage (planned once, at the
+    first batch: jvm/ChainTemplate.java) and cuts the plan there (LocatedRDD) before the batch's first stage can
+    start (``exchange_s`` each). O(groups + parent links): it grows with operators and streams, not with the
+    nodes they are placed on."""
     return int(sum(max(1, len(parents)) for parents in arrays.parents))
 
 

@@ -222,28 +222,30 @@ def calibrate(spark: Any, cores: int, batches: int = 3, large_rows: int = 300_00
     return Calibration(consts, points, r2, time.perf_counter() - started, busy_s, driver_points)
 
 
-def driver_probe_plan(nodes: int, ops: int = 4) -> tuple[Topology, Plan, list[Any]]:
+def driver_probe_plan(nodes: int, ops: int = 4, workers: list[Any] | None = None
+                      ) -> tuple[Topology, Plan, list[Any]]:
     """A chain of ``ops`` pass-through operators with one replica of each on every one of ``nodes`` emulated
-    workers: ``ops`` routed inputs per micro-batch (each operator's stage reads its upstream's output, the first
-    the batch's rows), whatever ``nodes``."""
+    workers (or of ``workers``, a cluster's layout): ``ops`` routed inputs per micro-batch (each operator's stage
+    reads its upstream's output, the first the batch's rows), whatever the nodes."""
     # lazy: command-line start
     from streamplace.spark.runtime.layout import WorkerLayout, resource_name
 
     topo, _ = probe_topology(Probe(ops, 1, 1, 1))
-    ids = [f"n{j}" for j in range(nodes)]
-    plan = Plan("calibrate", topo.name, "probe", {o.id: {n: 1 for n in ids} for o in topo.operators})
-    return topo, plan, [WorkerLayout(n, resource_name(n), 1, 1.0, f"127.0.1.{j + 1}") for j, n in enumerate(ids)]
+    if workers is None:
+        workers = [WorkerLayout(f"n{j}", resource_name(f"n{j}"), 1, 1.0, f"127.0.1.{j + 1}") for j in range(nodes)]
+    plan = Plan("calibrate", topo.name, "probe", {o.id: {w.node: 1 for w in workers} for o in topo.operators})
+    return topo, plan, workers
 
 
-def driver_probe(spark: Any, sizes: tuple[int, ...] = (2, 4, 8, 12, 16), nodes: int = 4, repeats: int = 3
-                 ) -> tuple[tuple[float, float], list[tuple[int, float]]]:
+def driver_probe(spark: Any, sizes: tuple[int, ...] = (2, 4, 8, 12, 16), nodes: int = 4, repeats: int = 3,
+                 workers: list[Any] | None = None) -> tuple[tuple[float, float], list[tuple[int, float]]]:
     """The driver's seconds per routed input of a placed micro-batch (``exchange_s``) and per input squared
     (``exchange_sq_s``): the pipeline's build of a batch's DataFrames (PlacedPipeline.build_placed: per chain a
     projection of each input, the exchange over their union, its physical planning and the plan's cut at the
     stage, LocatedRDD) and the planning of its outputs, timed on chains of ``sizes`` operators spread over
-    ``nodes`` emulated workers in this session — nothing runs on them. Non-negative least squares of
-    a + b·X + c·X² (the intercept a is a batch's own fixed cost, batch_s) gives (b, c). Returns those and
-    (inputs, seconds) per size."""
+    ``nodes`` emulated workers (or a cluster's ``workers``) in this session — nothing runs on them. Non-negative
+    least squares of a + b·X + c·X² (the intercept a is a batch's own fixed cost, batch_s) gives (b, c). Returns
+    those and (inputs, seconds) per size."""
     import statistics
     import tempfile
 
@@ -254,9 +256,9 @@ def driver_probe(spark: Any, sizes: tuple[int, ...] = (2, 4, 8, 12, 16), nodes: 
     points: list[tuple[int, float]] = []
     batch = spark.range(1).selectExpr("current_timestamp() AS ts", "id AS value", "id AS key")
     for ops in sizes:
-        topo, plan, workers = driver_probe_plan(nodes, ops)
+        topo, plan, layout = driver_probe_plan(nodes, ops, workers)
         with tempfile.TemporaryDirectory(prefix="streamplace-probe-") as tmp:
-            pipeline = PlacedPipeline(spark, topo, plan, PipelineConfig(sink="noop", out_dir=Path(tmp), workers=workers,
+            pipeline = PlacedPipeline(spark, topo, plan, PipelineConfig(sink="noop", out_dir=Path(tmp), workers=layout,
                                                                   fuse=False, trigger_s=0.0))
             times = []
             for r in range(repeats + 1):  # the first build warms the JVM's code paths: left out

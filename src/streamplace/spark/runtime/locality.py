@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
 SOURCE = "LocatedRDD.java"
+#: every source the jar holds: LocatedRDD, and the chain templates a placed batch instantiates (ChainTemplate.java)
+SOURCES = (SOURCE, "ChainTemplate.java")
 CLASS = "streamplace.LocatedRDD"
 
 
@@ -41,8 +43,8 @@ class LocalityJarError(StreamplaceError, RuntimeError):
     """The locality jar could not be built (no JDK, or javac failed)."""
 
 
-def _source() -> bytes:
-    return resources.files("streamplace.spark.runtime").joinpath("jvm", SOURCE).read_bytes()
+def _source(name: str = SOURCE) -> bytes:
+    return resources.files("streamplace.spark.runtime").joinpath("jvm", name).read_bytes()
 
 
 def _pyspark_jars() -> Path:
@@ -55,7 +57,7 @@ def jar_path() -> Path:
     """Where the jar for this source and this PySpark lives (built or not)."""
     import pyspark
 
-    digest = hashlib.sha256(_source() + pyspark.__version__.encode()).hexdigest()[:16]
+    digest = hashlib.sha256(b"".join(_source(n) for n in SOURCES) + pyspark.__version__.encode()).hexdigest()[:16]
     home = Path(os.environ.get("STREAMPLACE_HOME") or Path.home() / ".streamplace")
     return home / "jars" / f"streamplace-locality-{digest}.jar"
 
@@ -81,14 +83,15 @@ def locality_jar() -> Path:
                                "openjdk-17-jdk-headless`, or run `make setup`)")
     path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="streamplace-javac-") as tmp:
-        src = Path(tmp) / SOURCE
-        src.write_bytes(_source())
+        srcs = [Path(tmp) / name for name in SOURCES]
+        for src in srcs:
+            src.write_bytes(_source(src.name))
         classes = Path(tmp) / "classes"
         classes.mkdir()
         done = subprocess.run([compiler, "-nowarn", "--release", "17", "-cp", f"{_pyspark_jars()}/*",
-                               "-d", str(classes), str(src)], capture_output=True, text=True)
+                               "-d", str(classes), *map(str, srcs)], capture_output=True, text=True)
         if done.returncode != 0:
-            raise LocalityJarError(f"javac could not build {SOURCE}: {done.stderr.strip()[-2000:]}")
+            raise LocalityJarError(f"javac could not build {', '.join(SOURCES)}: {done.stderr.strip()[-2000:]}")
         part = path.with_suffix(f".{os.getpid()}.part")
         with zipfile.ZipFile(part, "w", zipfile.ZIP_DEFLATED) as jar:
             jar.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\nCreated-By: streamplace\n")

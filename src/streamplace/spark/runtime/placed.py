@@ -3,9 +3,10 @@
 Each operator (or fused chain) is one stage whose task l runs replica l. With placement "plan" task l prefers the
 host of replica l's planned node (LocatedRDD, locality.py) and waits for it; with "spark" Spark's scheduler sends
 it anywhere (the baseline every Spark user has). A task emulates the speed of the node it runs on (its worker's
-NODE_ENV), and waits the longest emulated link latency from the nodes that feed it. Per batch the driver builds,
-for every chain, one routed exchange over the union of its inputs (row r in partition l when replica l is to take
-it) and cuts the plan there: O(chains + streams) per batch, not O(nodes).
+NODE_ENV), and waits the longest emulated link latency from the nodes that feed it. Every chain reads one routed
+exchange over the union of its inputs (row r in partition l when replica l is to take it), and the plan is cut
+there. The driver plans each chain's exchange and stage once (a template, jvm/ChainTemplate.java) and per batch
+only puts the batch's rows in: O(chains + streams) Py4J calls per batch, no planning, not O(nodes).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from streamplace.spark.runtime.layout import WorkerLayout, branches, check_enact
 from streamplace.spark.runtime.locality import executor_hosts, java_locations, locate, set_locality
 from streamplace.spark.runtime.operators import OperatorTask
 from streamplace.spark.runtime.pipeline import (
+    BATCH_ID_PROPERTY,
     EXECUTOR_START_TIMEOUT_S,
     Pipeline,
     PipelineConfig,
@@ -46,6 +48,8 @@ class PlacedPipeline(Pipeline):
         #: placed by the plan: per operator, the JVM array of each replica's host that LocatedRDD takes (made once,
         #: reused by every batch: building it is a Py4J call per replica)
         self._locations: dict[str, Any] = {}
+        #: per chain, its template (jvm/ChainTemplate.java): planned at the first batch, instantiated at every one
+        self._templates: dict[tuple[str, ...], Any] = {}
         self._place(cfg.workers)
 
     def _fusion_layout(self) -> Mapping[str, Mapping[str, int]]:
@@ -102,32 +106,66 @@ class PlacedPipeline(Pipeline):
 
     def build_placed(self, batch: DataFrame, batch_id: int) -> tuple[dict[str, DataFrame], list[DataFrame]]:
         """The DataFrames of one placed micro-batch — per operator its output — and the ones persisted (to
-        unpersist after the batch). Nothing runs here except the dead-letter writes. Per chain the driver builds
-        one routed exchange over the union of its inputs and, placed by the plan, cuts the plan there (locate):
-        each chain's plan is then a few nodes long whatever came before, so the build costs O(chains + streams)."""
+        unpersist after the batch). Nothing runs here except the dead-letter writes. Per chain the driver
+        instantiates the chain's template (ChainTemplate, planned at the first batch: _template) on the batch's
+        input rows: the routed exchange over the union of its inputs, cut at the stage (LocatedRDD) when placed by
+        the plan, and the chain's tasks — no analysis or planning per batch, a few Py4J calls per chain and input.
+        The tasks read the batch id from the local property Spark sets on a micro-batch's jobs (set here too, for a
+        build outside a streaming query)."""
         frames: dict[str, DataFrame] = {}
+        rows: dict[str, Any] = {}  # per operator, the JVM RDD of its output as its consumers' templates read it
         cached: list[DataFrame] = []
-        several = len(self.topology.sources) > 1
+        self.spark.sparkContext.setLocalProperty(BATCH_ID_PROPERTY, str(batch_id))
+        templates = self._jvm().streamplace.ChainTemplate
+        source_rows = None
         for chain in self.chains:
-            first = self.topology.op(chain[0])
+            first, op = self.topology.op(chain[0]), self.topology.op(chain[-1])
             if first.is_source:
-                ins: list[tuple[Stream | None, DataFrame]] = [(None, self._source_rows(batch, first.id, several))]
+                ins: list[tuple[Stream | None, DataFrame]] = [(None, batch)]
+                if source_rows is None:
+                    source_rows = templates.rowsOf(batch._jdf)
+                inputs = [source_rows]
             else:
-                ins = [(s, frames[s.source]) for s in self.topology.streams
-                       if s.target == first.id and s.source in frames]
-            op = self.topology.op(chain[-1])
-            frame = self._routed(ins, first.id).mapInArrow(
-                self._chain_mapper(chain, batch_id, sink=self._direct_sink(op.id)), self._schema(op.id))
+                streams = [s for s in self.topology.streams if s.target == first.id and s.source in frames]
+                ins = [(s, frames[s.source]) for s in streams]
+                inputs = [rows[s.source] for s in streams]
+            template = self._templates.get(chain) or self._template(chain, ins)
+            frame = DataFrame(template.build(inputs), batch.sparkSession)
             frames[op.id] = self._kept(frame, op.id, batch_id, cached)
+            if self.consumers[op.id]:  # persisted or filtered (_kept): read as its plan now reads it
+                plain = not self.logic[op.id].dead_letter and self.consumers[op.id] == 1
+                rows[op.id] = template.rows() if plain else templates.rowsOf(frames[op.id]._jdf)
         return frames, cached
+
+    def _jvm(self) -> Any:
+        jvm = self.spark.sparkContext._jvm
+        assert jvm is not None, "the SparkContext has no JVM (stopped?)"
+        return jvm
+
+    def _template(self, chain: tuple[str, ...], ins: list[tuple[Stream | None, DataFrame]]) -> Any:
+        """The chain's template (jvm/ChainTemplate.java), made from this batch's inputs ``ins`` and kept for every
+        later batch: the routed exchange (_routed) over a placeholder of each input's schema, and the chain's
+        mapInArrow over a placeholder of the exchange's rows, both planned once. The tasks take the batch id from
+        Spark (BATCH_ID_PROPERTY), so the same tasks serve every batch."""
+        templates = self._jvm().streamplace.ChainTemplate
+        first, last = self.topology.op(chain[0]), chain[-1]
+        slots = [(s, DataFrame(templates.placeholder(f._jdf, i), f.sparkSession)) for i, (s, f) in enumerate(ins)]
+        if first.is_source:
+            slots = [(None, self._source_rows(slots[0][1], first.id, len(self.topology.sources) > 1))]
+        exchange = self._routed(slots, first.id)
+        cut = DataFrame(templates.placeholder(exchange._jdf, 0), exchange.sparkSession)
+        stage = cut.mapInArrow(self._chain_mapper(chain, None, sink=self._direct_sink(last)), self._schema(last))
+        template = templates(exchange._jdf, stage._jdf, self._locations.get(first.id))
+        self._templates[chain] = template
+        return template
 
     def _routed(self, ins: list[tuple[Stream | None, DataFrame]], op_id: str) -> DataFrame:
         """An operator's input in n partitions, row r in partition l when replica l is to take it: ``_t`` is a hash
         target of l (chosen so Spark's hash partitioner lands it on partition l) for l = a hash of the tuple id
         (shuffle grouping, sources), of the key (key grouping: a key always meets the same replica), every l for
         ``all``. One exchange over the union of the inputs, each projected once to the operator's columns (missing
-        ones null) as SQL strings: a few Py4J calls per input. Placed by the plan, partition l prefers the host of
-        replica l's node. ``_t`` stays for the task to drop (_run_chain reads its own columns)."""
+        ones null). ``_t`` stays for the task to drop (_run_chain reads its own columns). Built once per chain, on
+        placeholders (_template)."""
         n = self.parallelism[op_id]
         targets = f"array({', '.join(str(t) for t in self._target_values(n))})"
         prepared = []
@@ -140,8 +178,7 @@ class PlacedPipeline(Pipeline):
                 field = (s.key or "key") if s is not None and s.grouping == "key" else "value"
                 cols.append(f"element_at({targets}, pmod(hash(`{field}`), {n}) + 1) AS _t")
             prepared.append(f.selectExpr(*cols))
-        x = reduce(lambda a, b: a.union(b), prepared).repartition(n, "_t")
-        return locate(x, self._locations[op_id]) if op_id in self._locations else x
+        return reduce(lambda a, b: a.union(b), prepared).repartition(n, "_t")
 
     def _fetch_wait_ms(self, op_id: str, node: str, nodes: dict[str, tuple[str, ...]], anywhere: bool = False
                        ) -> float:
