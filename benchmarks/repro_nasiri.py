@@ -34,7 +34,7 @@ are lost, so the two bracket what they may have been.
 
     .venv/bin/python benchmarks/repro_nasiri.py [--engine ideal|storm] [--replica-cap thread|machine]
         [--capacity cores|mac] [--orders 100] [--tasks-per-node K] [--scenario-max-replicas K]
-        [--max-nodes 20000] [--time-limit 600] [--markdown FILE]
+        [--max-nodes 20000] [--time-limit 600] [--scenarios-only] [--markdown FILE]
 
 ``--replica-cap machine`` is the paper's own model and the ideal model's default: only a machine's capacity
 (MAC) caps an instance, which may then use more than one core of a multi-core machine; ``thread`` caps it at
@@ -48,7 +48,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from markdown_out import write_markdown
@@ -142,38 +142,9 @@ def gain_verdict(gains: Sequence[float], lo: float, hi: float) -> str:
     return "not reproduced"
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--engine", choices=("ideal", "storm"), default="ideal")
-    ap.add_argument("--replica-cap", choices=("thread", "machine"), default="machine",
-                    help="ideal model: what caps one replica's CPU (machine: the paper's MAC; thread: one core)")
-    ap.add_argument("--capacity", choices=("cores", "mac"), default="cores",
-                    help="machines' CPU: cores × speed-up (our hetero-* clusters) or 100 points each (the paper's MAC)")
-    ap.add_argument("--orders", type=int, default=100,
-                    help="Storm 0.9.5 baseline: node orders (all distinct ones up to this many, else a seeded sample)")
-    ap.add_argument("--tasks-per-node", type=int, help="the paper's k_j: at most this many replicas per machine")
-    ap.add_argument("--scenario-max-replicas", type=int,
-                    help="Figs. 18–20: hetero's k (default none, as the paper's algorithm; 10 before 2026-11-28)")
-    ap.add_argument("--max-nodes", type=int, default=20_000,
-                    help="optimal's work budget per instance: branch-and-bound nodes over all its solves")
-    ap.add_argument("--time-limit", type=float, default=600.0,
-                    help="optimal's safety stop per instance (s); where it acts, the table depends on the machine")
-    ap.add_argument("--markdown", type=Path, help="also write the tables, ours beside the paper's, as Markdown")
-    args = ap.parse_args()
-    engine = (EngineSettings("storm", storm=StormSettings()) if args.engine == "storm"
-              else EngineSettings("ideal", ideal=IdealSettings(args.replica_cap)))
-    model = args.engine if args.engine == "storm" else f"ideal model, {args.replica_cap} cap"
-    if args.capacity == "mac":
-        model += ", every machine 100 points"
-    if args.tasks_per_node:
-        model += f", k_j = {args.tasks_per_node}"
-
-    def cluster(name: str) -> Cluster:
-        c = resolve_cluster(name)
-        return paper_mac(c) if args.capacity == "mac" else c
-
-    md: list[str] = []
-    verdicts: list[str] = []
+def micro_tables(model: str, cluster: Callable[[str], Cluster], engine: EngineSettings, args: argparse.Namespace,
+                 md: list[str], verdicts: list[str]) -> None:
+    """Figs. 14–16 and 13 on hetero-3: throughput of the default, hetero and the optimum, and the bolt pairs."""
     print(f"Figs. 14–16, hetero-3 ({model}): throughput t/s")
     print(f"  {'topology':16s} {'default':>9s} {'hetero':>9s} {'optimal':>9s} {'max-thr':>9s}  "
           f"{'gain':>6s} {'gap':>6s}  Storm 0.9.5 default (median [range]) and hetero's gain over it; paper")
@@ -222,6 +193,11 @@ def main() -> None:
         same = pair["hetero"] == f"⟨{pair_paper[0]},{pair_paper[1]}⟩"
         verdicts.append(f"| Fig. 13 ({topo}): hetero's bolt pair | {paper_md} | {pair['hetero']}, {gap:.1%} below "
                         f"| {'reproduced' if same else 'not reproduced'} |")
+
+
+def scenario_tables(model: str, cluster: Callable[[str], Cluster], engine: EngineSettings, args: argparse.Namespace,
+                    md: list[str], verdicts: list[str]) -> None:
+    """Figs. 18–20 and Table 5 on Table 4's scenarios: hetero's gains over the default and their ratio."""
     k = args.scenario_max_replicas
     print(f"\nFigs. 18–20 / Table 5 ({model}; hetero's k {k or 'none'}): hetero over the default (same replica "
           "counts)")
@@ -262,7 +238,47 @@ def main() -> None:
     table5 = "direction only (values lost)" if ratios_above_1 == 9 else "not reproduced"
     verdicts.append(f"| Table 5: ratio of the gains above 1 (values lost) | above 1 on all 9 | above 1 on "
                     f"{ratios_above_1} of 9 | {table5} |")
-    md += ["", f"#### Verdicts ({model}): hetero against Storm 0.9.5's default (median over node orders)", "",
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--engine", choices=("ideal", "storm"), default="ideal")
+    ap.add_argument("--replica-cap", choices=("thread", "machine"), default="machine",
+                    help="ideal model: what caps one replica's CPU (machine: the paper's MAC; thread: one core)")
+    ap.add_argument("--capacity", choices=("cores", "mac"), default="cores",
+                    help="machines' CPU: cores × speed-up (our hetero-* clusters) or 100 points each (the paper's MAC)")
+    ap.add_argument("--orders", type=int, default=100,
+                    help="Storm 0.9.5 baseline: node orders (all distinct ones up to this many, else a seeded sample)")
+    ap.add_argument("--tasks-per-node", type=int, help="the paper's k_j: at most this many replicas per machine")
+    ap.add_argument("--scenario-max-replicas", type=int,
+                    help="Figs. 18–20: hetero's k (default none, as the paper's algorithm; 10 before 2026-11-28)")
+    ap.add_argument("--max-nodes", type=int, default=20_000,
+                    help="optimal's work budget per instance: branch-and-bound nodes over all its solves")
+    ap.add_argument("--time-limit", type=float, default=600.0,
+                    help="optimal's safety stop per instance (s); where it acts, the table depends on the machine")
+    ap.add_argument("--scenarios-only", action="store_true",
+                    help="only Figs. 18–20 and Table 5 (no optimum: seconds, not minutes)")
+    ap.add_argument("--markdown", type=Path, help="also write the tables, ours beside the paper's, as Markdown")
+    args = ap.parse_args()
+    engine = (EngineSettings("storm", storm=StormSettings()) if args.engine == "storm"
+              else EngineSettings("ideal", ideal=IdealSettings(args.replica_cap)))
+    model = args.engine if args.engine == "storm" else f"ideal model, {args.replica_cap} cap"
+    if args.capacity == "mac":
+        model += ", every machine 100 points"
+    if args.tasks_per_node:
+        model += f", k_j = {args.tasks_per_node}"
+
+    def cluster(name: str) -> Cluster:
+        c = resolve_cluster(name)
+        return paper_mac(c) if args.capacity == "mac" else c
+
+    md: list[str] = []
+    verdicts: list[str] = []
+    if not args.scenarios_only:
+        micro_tables(model, cluster, engine, args, md, verdicts)
+    scenario_tables(model, cluster, engine, args, md, verdicts)
+    k = f"; hetero's k in Figs. 18–20: {args.scenario_max_replicas}" if args.scenario_max_replicas else ""
+    md += ["", f"#### Verdicts ({model}{k}): hetero against Storm 0.9.5's default (median over node orders)", "",
            "| figure | paper | ours | verdict |", "| --- | --- | --- | --- |", *verdicts]
     print(f"\nVerdicts ({model}):")
     for row in verdicts:

@@ -82,6 +82,7 @@ def _pct(cell: str) -> str:
 RSTORM = "benchmarks/repro_rstorm.py"
 RSTORM_V = "benchmarks/repro_rstorm.py --verdicts"
 RSTORM_T = "benchmarks/repro_rstorm_time.py"
+PL_GAIN = "PageLoad gain against the paper's"  # the §6.5 over-time table's verdict column
 
 
 def test_the_rstorm_prose_quotes_its_blocks() -> None:
@@ -152,6 +153,17 @@ def test_the_rstorm_over_time_summary_quotes_its_blocks() -> None:
           f"{steady_pr['R-Storm']}")
     cpu = _nums(_row(y, topology="pageload-cpu", setting="defaults")["R-Storm: throughput (goodput)"])
     _says(f"R-Storm's PageLoad goodput is {cpu[1]:.0f} of {cpu[0]:.0f} t/s")
+    # the summary's verdicts are the block's: one per setting where the two settings differ
+
+    def both(rows: list[dict[str, str]], column: str = "verdict", **match: str) -> str:
+        a, b = (_row(rows, setting=setting, **match)[column] for setting in ("defaults", "P=30"))
+        return a if a == b else f"{a} / {b}"
+
+    _says(f"| Linear {both(net, topology='linear-net')}; Diamond {both(net, topology='diamond-net')}; Star "
+          f"{both(net, topology='star-net')} |",
+          f"| PageLoad {both(y, topology='pageload-net')}; Processing {both(y, topology='processing-net')} |",
+          f"| PageLoad {both(y, topology='pageload-cpu')}; Processing {both(y, topology='processing-cpu')} |",
+          f"; gain {both(s65, PL_GAIN, variant='net')} |")
 
 
 ELASTIC = "benchmarks/elastic_repro.py"
@@ -303,6 +315,7 @@ def test_the_ecker_prose_quotes_its_blocks() -> None:
 
 NASIRI = "benchmarks/repro_nasiri.py --replica-cap "
 N_THREAD, N_MACHINE, N_MAC = NASIRI + "thread", NASIRI + "machine", NASIRI + "machine --capacity mac"
+N_K10 = NASIRI + "machine --scenario-max-replicas 10 --scenarios-only"
 MICRO = ("nasiri-linear", "nasiri-diamond", "nasiri-star")
 PAIRS = ("rollingcount", "uniquevisitor")
 
@@ -397,6 +410,12 @@ def test_the_nasiri_prose_quotes_its_blocks() -> None:
         assert _row(_verdicts(command), figure="Table 5: ratio of the gains above 1 (values lost)")["ours"] == \
             "above 1 on 9 of 9"
     _says("The ratio is now above 1 on all 9 under both caps and both readings of the machines")
+    # Table 5 with hetero's k = 10 (before 2026-11-28): its own block, the ratios over round robin
+    k10 = {r["topology"]: _nums(r["ratio: round robin"])[0] for r in _table(N_K10, "#### Figs. 18–20")
+           if r["scenario"] == "nasiri-large"}
+    _says(f"the ratio (over round robin) came out at {k10['nasiri-linear']:.2f} and {k10['nasiri-star']:.2f}"
+          .replace("-", "−"))
+    assert k10["nasiri-linear"] < 0 and k10["nasiri-star"] < 0
 
 
 FIGS_R = FIGS + " --remote-us 1000"
