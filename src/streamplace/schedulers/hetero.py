@@ -27,8 +27,12 @@ thread (docs/architecture.md's cap). Rates split evenly over a component's insta
 (Storm's shuffle grouping), as in the paper. The result carries the replica
 counts, the placement and the highest source rate sustained.
 
-Complexity: each iteration is O(ops·nodes) with numpy; the number of
-iterations is O(log(rate range) + replicas added + log2(max_divisor)).
+Complexity: FirstAssignment O(ops·nodes) (a node's instance count kept as it grows, not summed per component);
+each iteration of MaximizeThroughput O(nodes + ops + cells) with numpy (cells: those holding an instance —
+the authors' bottleneck rule reads only them; the latest stable state is kept by the instances added since it,
+not by copying the ops × nodes counts), and O(ops·nodes) once to set up; the number of iterations is
+O(log(rate range) + replicas added + log2(max_divisor)). The same plans as the dense O(ops·nodes) iteration
+(tests/test_throughput_lp.py compares the rule with it).
 """
 
 from __future__ import annotations
@@ -155,16 +159,18 @@ def first_assignment(model: ThroughputModel, alpha: np.ndarray, initial_scale: f
         counts = np.zeros((n_ops, n_nodes), dtype=np.int64)
         load = np.zeros(n_nodes)
         mem = np.zeros(n_nodes)
+        tasks = np.zeros(n_nodes, dtype=np.int64)  # instances per machine (counts' column sums, kept as they grow)
         failed = None
         for i in np.argsort(-alpha, kind="stable"):
             tcu = model.lam_one[i] * scale * model.rate_cost[i] + model.met[i]
             room = (model.allowed[i] & (load + tcu <= model.cap + EPS) & (tcu <= model.thread_points + EPS)
-                    & (mem + model.memory[i] <= model.node_memory + EPS) & (counts.sum(axis=0) < model.slots))
+                    & (mem + model.memory[i] <= model.node_memory + EPS) & (tasks < model.slots))
             if not room.any():
                 failed = int(i)
                 break
             u = int(np.argmin(np.where(room, tcu, np.inf)))
             counts[i, u] = 1
+            tasks[u] += 1
             load[u] += tcu[u]
             mem[u] += model.memory[i]
         if failed is None:
@@ -189,7 +195,9 @@ class State:
     """An execution graph at scale 1, kept incrementally: each change costs O(nodes), not O(ops × nodes).
 
     a[u]: CPU points per unit of scale on node u; b[u]: fixed points (MET); mem[u]: MB;
-    n[i]: instances of i; thread[i]: the most tuples/s one instance of i sustains on any node it runs on.
+    n[i]: instances of i; thread[i]: the most tuples/s one instance of i sustains on any node it runs on;
+    tasks[u]: instances on node u (counts' column sums); cells: the flat indices i·nodes + u of the cells holding
+    an instance, ascending (row-major).
     """
 
     counts: np.ndarray
@@ -198,6 +206,8 @@ class State:
     mem: np.ndarray
     n: np.ndarray
     thread: np.ndarray
+    tasks: np.ndarray
+    cells: np.ndarray
 
     @classmethod
     def of(cls, model: ThroughputModel, counts: np.ndarray) -> State:
@@ -208,11 +218,21 @@ class State:
         mem = (counts * model.memory[:, None]).sum(axis=0)
         cap = thread_rates(model)
         thread = np.where(counts > 0, cap, np.inf).min(axis=1)
-        return cls(counts.copy(), a, b, mem, n, thread)
+        return cls(counts.copy(), a, b, mem, n, thread, counts.sum(axis=0).astype(float),
+                   np.flatnonzero(counts > 0))
 
     def copy(self) -> State:
         return State(self.counts.copy(), self.a.copy(), self.b.copy(), self.mem.copy(), self.n.copy(),
-                     self.thread.copy())
+                     self.thread.copy(), self.tasks.copy(), self.cells.copy())
+
+    def assign(self, other: State, changed: list[tuple[int, int]]) -> None:
+        """Become a copy of ``other``, whose counts differ from this state's only in the cells ``changed``:
+        O(nodes + ops + cells + changes), where a copy of the counts is O(ops · nodes)."""
+        for i, w in changed:
+            self.counts[i, w] = other.counts[i, w]
+        self.a, self.b, self.mem = other.a.copy(), other.b.copy(), other.mem.copy()
+        self.n, self.thread, self.tasks, self.cells = other.n.copy(), other.thread.copy(), other.tasks.copy(), \
+            other.cells.copy()
 
     def add(self, model: ThroughputModel, i: int, w: int, cap_iw: float) -> None:
         n = self.n[i]
@@ -221,7 +241,11 @@ class State:
         self.a[w] += (model.lam[i] / (n + 1) + model.lam_all[i]) * model.rate_cost[i, w]
         self.b[w] += model.met[i, w]
         self.mem[w] += model.memory[i]
+        if self.counts[i, w] == 0:
+            flat = i * self.counts.shape[1] + w
+            self.cells = np.insert(self.cells, np.searchsorted(self.cells, flat), flat)
         self.counts[i, w] += 1
+        self.tasks[w] += 1
         self.n[i] = n + 1
         self.thread[i] = min(self.thread[i], cap_iw)
 
@@ -256,26 +280,33 @@ def _ratio_bottleneck(model: ThroughputModel, st: State, scale: float, stable: S
                       stable_scale: float) -> int | None:
     """The authors' simulator: over every over-utilized machine, the operator whose per-instance input rate now is
     largest against the rate its instances there could take at the last stable state (their input then plus
-    the machine's free CPU then, shared among them); None when nothing is over-utilized."""
+    the machine's free CPU then, shared among them); None when nothing is over-utilized.
+
+    Every ratio is of a cell holding an instance now (elsewhere there is none), so only those cells are
+    computed (``State.cells``), in row-major order — the same values, the same first largest (or first NaN) as
+    over the whole (ops, nodes) table: O(cells + nodes), where the table took a dozen (ops, nodes) passes per
+    iteration."""
     load = st.a * scale + st.b
     per = model.per_replica(np.maximum(st.n, 1)) * scale
     over_node = load > model.cap + EPS
-    over_thread = (st.counts > 0) & (per[:, None] * model.rate_cost + model.met > model.thread_points[None, :] + EPS)
+    ii, uu = np.divmod(st.cells, st.counts.shape[1])
+    rate, met, tp = model.rate_cost[ii, uu], model.met[ii, uu], model.thread_points[uu]
+    over_thread = per[ii] * rate + met > tp + EPS
     if not over_node.any() and not over_thread.any():
         return None
     free = model.cap - (stable.a * stable_scale + stable.b)
     per_then = model.per_replica(np.maximum(stable.n, 1)) * stable_scale
+    held_then = stable.counts[ii, uu]
     with np.errstate(divide="ignore", invalid="ignore"):
-        available = per_then[:, None] + free[None, :] / (np.maximum(stable.counts, 1) * model.rate_cost)
-        thread_cap = (model.thread_points[None, :] - model.met) / model.rate_cost
-        ratio_node = np.where(over_node[None, :] & (stable.counts > 0) & (st.counts > 0), per[:, None] / available,
-                              -np.inf)
-        ratio_thread = np.where(over_thread, per[:, None] / thread_cap, -np.inf)
+        available = per_then[ii] + free[uu] / (np.maximum(held_then, 1) * rate)
+        thread_cap = (tp - met) / rate
+        ratio_node = np.where(over_node[uu] & (held_then > 0), per[ii] / available, -np.inf)
+        ratio_thread = np.where(over_thread, per[ii] / thread_cap, -np.inf)
     ratio = np.maximum(ratio_node, ratio_thread)
     if not np.isfinite(ratio).any():  # only instances added since the stable state are over: the hottest rule
         hot = _over(model, st, scale)
         return None if hot is None else hot[1]
-    return int(np.unravel_index(int(np.argmax(ratio)), ratio.shape)[0])
+    return int(ii[int(np.argmax(ratio))])
 
 
 def _best_machine(model: ThroughputModel, st: State, scale: float, i: int, ties: str = "least-loaded",
@@ -290,7 +321,7 @@ def _best_machine(model: ThroughputModel, st: State, scale: float, i: int, ties:
     # op i's existing instances slow down everywhere; each new one adds tcu_new where it goes
     load = st.a * scale + st.b + st.counts[i] * (r_new - r_old) * model.rate_cost[i]
     mem = st.mem.copy()
-    tasks = st.counts.sum(axis=0).astype(float)  # instances per machine, against k_j where there is one
+    tasks = st.tasks.copy()  # instances per machine, against k_j where there is one
     chosen = []
     for _ in range(extra):
         new_load = load + tcu_new
@@ -321,6 +352,7 @@ def maximize_throughput(model: ThroughputModel, counts: np.ndarray, scale: float
     caps = thread_rates(model)
     current, rate = State.of(model, counts), scale
     final, final_rate = current.copy(), scale
+    changed: list[tuple[int, int]] = []  # the cells current's counts differ from final's in (the instances added)
     divisor = 1
     it = 0
     while divisor <= max_divisor and it < max_iterations:
@@ -333,7 +365,8 @@ def maximize_throughput(model: ThroughputModel, counts: np.ndarray, scale: float
             hot = _over(model, current, rate)
             i = None if hot is None else hot[1]
         if i is None:
-            final, final_rate = current.copy(), rate
+            final.assign(current, changed)  # the latest stable state is now this one
+            final_rate, changed = rate, []
             if rate >= S_CAP:
                 break
             rate = min(rate + rate / divisor, S_CAP)
@@ -348,9 +381,11 @@ def maximize_throughput(model: ThroughputModel, counts: np.ndarray, scale: float
         if placed is not None:
             for w in placed:
                 current.add(model, i, w, float(caps[i, w]))
+                changed.append((i, w))
             continue
         divisor *= 2
-        current, rate = final.copy(), final_rate  # the stable state; the next pass raises it by rate/divisor
+        current.assign(final, changed)  # the stable state; the next pass raises it by rate/divisor
+        rate, changed = final_rate, []
     return final.counts, final_rate, False, it
 
 

@@ -14,7 +14,10 @@ and says how far from the optimum it can be:
    Maximizing s subject to Σ_u y_iu ≥ λ_i·s, those loads within capacity, and
    the threads within k_i and within each node's memory is a relaxation: its
    optimum bounds every plan's scale from above. Solved by
-   HiGHS's simplex (O(ops·nodes) variables). Where only the machine caps a
+   HiGHS's simplex: per node (ops × nodes variables) up to ``lp_node_columns``
+   of them, above that over classes of identical nodes (ops × classes
+   variables, the same optimum, its solution dealt to the nodes:
+   throughput_lp.py). Where only the machine caps a
    replica there is no thread count: the starts use the LP without one, and
    the plan is judged by the LP whose replicas use at most their machine
    (cap_u in place of 100 — valid, and it carries the fixed overheads).
@@ -67,7 +70,10 @@ instead: the least per-tuple batch work W (stage waves along the longest path,
 as ``optimal`` models it there), by the same kind of population search from
 the ideal model's plan and hetero's; no bound is reported there.
 
-Complexity: the LP is one HiGHS solve; a round scores, per chain, O(h·m)
+Complexity: the LP is one HiGHS solve of ops × nodes columns (small clusters) or ops × classes (above
+``lp_node_columns``; a 10,000-node cluster of one machine kind: 45 × 1), classes found in O(ops·nodes);
+hetero's starts O(ops·nodes) to set up and O(nodes + ops + cells) per iteration (hetero.py); a best response
+scores the nodes the others use and k + 1 empty nodes per class, not every node; a round scores, per chain, O(h·m)
 additions and moves, O(h·o·m) swaps (h replicas on a bottleneck, o
 operators, m nodes) and O(o·g) type moves (g machine types), each an o·m
 matrix, in one vectorized batch; a best response costs O(k²·m·log(k·m)) per
@@ -97,7 +103,7 @@ from streamplace.schedulers.capacity import (
     sustained_rates,
 )
 from streamplace.schedulers.hetero import Rules, first_assignment, maximize_throughput
-from streamplace.schedulers.milp import solve_lp
+from streamplace.schedulers.throughput_lp import lp_bound, lp_bound_per_node, model_classes
 from streamplace.schedulers.throughput_search import (
     TIE,
     SparkWork,
@@ -138,6 +144,9 @@ class MaxThroughput(BaseScheduler):
     exact_radius: int = 3  # the check asks about plans whose replica totals are within this of the plan's (k: all)
     uniform_plans: int = 4  # starts giving each operator every machine of one group (the best this many; 0: none)
     tasks_per_node: int | None = None  # Nasiri et al.'s k_j: at most this many replicas on one node (None: no cap)
+    #: the LP bound per node up to this many operator × node columns, by class of identical nodes above
+    #: (throughput_lp.py: the same optimum; a different optimal solution, so other rounded starts)
+    lp_node_columns: int = 2000
 
     def requested_counts(self, topology: Topology) -> dict[str, int]:
         return {op.id: 1 for op in topology.operators}
@@ -169,11 +178,12 @@ class MaxThroughput(BaseScheduler):
         model = ThroughputModel.build(topology, cluster, profile, engine=engine, replica_cap=cap,
                                       tasks_per_node=self.tasks_per_node)
         k = self.caps(topology)
-        bound, flows = lp_bound(model, k)
+        lp = lp_bound if model.e.size > self.lp_node_columns else lp_bound_per_node
+        bound, flows = lp(model, k)
         starts = []
         # the bound the plan is judged by: where only the machine caps a replica, the LP whose replicas may use at
         # most their machine (it carries fixed overheads; the flows of the one without seed the starts, as before)
-        proof = lp_bound(model, k, np.minimum(model.thread_points, model.cap))[0] \
+        proof = lp(model, k, np.minimum(model.thread_points, model.cap))[0] \
             if model.replica_cap == "machine" else bound
         rounded = round_flows(model, flows, bound, k)
         if rounded is not None:
@@ -284,45 +294,6 @@ def _spark_place(scheduler: MaxThroughput, topology: Topology, cluster: Cluster,
     return placement
 
 
-def lp_bound(model: ThroughputModel, k: np.ndarray,
-             replica_points: np.ndarray | None = None) -> tuple[float, np.ndarray]:
-    """The LP relaxation's optimal scale (an upper bound on every plan's) and its flows y (ops × nodes, tuples/s).
-    ``replica_points`` (nodes,): the most points one replica uses, by default the model's (100 for one thread,
-    inf where only the machine caps it: then no replica count, and no fixed overhead, enters). Any finite cap
-    that holds is valid — a replica never exceeds its machine, so under the machine cap c_iu ≥ y_iu·r_iu /
-    (cap_u − MET_iu) replicas pay MET_iu each: on the authors' data the bound drops from 13–41 % above the best
-    plan found to 7–25 %."""
-    n_ops, n_nodes = model.e.shape
-    lam = model.lam + model.lam_all
-    tp = model.thread_points if replica_points is None else replica_points
-    usable = model.allowed & (model.met < tp[None, :])
-    ii, uu = np.nonzero(usable)
-    n_y = len(ii)
-    if n_y == 0:
-        return 0.0, np.zeros((n_ops, n_nodes))
-    threads = model.rate_cost[ii, uu] / (tp[uu] - model.met[ii, uu])  # threads per tuple/s: replicas needed
-    weight = model.rate_cost[ii, uu] + model.met[ii, uu] * threads  # node points per tuple/s, MET included
-    # rows: λ_i·s − Σ_u y_iu ≤ 0 (ops); Σ_i w_iu·y_iu ≤ cap_u (nodes); Σ_u t_iu·y_iu ≤ k_i (ops: at most k_i
-    # replicas); Σ_i mem_i·t_iu·y_iu ≤ memory_u (nodes); Σ_i t_iu·y_iu ≤ k_j (nodes: at most k_j replicas)
-    y = np.arange(n_y)
-    base = 2 * n_ops + 2 * n_nodes
-    rows = np.concatenate([ii, n_ops + uu, n_ops + n_nodes + ii, 2 * n_ops + n_nodes + uu, base + uu, np.arange(n_ops)])
-    cols = np.concatenate([y, y, y, y, y, np.full(n_ops, n_y)])
-    vals = np.concatenate([-np.ones(n_y), weight, threads, model.memory[ii] * threads, threads, lam])
-    n_rows = base + n_nodes
-    b_ub = np.concatenate([np.zeros(n_ops), model.cap, k.astype(float), model.node_memory,
-                           np.where(np.isfinite(model.slots), model.slots, 1e30)])
-    cost = np.zeros(n_y + 1)
-    cost[-1] = 1.0
-    upper = np.r_[np.full(n_y, np.inf), S_CAP]
-    res = solve_lp(cost, rows, cols, vals, np.full(n_rows, -np.inf), b_ub, np.zeros(n_y + 1), upper, maximize=True)
-    if res.status != "optimal" or res.x is None:
-        return float("inf"), np.zeros((n_ops, n_nodes))
-    flows = np.zeros((n_ops, n_nodes))
-    flows[ii, uu] = res.x[:n_y]
-    return float(res.x[-1]), flows
-
-
 def round_flows(model: ThroughputModel, flows: np.ndarray, scale: float, k: np.ndarray,
                 per_node: float = 0.0) -> np.ndarray | None:
     """Integer counts from the LP's flows: the threads the flows need — or, with ``per_node`` > 0 (where only the
@@ -360,13 +331,16 @@ def typed_start(model: ThroughputModel, k: np.ndarray, bound: float) -> np.ndarr
     work = model.lam_one * np.where(model.allowed, model.rate_cost, np.inf).min(axis=1)
     counts = np.zeros((n_ops, n_nodes), dtype=np.int64)
     ceiling = bound * (1 + 1e-6) if np.isfinite(bound) else S_CAP
+    classes = model_classes(model)
+    only = groups[None, :] == np.arange(n_groups)[:, None]  # (G, nodes)
     for i in np.argsort(-np.where(np.isfinite(work), work, 0.0), kind="stable"):
-        only = groups[None, :] == np.arange(n_groups)[:, None]  # (G, nodes)
         pop = np.repeat(counts[None], n_groups, axis=0)
-        tried = best_responses(model, pop, np.arange(n_groups), np.full(n_groups, int(i)), k, ceiling, only=only)
+        tried = best_responses(model, pop, np.arange(n_groups), np.full(n_groups, int(i)), k, ceiling, only=only,
+                               classes=classes)
         placed = tried[:, i].sum(axis=1) > 0
         if not placed.any():
-            tried = best_responses(model, counts[None], np.array([0]), np.array([int(i)]), k, ceiling)
+            tried = best_responses(model, counts[None], np.array([0]), np.array([int(i)]), k, ceiling,
+                                   classes=classes)
             placed = tried[:, i].sum(axis=1) > 0
             if not placed.any():
                 return None

@@ -21,6 +21,7 @@ from streamplace.schedulers.capacity import (
     S_CAP,
 )
 from streamplace.schedulers.spark_optimal import stage_costs
+from streamplace.schedulers.throughput_lp import model_classes, node_classes
 
 TIE = 1e-9  # relative: two scales this close are equal
 
@@ -160,8 +161,7 @@ def vacate_moves(model: ThroughputModel, pop: np.ndarray, k: np.ndarray, hot: np
 def node_groups(model: ThroughputModel) -> np.ndarray:
     """Per node, the id of its group of identical nodes (same costs, overheads, allowed operators, capacity and
     memory for every operator): machines of one type."""
-    columns = np.column_stack([model.e.T, model.met.T, model.allowed.T, model.cap, model.node_memory])
-    return np.unique(columns, axis=0, return_inverse=True)[1].ravel()
+    return node_classes([model.e, model.met, model.allowed], [model.cap, model.node_memory])
 
 
 def group_moves(model: ThroughputModel, pop: np.ndarray, k: np.ndarray,
@@ -207,7 +207,8 @@ def group_moves(model: ThroughputModel, pop: np.ndarray, k: np.ndarray,
 
 
 def best_responses(model: ThroughputModel, pop: np.ndarray, chain: np.ndarray, op: np.ndarray, k: np.ndarray,
-                   ceiling: float, prefer_free: bool = False, only: np.ndarray | None = None) -> np.ndarray:
+                   ceiling: float, prefer_free: bool = False, only: np.ndarray | None = None,
+                   classes: np.ndarray | None = None) -> np.ndarray:
     """Operator ``op[c]`` of count matrix ``pop[chain[c]]`` re-planned from scratch with the others held: for
     every total n in 1..k_i, the highest scale at which n replicas fit beside the other operators, and the n
     with the highest scale (the fewest replicas among equals), its replicas spread over the nodes with the most
@@ -218,50 +219,75 @@ def best_responses(model: ThroughputModel, pop: np.ndarray, chain: np.ndarray, o
     s_u(c) = (cap_u − b_u − c·met_iu) / (a_u + c·ρ_iu(n)) (its budget less the others' fixed points b_u,
     against the others' points per unit scale a_u and c replicas' ρ each), and one of them up to the
     one-thread scale (100 − met_iu)/ρ_iu(n). Node u holds m_u(s) = #{c : s_u(c) ≥ s} replicas at scale s,
-    so the highest scale with Σ_u m_u(s) ≥ n is the n-th largest s_u(c) over all nodes and c ≤ n. Returns
-    (C, ops, nodes); O(C·k²·nodes·log) in one vectorized batch."""
+    so the highest scale with Σ_u m_u(s) ≥ n is the n-th largest s_u(c) over all nodes and c ≤ n.
+
+    Nodes the others leave empty are alike within a class of identical nodes (``classes``: model_classes; the
+    same s_u(c) for every c), so they are scored once per class, their count weighing the n-th largest; of
+    each such group only its first k + 1 nodes by index can take a replica in the water filling (at most k are
+    placed, and ties go to the lowest index), so only those are carried. The same plans as scoring every node.
+    Returns (C, ops, nodes); O(C·(ops·nodes + k²·(used + classes·k)·log)) in one vectorized batch, where
+    scoring every node was O(C·k²·nodes·log)."""
     n_c = len(chain)
     out = pop[chain].copy()
     if n_c == 0:
         return out
     rows = np.arange(n_c)
     out[rows, op] = 0
+    n_nodes = out.shape[2]
     per = model.per_replica(out.sum(axis=2))  # (C, ops): the others' rates per replica (row op has none now)
-    a = (out * per[:, :, None] * model.rate_cost[None]).sum(axis=1)  # (C, nodes): others' points per unit scale
-    b = (out * model.met[None]).sum(axis=1)  # (C, nodes): the others' fixed points
-    thread = per[:, :, None] * model.rate_cost[None]
+    # the others' points per unit scale a, fixed points b, memory and replicas per node, from the cells they hold,
+    # summed in operator order as over the whole table
+    cc, ii, uu = np.nonzero(out)
+    held = out[cc, ii, uu]
+    a, b, used, tasks = (np.zeros((n_c, n_nodes)) for _ in range(4))
+    thread = per[cc, ii] * model.rate_cost[ii, uu]
+    np.add.at(a, (cc, uu), held * per[cc, ii] * model.rate_cost[ii, uu])
+    np.add.at(b, (cc, uu), held * model.met[ii, uu])
+    np.add.at(used, (cc, uu), held * model.memory[ii])
+    np.add.at(tasks, (cc, uu), held)
+    cell_min = np.full(n_c, np.inf)
     with np.errstate(divide="ignore", invalid="ignore"):
-        cell = np.where((out > 0) & (thread > 0), (model.thread_points[None, :] - model.met)[None] / thread, np.inf)
+        np.minimum.at(cell_min, cc, np.where(thread > 0, (model.thread_points[uu] - model.met[ii, uu]) / thread,
+                                             np.inf))
         own = np.where(a > 0, (model.cap[None] - b) / a, np.where(b > model.cap[None] + 1e-9, -1.0, np.inf))
-    hi = np.minimum(np.minimum(cell.reshape(n_c, -1).min(axis=1), own.min(axis=1)), ceiling)  # (C,)
-    mem_left = model.node_memory[None] - (out * model.memory[None, :, None]).sum(axis=1)  # (C, nodes)
+    hi = np.minimum(np.minimum(cell_min, own.min(axis=1)), ceiling)  # (C,)
+    mem_left = model.node_memory[None] - used  # (C, nodes)
     mem_i = model.memory[op][:, None]
     by_memory = np.where(mem_i > 0, np.floor((mem_left + 1e-9) / np.where(mem_i > 0, mem_i, 1.0)), np.inf)
-    by_memory = np.minimum(by_memory, model.slots[None] - out.sum(axis=1))  # and the node's replica cap k_j
+    by_memory = np.minimum(by_memory, model.slots[None] - tasks)  # and the node's replica cap k_j
     ki = k[op]
     n_max = int(ki.max())
+    if classes is None:
+        classes = model_classes(model)
+    node, weight = _alike_nodes(tasks == 0, classes, only, n_max)  # (C, K): the nodes scored, their weights
+    r = rows[:, None]
     n = np.arange(1, n_max + 1, dtype=float)
     rho = (model.lam[op][:, None, None] / n[None, :, None] + model.lam_all[op][:, None, None]) * \
-        model.rate_cost[op][:, None, :]  # (C, n, nodes): points per replica per unit scale
-    met = model.met[op][:, None, :, None]  # (C, 1, nodes, 1)
+        model.rate_cost[op[:, None], node][:, None, :]  # (C, n, K): points per replica per unit scale
+    met = model.met[op[:, None], node][:, None, :, None]  # (C, 1, K, 1)
     c = n[None, None, None, :]  # (1, 1, 1, c)
     with np.errstate(divide="ignore", invalid="ignore"):
-        denominator = a[:, None, :, None] + c * rho[..., None]
-        budget = model.cap[None, None, :, None] - b[:, None, :, None] - c * met
+        denominator = a[r, node][:, None, :, None] + c * rho[..., None]
+        budget = model.cap[node][:, None, :, None] - b[r, node][:, None, :, None] - c * met
         s_uc = np.where(denominator > 0, budget / denominator, np.where(budget >= -1e-9, np.inf, -1.0))
-        tp = model.thread_points
+        tp = model.thread_points[node][:, None, :]
         single = np.where(rho > 0, (tp - met[..., 0]) / rho, np.where(met[..., 0] <= tp, np.inf, -1.0))
-    s_uc = np.minimum(s_uc, single[..., None])  # (C, n, nodes, c)
-    usable = model.allowed[op][:, None, :, None] & (c <= by_memory[:, None, :, None]) & \
-        (c <= n[None, :, None, None])
+    s_uc = np.minimum(s_uc, single[..., None])  # (C, n, K, c)
+    usable = model.allowed[op[:, None], node][:, None, :, None] & (c <= by_memory[r, node][:, None, :, None]) & \
+        (c <= n[None, :, None, None]) & (weight > 0)[:, None, :, None]
     if only is not None:  # (C, nodes): the nodes this candidate may use (one machine type: every replica as fast)
-        usable = usable & only[:, None, :, None]
+        usable = usable & only[r, node][:, None, :, None]
     s_uc = np.where(usable, s_uc, -1.0)
+    weights = np.broadcast_to(weight[:, None, :, None], s_uc.shape).reshape(n_c, n_max, -1)
 
     def pick(s: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(scale, n − 1, replicas each node holds at that scale) of the best total, per candidate."""
-        flat = -np.sort(-s.reshape(n_c, n_max, -1), axis=2)  # (C, n, nodes·c), largest first
-        best_at = np.minimum(flat[:, np.arange(n_max), np.arange(n_max)], hi[:, None])  # the n-th largest, per n
+        flat = s.reshape(n_c, n_max, -1)
+        order = np.argsort(-flat, axis=2, kind="stable")  # largest first
+        ranked = np.take_along_axis(flat, order, axis=2)
+        count = np.cumsum(np.take_along_axis(weights, order, axis=2), axis=2)  # nodes' worth of entries so far
+        nth = (count > np.arange(n_max)[None, :, None]).argmax(axis=2)  # where the n-th largest is, per n
+        best_at = np.minimum(np.take_along_axis(ranked, nth[..., None], axis=2)[..., 0], hi[:, None])
         best_at = np.where(n[None, :] <= ki[:, None], best_at, -1.0)
         best_n = best_at.argmax(axis=1)  # the first (fewest replicas) of the highest scales
         top = best_at[rows, best_n]
@@ -272,11 +298,12 @@ def best_responses(model: ThroughputModel, pop: np.ndarray, chain: np.ndarray, o
         # on nodes no other operator uses, where that sustains as much: where the others bind the scale (``hi``)
         # the operator's own best is a tie, and the spread that keeps off their nodes relieves them (nasiri-large:
         # Linear's low bolt onto the idle Pentiums; 12.8 % below the optimum without it)
-        free = ((a <= 0) & (b <= 0))[:, None, :, None]
+        free = ((a <= 0) & (b <= 0))[r, node][:, None, :, None]
         f_scale, f_n, f_room = pick(np.where(free, s_uc, -1.0))
         use = f_scale >= scale * (1 - TIE)
         scale, best_n = np.where(use, f_scale, scale), np.where(use, f_n, best_n)
         room = np.where(use[:, None], f_room, room)
+    room = np.where(weight > 0, room, -(2 ** 40))  # padding takes nothing
     placed = np.zeros_like(room)
     want = np.where(scale > 0, best_n + 1, 0)
     for step in range(n_max):  # water filling: each replica to the node with the most room left (lowest index on ties)
@@ -285,8 +312,44 @@ def best_responses(model: ThroughputModel, pop: np.ndarray, chain: np.ndarray, o
             break
         u = np.argmax(room - placed, axis=1)
         placed[rows[active], u[active]] += 1
-    out[rows, op] = np.where((scale > 0)[:, None], placed, pop[chain, op])  # nothing fits: left where it was
+    spread = np.zeros((n_c, n_nodes), dtype=out.dtype)
+    spread[np.broadcast_to(r, node.shape)[placed > 0], node[placed > 0]] = placed[placed > 0]
+    out[rows, op] = np.where((scale > 0)[:, None], spread, pop[chain, op])  # nothing fits: left where it was
     return out
+
+
+def _alike_nodes(empty: np.ndarray, classes: np.ndarray, only: np.ndarray | None,
+                 k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The nodes ``best_responses`` scores per candidate (C, K), ascending, and the nodes each stands for: every
+    node the others use, and of the empty nodes of each class (and side of ``only``) its first k + 1, the first
+    standing for the ones left out. Padding (weight 0) repeats node 0."""
+    n_c, n_nodes = empty.shape
+    key = np.broadcast_to(classes, empty.shape).astype(np.int64)
+    if only is not None:
+        key = key * 2 + only
+    cand, nodes = np.nonzero(empty)
+    group = (cand * (int(key.max()) + 1) + key[cand, nodes]) * n_nodes + nodes
+    order = np.argsort(group, kind="stable")
+    cand, nodes, gid = cand[order], nodes[order], group[order] // n_nodes
+    start = np.r_[True, gid[1:] != gid[:-1]]
+    first = np.flatnonzero(start)
+    size = np.diff(np.r_[first, len(gid)])
+    rank = np.arange(len(gid)) - np.repeat(first, size)
+    keep = rank <= k
+    w = np.where(start, np.repeat(size - np.minimum(size, k + 1) + 1, size), 1)[keep]
+    oc, on = np.nonzero(~empty)
+    cand = np.r_[cand[keep], oc]
+    nodes = np.r_[nodes[keep], on]
+    w = np.r_[w, np.ones(len(oc), dtype=np.int64)]
+    order = np.lexsort((nodes, cand))
+    cand, nodes, w = cand[order], nodes[order], w[order]
+    per = np.bincount(cand, minlength=n_c)
+    width = int(per.max()) if len(per) else 0
+    slot = np.arange(len(cand)) - np.repeat(np.r_[0, np.cumsum(per)[:-1]], per)
+    node = np.zeros((n_c, width), dtype=np.intp)
+    weight = np.zeros((n_c, width), dtype=np.int64)
+    node[cand, slot], weight[cand, slot] = nodes, w
+    return node, weight
 
 
 def respond(model: ThroughputModel, pop: np.ndarray, k: np.ndarray, stuck: np.ndarray, scale: np.ndarray,
@@ -304,14 +367,17 @@ def respond(model: ThroughputModel, pop: np.ndarray, k: np.ndarray, stuck: np.nd
     # of different speeds idles the fast ones: nasiri-large's optimum gives each operator a type of its own
     # (where only the machine caps a replica; under the one-thread cap they found nothing the plain one missed
     # on the benchmark's 36 instances and cost up to 80 ms)
-    batch = best_responses(model, pop, chain, op, k, ceiling)
+    classes = model_classes(model)
+    batch = best_responses(model, pop, chain, op, k, ceiling, classes=classes)
     if model.replica_cap == "machine":
         groups = node_groups(model)
         n_groups = int(groups.max()) + 1
         per_group = np.repeat(np.arange(len(chain)), n_groups)
         only = groups[None, :] == np.tile(np.arange(n_groups), len(chain))[:, None]
-        batch = np.concatenate([batch, best_responses(model, pop, chain, op, k, ceiling, prefer_free=True),
-                                best_responses(model, pop, chain[per_group], op[per_group], k, ceiling, only=only)])
+        batch = np.concatenate([batch, best_responses(model, pop, chain, op, k, ceiling, prefer_free=True,
+                                                      classes=classes),
+                                best_responses(model, pop, chain[per_group], op[per_group], k, ceiling, only=only,
+                                               classes=classes)])
         chain = np.concatenate([chain, chain, chain[per_group]])
     s2, a2, n2, c2 = leximin_key(model, batch)
     order = np.lexsort((a2, -s2, chain))
