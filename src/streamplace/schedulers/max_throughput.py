@@ -76,8 +76,9 @@ hetero's starts O(ops·nodes) to set up and O(nodes + ops + cells) per iteration
 scores the nodes the others use and k + 1 empty nodes per class, not every node; a round scores, per chain, O(h·m)
 additions and moves, O(h·o·m) swaps (h replicas on a bottleneck, o
 operators, m nodes) and O(o·g) type moves (g machine types), each an o·m
-matrix, in one vectorized batch; a best response costs O(k²·m·log(k·m)) per
-bottleneck operator (k its replica cap). The exact neighbourhood's MILP has
+matrix, in one vectorized batch; a best response costs O(o·m + k²·m'·log(k·m')) per
+bottleneck operator (k its replica cap, m' the nodes it scores: those used and k + 1 per class).
+The exact neighbourhood's MILP has
 O(o·r·m) integer columns (r = 2·exact_radius + 1) and at most exact_nodes
 nodes.
 """
