@@ -19,11 +19,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from streamplace import __version__
+from streamplace.cli._typer import QuickGroup
 from streamplace.errors import ModelError, Problem, SpecError, StreamplaceError, named
 from streamplace.model.cluster import Cluster
 from streamplace.model.plan import json_text
@@ -35,13 +33,15 @@ from streamplace.workflows.instance import load_instance as workflow_instance
 from streamplace.workflows.session import open_session, spark_log
 
 if TYPE_CHECKING:
-    pass
+    from rich.console import Console
+    from rich.progress import Progress
 
 app = typer.Typer(
     name="streamplace",
     help="Replica counts and placement for stream-processing topologies on heterogeneous clusters.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    cls=QuickGroup,
 )
 
 
@@ -70,10 +70,10 @@ def _root(
         os.environ["STREAMPLACE_SPARK_LOG"] = "console"
 
 
-bench_app = typer.Typer(help="Built-in benchmark topologies and clusters.", no_args_is_help=True)
+bench_app = typer.Typer(help="Built-in benchmark topologies and clusters.", no_args_is_help=True, cls=QuickGroup)
 app.add_typer(bench_app, name="bench")
 cluster_app = typer.Typer(help="A Spark standalone cluster emulating a cluster spec on this machine.",
-                          no_args_is_help=True)
+                          no_args_is_help=True, cls=QuickGroup)
 app.add_typer(cluster_app, name="cluster")
 StateOpt = Annotated[Path | None, typer.Option("--state-dir", help="where the cluster's pid files, secret and logs "
                                                "live (default: ~/.streamplace/clusters/NAME)")]
@@ -83,12 +83,33 @@ WIDTH = 100
 
 
 def _console(stderr: bool = False) -> Console:
+    from rich.console import Console  # the command-line start: rich only where something is printed through it
+
     probe = Console(stderr=stderr)
     return Console(stderr=stderr, width=min(probe.width, WIDTH) if probe.is_terminal else WIDTH)
 
 
-out = _console()
-err = _console(stderr=True)
+class _Console:
+    """Standard output's (or error's) rich Console, made on first use: a command that prints no table or styled
+    line (``plan --json``) does not import rich (issue 56: the command line's start). Every attribute is the
+    Console's; ``rich`` is the Console itself (what rich's own classes take)."""
+
+    def __init__(self, stderr: bool) -> None:
+        self._stderr = stderr
+        self._made: Console | None = None
+
+    @property
+    def rich(self) -> Console:
+        if self._made is None:
+            self._made = _console(self._stderr)
+        return self._made
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.rich, name)
+
+
+out = _Console(stderr=False)
+err = _Console(stderr=True)
 #: set by -q: only results and errors are printed (no warnings, notes on files written, progress bars)
 _quiet = False
 
@@ -161,8 +182,17 @@ CalibrationOpt = Annotated[Path | None, typer.Option("--calibration", help="Spar
 
 def progress_bar(description: str, counter: str, disable: bool) -> Progress:
     """The progress bar of long commands, on stderr: description, bar, counter, elapsed time."""
-    return Progress(TextColumn(description), BarColumn(), TextColumn(counter), TimeElapsedColumn(), console=err,
-                    transient=True, disable=disable or _quiet)
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn  # the command-line start
+
+    return Progress(TextColumn(description), BarColumn(), TextColumn(counter), TimeElapsedColumn(),
+                    console=err.rich, transient=True, disable=disable or _quiet)
+
+
+def escape(text: str) -> str:
+    """``text`` with rich's markup escaped (rich.markup.escape, imported when an error is printed)."""
+    from rich.markup import escape as rich_escape  # the command-line start
+
+    return rich_escape(text)
 
 
 #: the library names a parameter by its field (``params.dt``, ``pattern``); the command line by its option

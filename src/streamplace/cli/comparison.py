@@ -5,10 +5,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rich import box
-from rich.console import Console
-from rich.table import Table
-
 from streamplace.cli._common import out, progress_bar, warn
 from streamplace.model.cluster import Cluster
 from streamplace.model.profile import Profile
@@ -35,6 +31,10 @@ def run_comparison(t: Topology, c: Cluster, p: Profile | None, only: list[str] |
 def print_comparison(rows: list[ComparisonRow], title: str, wide: bool = False) -> None:
     """The comparison table (100 columns wide; ``wide`` adds mean utilization, cost and planning time), the
     operating point of its figures, then each scheduler's notes."""
+    from rich import box  # the command-line start: rich where a table is printed
+    from rich.console import Console
+    from rich.table import Table
+
     columns = COLUMNS + (WIDE_COLUMNS if wide else [])
     best = best_values(rows, [k for k, _ in columns])
     table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)

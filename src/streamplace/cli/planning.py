@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.table import Table
 
 from streamplace.cli._common import (
     CalibrationOpt,
@@ -31,13 +30,11 @@ from streamplace.cli._common import (
     parse_params,
     warn,
 )
-from streamplace.cli.comparison import print_comparison, run_comparison
 from streamplace.errors import ModelError, Problem
 from streamplace.files import replace_whole, write_whole
 from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan, jsonable
 from streamplace.model.topology import Topology
-from streamplace.report.compare import fmt
 from streamplace.workflows import planning
 from streamplace.workflows.instance import (
     DEFAULT_ENGINE,
@@ -48,7 +45,16 @@ from streamplace.workflows.instance import (
 )
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from streamplace.perf.evaluate import Evaluation
+
+
+def _table(*args: Any, **kwargs: Any) -> Table:
+    """A rich Table (rich is imported where a table is printed: ``plan --json`` prints none)."""
+    from rich.table import Table  # the command-line start
+
+    return Table(*args, **kwargs)
 
 
 def print_plan(plan: Plan) -> None:
@@ -65,7 +71,7 @@ def print_plan(plan: Plan) -> None:
         rates = ", ".join(f"{k} {v:,.6g} t/s" for k, v in plan.source_rates.items())
         out.print(f"  source rates: {rates}" + ("  (the highest the plan sustains)" if planning.chooses_parallelism(
             plan.scheduler) else ""), highlight=False)
-    table = Table(title="replicas" if plan.status != "infeasible" else "replicas (breaking the constraints above)",
+    table = _table(title="replicas" if plan.status != "infeasible" else "replicas (breaking the constraints above)",
                   show_lines=False)
     table.add_column("operator")
     table.add_column("replicas", justify="right")
@@ -79,8 +85,10 @@ def print_plan(plan: Plan) -> None:
 
 
 def print_prediction(pred: Any, scheduler: str) -> None:
+    from streamplace.report.compare import fmt  # lazy: command-line start (a table's rendering)
+
     engine = engine_of(pred)
-    table = Table(title=f"predicted ({engine} engine)", show_header=False)
+    table = _table(title=f"predicted ({engine} engine)", show_header=False)
     table.add_column("metric")
     table.add_column("value", justify="right")
     for key in ("sustainable_scale", "bottleneck", "throughput", "offered_throughput", "delivered_throughput",
@@ -229,6 +237,9 @@ def compare_cmd(
     if html is not None and not html.parent.is_dir():
         raise ModelError([Problem("--html", f"directory {html.parent} does not exist", "create it first")],
                          str(html))
+    # lazy: command-line start (rich, the comparison's table and report)
+    from streamplace.cli.comparison import print_comparison, run_comparison
+
     t, c, p = load_instance(topo, cluster, profile)
     eng, params = engine_and_rest(engine, parse_params(param), calibration, cluster=c)
     chosen = list_option(scheduler, "--scheduler") if scheduler else None
@@ -263,7 +274,7 @@ def schedulers_cmd(as_json: JsonOpt = False) -> None:
     if as_json:
         emit_json([dataclasses.asdict(s) for s in found])
         return
-    table = Table(title="schedulers")
+    table = _table(title="schedulers")
     table.add_column("name")
     table.add_column("what it does")
     table.add_column("parameters (default)")
@@ -283,7 +294,7 @@ def bench_list(as_json: JsonOpt = False) -> None:
     if as_json:
         emit_json([{"kind": k, "name": n, "description": d} for k, n, d in rows])
         return
-    table = Table(title="built-in benchmarks")
+    table = _table(title="built-in benchmarks")
     table.add_column("kind")
     table.add_column("name")
     table.add_column("description")
