@@ -93,10 +93,12 @@ class SparkConstants:
     source_us: float = 0.51  # per tuple the rate source generates
     sink_us: float = 0.51  # per tuple an output writes
     jvm_cores: float = 0.005  # cores Spark's own threads (JIT, driver, Arrow I/O) take from tasks that fill a node
-    # per routed input of a placed (standalone) plan: the driver's projection, exchange planning and plan cut
-    # (LocatedRDD) before a batch's first stage (calibration.driver_probe on local[2], JIT warm: 0.017–0.023 s in
-    # the three runs above, linear over 2–16 inputs)
-    exchange_s: float = 0.023
+    # per routed input of a placed (standalone) plan: the driver's instantiation of each chain's exchange and stage,
+    # planned once (spark/runtime/jvm/ChainTemplate.java), and the plan cut (LocatedRDD) before a batch's first
+    # stage. calibration.driver_probe on local[2], the median of three runs (benchmarks/placed_build.py --local
+    # --repeats 3, 2026-11-28, load 4.0–4.4: 9.2–13.4 ms). It was 0.023 s (0.017–0.023 s in the three calibrate
+    # runs above) while every batch re-analysed and re-planned each chain's projections, union and exchange
+    exchange_s: float = 0.011
     # per input²: `calibrate` fits it beside exchange_s (each chain's plan is cut at its stage, so the build is
     # linear in the inputs); the built-in pair is a linear fit
     exchange_sq_s: float = 0.0
