@@ -54,6 +54,7 @@ RANGES: dict[str, Range] = {
     "exact_nodes": _int(1, 1_000_000_000),
     "exact_radius": _int(0, 1_000_000),
     "uniform_plans": _int(0, 10_000),
+    "lp_node_columns": _int(0, 10**12),  # 0: the LP by class of node always
     # ds2
     "target_scale": Range(0.0, 1e6, lo_open=True),
     "target_utilization": Range(0.0, 1.0, lo_open=True),
