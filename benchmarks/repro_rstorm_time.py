@@ -20,6 +20,8 @@ instead of max-min fairly (TCP-like, the model's default).
 NIC and the racks' link shared by both. A topology *starves* when its goodput is below 1 % of what the
 steady-state model gives it (perf/together.py's max-min fair share); it is *near a halt* (the paper's words
 for Processing under the default) when its throughput is below 5 % of what it has under R-Storm.
+Verdicts: benchmarks/verdicts.py's rule, as every reproduction script's (a gain is reproduced when 1 + gain is
+within 10 % of the paper's, direction only when it has the paper's sign).
 
     .venv/bin/python benchmarks/repro_rstorm_time.py [--duration S] [--markdown FILE] [--series DIR] [--smoke]
 """
@@ -32,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import verdicts as V
 from markdown_out import write_markdown
 
 from streamplace.bench import resolve_cluster, resolve_topology
@@ -78,13 +81,6 @@ def gain(a: float, b: float) -> float:
     return a / b - 1 if b > 0 else float("inf")
 
 
-def verdict(ours: float, paper: float) -> str:
-    """A gain against the paper's: within 10 points, the same sign, or not."""
-    if abs(ours - paper) <= 0.10:
-        return "reproduced (±10 points)"
-    return "direction only" if (ours > 0) == (paper > 0) else "not reproduced"
-
-
 def shares(topologies: Sequence[Topology], plans: Sequence[Plan], cluster: Cluster) -> tuple[float, ...]:
     """Each topology's sink throughput in the steady-state model when they share the cluster (max-min fair)."""
     return evaluate_together(topologies, plans, cluster, engine=STEADY).throughputs
@@ -123,7 +119,7 @@ def gain_tables(names: dict[str, float], title: str, cluster: Cluster, settings:
             print(f"  {name:14s} {label:9s} default {d.throughput:9,.0f} ({d.goodput:9,.0f})  R-Storm "
                   f"{r.throughput:9,.0f} ({r.goodput:9,.0f})  gain {g:+6.0%}  steady {gs:+6.0%}  (paper {paper:+.0%})")
             md.append(f"| {name} | {label} | {d.throughput:,.0f} ({d.goodput:,.0f}) | {r.throughput:,.0f} "
-                      f"({r.goodput:,.0f}) | {g:+.0%} | {gs:+.0%} | {paper:+.0%} | {verdict(g, paper)} |")
+                      f"({r.goodput:,.0f}) | {g:+.0%} | {gs:+.0%} | {paper:+.0%} | {V.gain(g, paper)} |")
     md.append("")
 
 
@@ -186,7 +182,7 @@ def multi_table(duration: float, settings: dict[str, StormTimeSettings], md: lis
             print(f"  {variant} {label:9s} PageLoad {cells[0]} ({g:+.0%})  Processing {cells[1]}  | steady {steady}")
             print(f"      starving (default / R-Storm): {starve}; Processing near a halt under the default: {halt}")
             md.append(f"| {variant} | {label} | {cells[0]} ({g:+.0%}) | {cells[1]} | {steady} | {starve} | {halt} "
-                      f"| {verdict(g, gain(pr, pd_))} |")
+                      f"| {V.gain(g, gain(pr, pd_))} |")
             if series is not None:
                 for sched, res in (("default", p.default), ("rstorm", p.rstorm)):
                     write_series(res.series(), series / f"rstorm65-{variant}-{label.replace(' ', '_')}-{sched}.csv")
@@ -209,7 +205,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     rstorm12 = resolve_cluster("rstorm-12")
     md: list[str] = [f"{duration:.0f} s of Storm per run; means over the second half. Throughput: tuples the sinks "
                      "process per second, timed-out ones included (the paper's measure); goodput: those of tuples "
-                     "completed within the 30 s time-out.", ""]
+                     "completed within the 30 s time-out. Verdicts: benchmarks/verdicts.py's rule (1 + gain within "
+                     "10 % of the paper's: reproduced; the paper's sign: direction only).", ""]
     if args.smoke:
         first = {"defaults": SETTINGS["defaults"]}
         gain_tables({"linear-net": NET_PAPER["linear-net"]}, "§6.3.1 network-bound, rstorm-12", rstorm12, first,

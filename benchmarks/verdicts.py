@@ -5,12 +5,11 @@
   1 for a factor), but further off;
 * ``not reproduced``: on the other side, or level where the paper has a difference.
 
-The reproduction scripts judge by these functions, but for repro_rstorm_time.py (a gain within ±10 points), which
-keeps its variant until its block (about 10 minutes of CPU) is regenerated on this rule. Where the paper gives a
-range (Nasiri et al.'s "7 to 44 %"), ours is within 10 % of it when it is within 10 % of some value in it; where it
-gives no size that can be set against ours (its values lost, or a different measure: the minimum latency where ours
-is the worst path), only the rule's second half applies (``side``); a figure that summarizes several of ours (one
-per topology) takes the worst of their verdicts (``worst``).
+Every reproduction script judges by these functions, so one rule holds everywhere. Where the paper gives a
+range (Nasiri et al.'s "7 to 44 %"), ours is within 10 % of it when it is within 10 % of some value in it;
+where it gives no size that can be set against ours (its values lost, or a different measure: the minimum
+latency where ours is the worst path), only the rule's second half applies (``side``); a figure that
+summarizes several of ours (one per topology) takes the worst of their verdicts (``worst``).
 """
 
 from __future__ import annotations
