@@ -92,6 +92,7 @@ from markdown_out import write_markdown
 from streamplace import api
 from streamplace.bench import resolve_cluster, resolve_topology
 from streamplace.model.cluster import Cluster, scaled_cluster
+from streamplace.model.layout import worker_layout
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Topology
 from streamplace.perf import evaluate
@@ -101,7 +102,6 @@ from streamplace.spark.cluster import standalone
 from streamplace.spark.cluster.connect import app_conf
 from streamplace.spark.cluster.cpu_quota import V1_ROOT
 from streamplace.spark.cluster.state import ClusterState, lift_cpu_quotas, state_root
-from streamplace.spark.runtime.layout import worker_layout
 from streamplace.spark.runtime.pipeline import PipelineConfig
 from streamplace.spark.runtime.run import RunResult, run_pipeline, window_span
 from streamplace.spark.runtime.session import local_session

@@ -119,8 +119,8 @@ def main() -> None:
     args = parser.parse_args()
 
     from streamplace.bench import resolve_cluster
+    from streamplace.model.layout import worker_layout
     from streamplace.spark.cluster import standalone
-    from streamplace.spark.runtime.layout import worker_layout
 
     with tempfile.TemporaryDirectory(prefix="sp-start-") as tmp:
         plan = Path(tmp) / "plan.json"

@@ -44,6 +44,7 @@ from typing import Any
 from streamplace import api
 from streamplace.bench import resolve_cluster, resolve_topology
 from streamplace.model.cluster import Cluster, scaled_cluster
+from streamplace.model.layout import spark_spread, worker_layout
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Topology
 from streamplace.perf import evaluate
@@ -52,7 +53,6 @@ from streamplace.schedulers import create
 from streamplace.spark.cluster import standalone
 from streamplace.spark.cluster.connect import app_conf
 from streamplace.spark.cluster.state import lift_cpu_quotas
-from streamplace.spark.runtime.layout import spark_spread, worker_layout
 from streamplace.spark.runtime.pipeline import PipelineConfig
 from streamplace.spark.runtime.run import run_pipeline
 from streamplace.spark.runtime.session import local_session

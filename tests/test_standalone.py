@@ -23,9 +23,9 @@ import pytest
 
 from streamplace.errors import ModelError, SpecError
 from streamplace.model.cluster import Cluster, Node
+from streamplace.model.layout import branches, check_enactable, resource_name, worker_layout
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Operator, Stream, Topology
-from streamplace.spark.runtime.layout import branches, check_enactable, resource_name, worker_layout
 from tests.scripts import load_script
 
 TWO = textwrap.dedent("""\
@@ -260,7 +260,7 @@ def test_emulated_links_make_a_placed_task_wait_for_its_remote_input() -> None:
     import dataclasses
 
     from streamplace.model.cluster import Links
-    from streamplace.spark.runtime.layout import link_latencies
+    from streamplace.model.layout import link_latencies
     from streamplace.spark.runtime.pipeline import PipelineConfig, _run_chain
     from streamplace.spark.runtime.placed import PlacedPipeline
 
@@ -316,7 +316,7 @@ def test_spark_spread_deals_each_operators_tasks_one_per_worker_in_turn() -> Non
     """Spark's own scheduler, as predicted: each operator's n tasks dealt one per worker in the cluster's order,
     skipping full workers; operators of equal counts on the same nodes (the runtime fuses them); more replicas
     than the slots is refused."""
-    from streamplace.spark.runtime.layout import WorkerLayout, spark_spread
+    from streamplace.model.layout import WorkerLayout, spark_spread
 
     workers = [WorkerLayout("a", "sp_a", 2, 1.0), WorkerLayout("b", "sp_b", 1, 1.0), WorkerLayout("c", "sp_c", 2, 1.0)]
     plan = _plan({"src": {"a": 1}, "mid": {"a": 2, "b": 1, "c": 1}, "sink": {"c": 1}})
@@ -345,7 +345,7 @@ def test_a_placed_task_emulates_and_reports_the_node_it_runs_on(monkeypatch) -> 
     replica's planned node; its statistics go under the node that really ran it."""
     import pyarrow as pa
 
-    from streamplace.spark.runtime.layout import NODE_ENV
+    from streamplace.model.layout import NODE_ENV
     from streamplace.spark.runtime.library import logic_of
     from streamplace.spark.runtime.operators import OperatorTask
     from streamplace.spark.runtime.pipeline import PlacedOperator

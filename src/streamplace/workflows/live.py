@@ -171,7 +171,7 @@ def prepare_live(t: Topology, c: Cluster, policy: str, plan: Any, scheduler: str
     ``settings.out_dir``'s). ``on_warning``: what is said of a plan file (workflows.run.plan_to_run)."""
     # lazy: command-line start (the live policies: highspy, networkx)
     from streamplace.elastic.live_policies import fits_slots, make_policy, place_counts
-    from streamplace.spark.runtime.layout import worker_layout
+    from streamplace.model.layout import worker_layout
 
     workers = state.layout() if state is not None else None
     slots = {w.node: w.replica_slots for w in (workers or worker_layout(c))}

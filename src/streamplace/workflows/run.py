@@ -87,8 +87,8 @@ def enact_run(t: Topology, c: Cluster, pl: Plan, plan_label: str, settings: RunS
     workers = None
     if state is not None:
         # lazy: command-line start
+        from streamplace.model.layout import check_enactable
         from streamplace.spark.cluster.state import require_registered
-        from streamplace.spark.runtime.layout import check_enactable
 
         workers = state.layout()
         check_enactable(t, pl, workers, plan_label)

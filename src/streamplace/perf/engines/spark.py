@@ -242,7 +242,7 @@ def _slots(cluster: Cluster) -> tuple[np.ndarray, np.ndarray]:
 
 def tasks_at_once(cluster: Cluster) -> np.ndarray:
     """Per node: the tasks its executor runs at once — its worker's replica slots, max(slots, ⌈cores⌉), as the
-    runtime gives them (spark/runtime/layout.py, worker_layout). Tasks beyond that wait for a wave of their own. A
+    runtime gives them (model/layout.py, worker_layout). Tasks beyond that wait for a wave of their own. A
     node of fewer cores than slots (an emulated node's CPU quota, a fractional spec) runs them side by side
     on the cores it has."""
     k, _ = _slots(cluster)

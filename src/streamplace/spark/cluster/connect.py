@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from streamplace.model.layout import EXECUTOR_MEMORY_MB
 from streamplace.spark.cluster.jvm_options import driver_options, executor_options
 from streamplace.spark.cluster.state import EXECUTOR_JVM_OPTIONS, ClusterState, local_address
-from streamplace.spark.runtime.layout import EXECUTOR_MEMORY_MB
 from streamplace.spark.runtime.locality import LOCALITY_CONF, locality_jar
 from streamplace.spark.runtime.session import local_session
 

@@ -33,6 +33,12 @@ import psutil
 
 from streamplace.errors import ModelError, Problem
 from streamplace.model.cluster import Cluster
+from streamplace.model.layout import (
+    NODE_ENV,
+    SPARE,
+    link_latencies,
+    worker_layout,
+)
 from streamplace.spark.cluster import zygote
 from streamplace.spark.cluster.cpu_quota import CgroupBackend, default_budget, detect, group_name, plan_quotas
 from streamplace.spark.cluster.jvm_archive import prime
@@ -46,12 +52,6 @@ from streamplace.spark.cluster.state import (
     is_loopback,
     master_json,
     state_root,
-)
-from streamplace.spark.runtime.layout import (
-    NODE_ENV,
-    SPARE,
-    link_latencies,
-    worker_layout,
 )
 from streamplace.spark.runtime.zygote_client import SOCKET_ENV
 

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from streamplace.errors import ModelError, Problem, StreamplaceError
+from streamplace.model.layout import SPARE, WorkerLayout, resource_name
 from streamplace.spark.cluster.cpu_quota import CgroupBackend
-from streamplace.spark.runtime.layout import SPARE, WorkerLayout, resource_name
 
 STATE_FILE = "state.json"
 

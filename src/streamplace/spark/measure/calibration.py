@@ -228,7 +228,7 @@ def driver_probe_plan(nodes: int, ops: int = 4, workers: list[Any] | None = None
     workers (or of ``workers``, a cluster's layout): ``ops`` routed inputs per micro-batch (each operator's stage
     reads its upstream's output, the first the batch's rows), whatever the nodes."""
     # lazy: command-line start
-    from streamplace.spark.runtime.layout import WorkerLayout, resource_name
+    from streamplace.model.layout import WorkerLayout, resource_name
 
     topo, _ = probe_topology(Probe(ops, 1, 1, 1))
     if workers is None:

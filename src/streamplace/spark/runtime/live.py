@@ -27,11 +27,11 @@ from typing import Any
 from streamplace.elastic.live_policies import Observation, Policy, place_counts, placed, shrink
 from streamplace.errors import StreamplaceError
 from streamplace.model.cluster import Cluster
+from streamplace.model.layout import WorkerLayout
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Topology
 from streamplace.spark.runtime.build import pipeline_for
 from streamplace.spark.runtime.events import EventKind, RunEnd, RunEvent, RunListener
-from streamplace.spark.runtime.layout import WorkerLayout
 from streamplace.spark.runtime.metrics import Snapshot
 from streamplace.spark.runtime.operators import ROWS_IN
 from streamplace.spark.runtime.pipeline import Pipeline, PipelineConfig

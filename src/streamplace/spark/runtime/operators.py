@@ -21,8 +21,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from streamplace.model.layout import NODE_ENV
 from streamplace.spark.runtime.hashing import salt_of, unit_hash
-from streamplace.spark.runtime.layout import NODE_ENV
 from streamplace.spark.runtime.logic import ERROR_COLUMN, Logic
 from streamplace.spark.runtime.state import StateStore
 

@@ -50,13 +50,13 @@ from pyspark.sql import functions as F
 
 from streamplace.errors import Problem, SpecError
 from streamplace.model.fusion import fused_chains
+from streamplace.model.layout import NODE_ENV, WorkerLayout
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Stream, Topology
 from streamplace.perf.engines.spark import SOURCE_LEAD_S
 from streamplace.spark.runtime import bounded_source
 from streamplace.spark.runtime import sink as sink_files
 from streamplace.spark.runtime.feeder import FileFeeder
-from streamplace.spark.runtime.layout import NODE_ENV, WorkerLayout
 from streamplace.spark.runtime.library import logic_of
 from streamplace.spark.runtime.library.generic import busy
 from streamplace.spark.runtime.logic import (

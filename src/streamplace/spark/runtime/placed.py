@@ -20,9 +20,9 @@ from typing import Any
 from pyspark.sql import DataFrame, SparkSession
 
 from streamplace.errors import Problem, SpecError
+from streamplace.model.layout import WorkerLayout, branches, check_enactable
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Stream, Topology
-from streamplace.spark.runtime.layout import WorkerLayout, branches, check_enactable
 from streamplace.spark.runtime.locality import executor_hosts, java_locations, locate, set_locality
 from streamplace.spark.runtime.operators import OperatorTask
 from streamplace.spark.runtime.pipeline import (

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from streamplace.model.cluster import Cluster, Node, scaled_cluster
+from streamplace.model.layout import spark_spread
 from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
@@ -24,7 +25,6 @@ from streamplace.perf.engines import EngineSettings, recorded_params
 from streamplace.perf.evaluate import evaluate
 from streamplace.spark.runtime.build import pipeline_for
 from streamplace.spark.runtime.events import RunEnd, RunEvent, RunListener
-from streamplace.spark.runtime.layout import spark_spread
 from streamplace.spark.runtime.metrics import ProgressListener, Snapshot, cpu_share, cpu_times
 from streamplace.spark.runtime.operators import (
     CPU_S,
