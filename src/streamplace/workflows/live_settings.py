@@ -8,14 +8,12 @@ loop's own messages; the defaults do nothing.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from streamplace.errors import Problem, SpecError
-from streamplace.workflows.run_settings import LONGEST_S, RunHooks, is_number
+from streamplace.workflows.run_settings import LONGEST_S, CheckedSettings, RunHooks, is_number
 
 #: the loop's own messages: (seconds since it started, what it did)
 StepFn = Callable[[float, str], None]
@@ -26,7 +24,7 @@ SHORTEST_INTERVAL_S = 1.0
 
 
 @dataclass(frozen=True)
-class LiveSettings:
+class LiveSettings(CheckedSettings):
     """How one live run is enacted (see the module's docstring)."""
 
     duration_s: float = 120.0  # seconds to run: (0, LONGEST_S]
@@ -41,15 +39,6 @@ class LiveSettings:
     #: how errors name a field, where the caller spells it otherwise ({"interval_s": "--interval"})
     names: Mapping[str, str] = field(default_factory=dict)
 
-    def __post_init__(self) -> None:
-        problems = [Problem(self.name(key), why, fix) for key, why, fix in self._problems()]
-        if problems:
-            raise SpecError(problems)
-
-    def name(self, key: str) -> str:
-        """How the caller spells field ``key``."""
-        return self.names.get(key, key)
-
     def _problems(self) -> list[tuple[str, str, str]]:
         out = []
         for key, low, closed in (("duration_s", 0.0, False), ("interval_s", SHORTEST_INTERVAL_S, True),
@@ -58,14 +47,7 @@ class LiveSettings:
             if not is_number(value) or not (value >= low if closed else value > low) or value > LONGEST_S:
                 out.append((key, f"must be a number of seconds in {'[' if closed else '('}{low:g}, {LONGEST_S:g}], "
                                  f"got {value!r}", f"give {self.name(key)} e.g. 10"))
-        if self.cores is not None and (not is_number(self.cores) or self.cores <= 0 or not math.isfinite(self.cores)
-                                       or self.cores != int(self.cores)):
-            out.append(("cores", f"must be a whole number > 0 (or left out), got {self.cores!r}",
-                        f"give {self.name('cores')} a positive value, or leave it out"))
-        if self.sink not in LIVE_SINKS:
-            out.append(("sink", f"must be one of {', '.join(LIVE_SINKS)}, got {self.sink!r}",
-                        f"give {self.name('sink')} {' or '.join(LIVE_SINKS)}"))
-        return out
+        return out + self._left_out_or_positive("cores", whole=True) + self._one_of("sink", LIVE_SINKS)
 
 
 @dataclass(frozen=True)

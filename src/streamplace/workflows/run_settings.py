@@ -38,8 +38,45 @@ SETTLED_ROWS = 1
 PLACEMENTS = ("plan", "spark")
 
 
+class CheckedSettings:
+    """What a frozen settings dataclass (RunSettings, live_settings.LiveSettings) shares: it checks itself when built
+    (``_problems``: (field, why, fix) each) and raises one SpecError naming every bad field as the caller spells it
+    (``names``, a field of the dataclass); the common checks are here."""
+
+    names: Mapping[str, str]
+
+    def __post_init__(self) -> None:
+        problems = [Problem(self.name(key), why, fix) for key, why, fix in self._problems()]
+        if problems:
+            raise SpecError(problems)
+
+    def name(self, key: str) -> str:
+        """How the caller spells field ``key``."""
+        return self.names.get(key, key)
+
+    def _problems(self) -> list[tuple[str, str, str]]:
+        raise NotImplementedError
+
+    def _left_out_or_positive(self, key: str, whole: bool = False) -> list[tuple[str, str, str]]:
+        """Field ``key`` is None or a finite number > 0 (``whole``: a whole one)."""
+        value = getattr(self, key)
+        if value is None or (is_number(value) and value > 0 and math.isfinite(value)
+                             and (not whole or value == int(value))):
+            return []
+        return [(key, f"must be {'a whole number' if whole else 'a finite number'} > 0 (or left out), got {value!r}",
+                 f"give {self.name(key)} a positive value, or leave it out")]
+
+    def _one_of(self, key: str, allowed: tuple[str, ...]) -> list[tuple[str, str, str]]:
+        """Field ``key`` is one of ``allowed``."""
+        value = getattr(self, key)
+        if value in allowed:
+            return []
+        return [(key, f"must be one of {', '.join(allowed)}, got {value!r}",
+                 f"give {self.name(key)} {', '.join(allowed[:-1])} or {allowed[-1]}")]
+
+
 @dataclass(frozen=True)
-class RunSettings:
+class RunSettings(CheckedSettings):
     """How one run is enacted and measured (see the module's docstring)."""
 
     duration_s: float = 60.0  # measured window, after the warm-up: (0, LONGEST_S]
@@ -57,15 +94,6 @@ class RunSettings:
     #: how errors name a field, where the caller spells it otherwise ({"max_rate": "--max-rate"})
     names: Mapping[str, str] = field(default_factory=dict)
 
-    def __post_init__(self) -> None:
-        problems = [Problem(self.name(key), why, fix) for key, why, fix in self._problems()]
-        if problems:
-            raise SpecError(problems)
-
-    def name(self, key: str) -> str:
-        """How the caller spells field ``key``."""
-        return self.names.get(key, key)
-
     def _problems(self) -> list[tuple[str, str, str]]:
         out = []
         for key, low_open in (("duration_s", True), ("warmup_s", False)):
@@ -74,22 +102,11 @@ class RunSettings:
                 out.append((key, f"must be a number of seconds in {'(0' if low_open else '[0'}, {LONGEST_S:g}], got "
                                  f"{value!r}", f"give {self.name(key)} a duration, e.g. 30"))
         for key in ("trigger_s", "max_rate", "settle_rows", "cores"):
-            value = getattr(self, key)
-            if value is not None and (not is_number(value) or not value > 0 or not math.isfinite(value)
-                                      or (key in ("cores", "settle_rows") and value != int(value))):
-                whole = "a whole number" if key in ("cores", "settle_rows") else "a finite number"
-                out.append((key, f"must be {whole} > 0 (or left out), got {value!r}",
-                            f"give {self.name(key)} a positive value, or leave it out"))
+            out += self._left_out_or_positive(key, whole=key in ("cores", "settle_rows"))
         if not is_number(self.settle_max_s) or not 0 <= self.settle_max_s <= LONGEST_S:
             out.append(("settle_max_s", f"must be a number of seconds in [0, {LONGEST_S:g}], got "
                                         f"{self.settle_max_s!r}", f"give {self.name('settle_max_s')} e.g. 60"))
-        if self.placement not in PLACEMENTS:
-            out.append(("placement", f"must be one of {', '.join(PLACEMENTS)}, got {self.placement!r}",
-                        f"give {self.name('placement')} plan or spark"))
-        if self.sink not in SINKS:
-            out.append(("sink", f"must be one of {', '.join(SINKS)}, got {self.sink!r}",
-                        f"give {self.name('sink')} parquet, noop or memory"))
-        return out
+        return out + self._one_of("placement", PLACEMENTS) + self._one_of("sink", SINKS)
 
 
 def is_number(value: Any) -> bool:
