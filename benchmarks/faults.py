@@ -19,7 +19,11 @@ restarted on the same output directory: its checkpoint), ``straggler`` (a node's
 all its links), ``link`` (one link between two emulated hosts delayed or cut for 30 s: checked, and said not
 injectable where the machine cannot), ``disk-full`` (the output and checkpoint directory on a small tmpfs, filled
 for 30 s; `live` restarted after it if it stopped), ``stall`` (the sources admit nothing for 30 s: `--fault stall`),
-``remove`` (not measured: said so).
+``run-driver`` (the driver fault for `streamplace run`: its process group SIGKILLed, `run` started again on the
+same ``--out``), ``remove`` (executors released by the autoscaler while micro-batches run: a plain PySpark query
+under ``streamplace.autoscale`` — examples/autoscale_query.py, ids 0, 1, 2, … from its pattern source into Spark's
+Parquet file sink — on examples/autoscale-cluster.yaml; its load and options make it release executors; every
+removal is checked against the batch that ran then and the tasks that failed on the executor).
 
 Every run holds ``--lock`` (an flock, as benchmarks/autoscale.py) for its cluster's life. ``--smoke``: the smallest
 case, one short ``stall`` run. Exit 1 when a measured run lost or duplicated a tuple.
@@ -39,9 +43,13 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
 
+import autoscale as scaling
 from markdown_out import write_markdown
 from spark_lock import held
 
@@ -66,7 +74,18 @@ PLAN = {"scheduler": "manual", "status": "ok", "topology": "fail-chain", "cluste
         "replicas": {"src": {"a": 1}, "mid": {"b": 1, "c": 1}, "sink": {"a": 1}}, "source_rates": {"src": 100}}
 RATE = 100.0
 TRIGGER_S = 1.0
-FAULTS = ("executor", "driver", "straggler", "stall", "disk-full", "partition", "worker", "link", "remove")
+FAULTS = ("executor", "driver", "run-driver", "straggler", "stall", "disk-full", "partition", "worker", "link",
+          "remove")
+#: the removal run (``remove``): the query's arrivals (from second: rows/s) — low, so that the autoscaler releases
+#: executors of the four the application starts with, then a step up (it adds some) and down (it releases again)
+REMOVE_LEVELS = "0:100,150:400,240:100"
+REMOVE_SECONDS = 330.0
+REMOVE_TRIGGER_S = 1.0
+#: the autoscaler's options for it: a target batch time far above the batches (back to back at a 1 s trigger, so
+#: every release lands in a running batch), a fit from 3 settled batches, no scale-down window, per-minute billing
+#: units whose every executor is releasable (horizon = the unit), 5 s of stabilization
+REMOVE_OPTIONS = ("target_batch_s=20", "stabilization_s=5", "scale_down_window_s=0", "warmup_batches=1",
+                  "min_points=3", 'worker_types={"default": {"unit_s": 60}}', "release_horizon_s=60")
 #: how long a fault lasts (s): the ones that end by themselves
 LASTS = {"straggler": 60.0, "partition": 30.0, "disk-full": 30.0, "stall": 30.0, "link": 30.0}
 TMPFS_MB = 64
@@ -176,6 +195,14 @@ def live_cmd(work: Path, master: str, duration: float, extra: list[str]) -> list
             "--interval", "10", "--trigger", f"{TRIGGER_S:g}", "--out", str(work / "out"), "--json", *extra]
 
 
+def run_cmd(work: Path, master: str, duration: float, extra: list[str]) -> list[str]:
+    """`streamplace run` of the same chain and plan (``duration`` s in all: a 5 s warm-up, then measured)."""
+    return [sys.executable, "-m", "streamplace", "run", str(work / "chain.yaml"), str(work / "three.yaml"),
+            "--plan", str(work / "plan.json"), "--master", master, "--warmup", "5",
+            "--duration", f"{max(1.0, duration - 5):g}", "--trigger", f"{TRIGGER_S:g}", "--out", str(work / "out"),
+            "--json", *extra]
+
+
 def link_check() -> str:
     """Can one link between two emulated hosts be delayed or cut here? Tried in a throwaway network namespace."""
     name = f"sp-faults-{os.getpid()}"
@@ -205,13 +232,12 @@ def run_fault(fault: str, work: Path, args: argparse.Namespace, env: dict[str, s
         got.injected = link_check()
         return got
     if fault == "remove":
-        got.injected = ("not measured: the live pipeline pins every replica to its node's executor, and the "
-                        "autoscaler (streamplace.autoscale) runs on a plain query, not under `live`")
-        return got
+        with held(args.lock):
+            return run_removal(work, env, args.keep)
     lasts = LASTS.get(fault, 0.0)
     at = args.at
     duration = at + lasts + args.after
-    if fault in ("driver", "disk-full"):  # injected ``at`` after the first output, which comes 20-60 s after the start
+    if fault in ("driver", "run-driver", "disk-full"):  # ``at`` after the first output (20-60 s after the start)
         duration += 90.0
     mount = None
     if fault == "disk-full":
@@ -262,8 +288,9 @@ def _drive(fault: str, work: Path, master: str, at: float, lasts: float, duratio
     """Run `live` (twice for the driver's and the full disk's restart) and note what it said; ``got.said[0]`` is
     the fault's time (epoch s) for run_fault."""
     said: list[str] = []
-    if fault in ("driver", "disk-full"):
-        proc = subprocess.Popen(live_cmd(work, master, duration, extra), stdout=subprocess.PIPE,
+    command = run_cmd if fault == "run-driver" else live_cmd
+    if fault in ("driver", "run-driver", "disk-full"):
+        proc = subprocess.Popen(command(work, master, duration, extra), stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
         first_out = _first_output(work / "out" / "sink", proc, timeout_s=240)
         if first_out is None:
@@ -272,10 +299,11 @@ def _drive(fault: str, work: Path, master: str, at: float, lasts: float, duratio
             return got
         time.sleep(at)
         fault_at = time.time()
-        if fault == "driver":
+        if fault in ("driver", "run-driver"):
             os.killpg(proc.pid, signal.SIGKILL)
             proc.communicate()
-            got.injected = f"`live`'s process group SIGKILLed {at:g} s after its first output; `live` restarted"
+            name = "run" if fault == "run-driver" else "live"
+            got.injected = f"`{name}`'s process group SIGKILLed {at:g} s after its first output; `{name}` restarted"
             said.append("first run: killed (no result)")
         else:
             filler = work / "out" / "filler"
@@ -297,8 +325,9 @@ def _drive(fault: str, work: Path, master: str, at: float, lasts: float, duratio
                 said.insert(0, repr(fault_at))
                 got.said, got.measured = said, True
                 return got
-        second = subprocess.run(live_cmd(work, master, at + lasts + 60, []), capture_output=True, text=True,
+        second = subprocess.run(command(work, master, at + lasts + 60, []), capture_output=True, text=True,
                                 env=env, timeout=duration + 600)
+        (work / "restarted.out").write_text(second.stdout + "\n--- stderr\n" + second.stderr)
         said.append(f"restarted: exit {second.returncode}: "
                     + (_said(second.stdout) if second.returncode == 0 else _last_error(second.stderr)))
     else:
@@ -347,6 +376,112 @@ def _said(stdout: str) -> str:
                                                                       if e.get("pause_s") else "")
               for e in result.get("events", []) if e["kind"] != "start"]
     return "; ".join(events) or "no plan change"
+
+
+# ------------------------------------------------------------------ executors removed by the autoscaler
+def read_file_sink(sink: Path, arrived: Callable[[int], float]) -> tuple[list[Batch], list[int], int]:
+    """Spark's Parquet file sink as its readers see it — the files its log (``_spark_metadata``) committed, batch
+    by batch, each batch published when its log entry was written and its newest tuple arrived at
+    ``arrived(id)`` — and the number of Parquet files in the directory that no batch committed (written by task
+    attempts that failed or were cut short: readers skip them)."""
+    import pyarrow.parquet as pq
+
+    logs = sorted((int(f.name.split(".")[0]), f) for f in (sink / "_spark_metadata").iterdir()
+                  if f.name.split(".")[0].isdigit())
+    seen: set[Path] = set()
+    batches, ids = [], []
+    for n, log in logs:  # a compacted entry (N.compact) repeats every earlier batch's files: only the new count
+        entries = [json.loads(x) for x in log.read_text().splitlines()[1:] if x.strip()]
+        files = [Path(unquote(urlparse(e["path"]).path)) for e in entries if e.get("action", "add") == "add"]
+        new = [f for f in files if f not in seen]
+        seen.update(new)
+        values = [v for f in new for v in pq.read_table(f, columns=["id"]).column("id").to_pylist()]
+        ids += values
+        batches.append(Batch(n, log.stat().st_mtime, len(values), arrived(max(values)) if values else None))
+    orphans = sum(1 for f in sink.glob("*.parquet") if f not in seen)
+    return batches, ids, orphans
+
+
+def removals(run: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every executor that went while the query ran (not at its end), with the batch that was running then (its
+    progress report: from its trigger's timestamp for its triggerExecution) and the query's tasks that failed on
+    it as the executor was lost."""
+    spans = [(p["batchId"], scaling.epoch(p["timestamp"]),
+              scaling.epoch(p["timestamp"]) + p["durationMs"]["triggerExecution"] / 1000.0) for p in run["progress"]]
+    found = run.get("lost_tasks")
+    lost: list[dict[str, Any]] = found if isinstance(found, list) else []
+    out = []
+    for e in run["executors"]:
+        at = e["removed"]
+        if at is None:
+            continue
+        batch = next(((b, a, z) for b, a, z in spans if a <= at <= z), None)
+        out.append({"executor": e["id"], "host": e["host"], "removed": at, "batch": batch,
+                    "tasks": [t for t in lost if t["executor"] == e["id"]]})
+    return sorted(out, key=lambda r: r["removed"])
+
+
+def decisions_said(path: Path) -> list[str]:
+    """The autoscaler's actions (its decisions other than keep) from its log, each with its batch and reason."""
+    if not path.exists():
+        return ["no decision log"]
+    said = []
+    for line in path.read_text().splitlines():
+        d = json.loads(line)
+        if d.get("action") != "keep":
+            said.append(f"batch {d['batch']['id']}: {d['action']} {d.get('executors')} → {d.get('target_executors')}"
+                        f" ({', '.join(d.get('release') or d.get('add') or [])}): {d['reason'][:160]}")
+    return said or ["kept every executor"]
+
+
+def run_removal(work: Path, env: dict[str, str], keep: Path | None) -> Outcome:
+    """The autoscaler's query on its four-worker cluster with REMOVE_LEVELS and REMOVE_OPTIONS; the committed sink
+    read back, each removal set against the batch it fell in, recovery and dip from the first removal that fell
+    in a running batch."""
+    got = Outcome("remove")
+    state = work / "home" / "clusters" / "autoscale-4"
+    master = scaling.start_cluster(env, state, archives=False)
+    out = work / "query"
+    cmd = [sys.executable, str(scaling.QUERY), "--master", master, "--secret-file", str(state / "secret"),
+           "--mode", "autoscale", "--levels", REMOVE_LEVELS, "--trigger", f"{REMOVE_TRIGGER_S:g}",
+           "--duration", f"{REMOVE_SECONDS:g}", "--sink", "parquet", "--out", str(out), "--record"]
+    for pair in REMOVE_OPTIONS:
+        cmd += ["--option", pair]
+    try:
+        ran = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=REMOVE_SECONDS + 600)
+    finally:
+        streamplace("cluster", "down", "--state-dir", str(state), env=env, timeout=180)
+    if ran.returncode:
+        got.injected = f"the query failed: {_last_error(ran.stderr)}"
+        return got
+    if keep is not None:  # the query's whole output (sink, checkpoint, decisions, run.json), before reading it
+        shutil.copytree(out, keep / "remove-query", dirs_exist_ok=True)
+    run = json.loads((out / "run.json").read_text())
+    levels, start = scaling.parse_levels(run["levels"]), run["start"]
+    batches, ids, orphans = read_file_sink(out / "rows", lambda i: start + scaling.arrival_time(levels, i + 1))
+    gone = removals(run)
+    if keep is not None:
+        (keep / "remove.json").write_text(json.dumps({"removals": gone, "batches": [vars(b) for b in batches],
+                                                      "orphans": orphans}, indent=1))
+    got.rows = len(ids)
+    got.lost, got.duplicated = lost_and_duplicated(ids)
+    during = [g for g in gone if g["batch"] is not None]
+    got.injected = (f"{len(gone)} executor(s) released by the autoscaler, {len(during)} while a batch ran, "
+                    f"{sum(len(g['tasks']) for g in gone)} task(s) lost with them; {orphans} uncommitted file(s)")
+    got.said = [f"executor {g['executor']} ({g['host']}) removed at {g['removed'] - start:.1f} s"
+                + (f", in batch {g['batch'][0]} ({g['batch'][1] - start:.1f}–{g['batch'][2] - start:.1f} s)"
+                   if g["batch"] else ", between batches")
+                + (f", {len(g['tasks'])} of its tasks lost: {g['tasks'][0]['error'][:120]}" if g["tasks"] else "")
+                for g in gone]
+    if isinstance(run.get("lost_tasks"), str):
+        got.said.append(f"tasks not read: {run['lost_tasks']}")
+    got.said += [f"autoscaler: {d}" for d in decisions_said(out / "decisions.jsonl")]
+    if during:
+        at = during[0]["removed"]
+        rate = scaling.level_at(levels, at - start)
+        got.recover_s, got.dip_pct = recovery(batches, at, at, rate, REMOVE_TRIGGER_S)
+        got.measured = True
+    return got
 
 
 # ------------------------------------------------------------------ reporting

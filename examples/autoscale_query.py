@@ -135,6 +135,33 @@ def executor_lifetimes(spark: SparkSession) -> list[dict[str, Any]]:
     return out
 
 
+def lost_tasks(spark: SparkSession, run_id: str) -> list[dict[str, Any]] | str:
+    """The query's task attempts that failed on an executor that went away (ExecutorLostFailure): stage, task,
+    executor, launched (epoch s) and the error's first line, from Spark's status store — where a released executor
+    was running tasks when it went, they are here. A string says why they could not be read."""
+    try:
+        tracker, store = spark.sparkContext.statusTracker(), spark.sparkContext._jsc.sc().statusStore()
+        stages = sorted({s for j in tracker.getJobIdsForGroup(run_id) if (info := tracker.getJobInfo(j))
+                         for s in info.stageIds})
+        out = []
+        for sid in stages:
+            stage = tracker.getStageInfo(sid)
+            if stage is None or (stage.numFailedTasks == 0 and stage.currentAttemptId == 0):
+                continue
+            for attempt in range(stage.currentAttemptId + 1):
+                tasks = store.taskList(sid, attempt, 100000)
+                for i in range(tasks.size()):
+                    t = tasks.apply(i)
+                    error = str(t.errorMessage().get()) if t.errorMessage().isDefined() else ""
+                    if "ExecutorLost" in error:
+                        out.append({"stage": sid, "attempt": attempt, "task": int(t.taskId()),
+                                    "executor": str(t.executorId()), "launched": t.launchTime().getTime() / 1000.0,
+                                    "error": error.splitlines()[0][:300]})
+        return out
+    except Exception as exc:  # a developer API through the gateway: say why, do not fail the run
+        return f"{type(exc).__name__}: {str(exc)[:300]}"
+
+
 def session(args: argparse.Namespace) -> SparkSession:
     b = SparkSession.builder.master(args.master).appName(f"autoscale-query-{args.mode}")
     b = b.config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", str(args.partitions))
@@ -211,7 +238,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if args.record:
         (out / "run.json").write_text(json.dumps({"start": start, "end": ended, "levels": args.levels,
                                                   "trigger_s": args.trigger, "progress": progress,
-                                                  "executors": executor_lifetimes(spark)}))
+                                                  "executors": executor_lifetimes(spark),
+                                                  "lost_tasks": lost_tasks(spark, str(query.runId))}))
     result = {"mode": args.mode, "batches": len(progress), "last_batch": progress[-1]["batchId"] if progress else None,
               "out": str(out), "decisions": str(out / "decisions.jsonl") if handle else None,
               "autoscaler_error": handle.error if handle else None}
