@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	$(BIN)/python -m compileall -q src  # bytecode now, as pip does for a regular install: the CLI starts ~0.09 s sooner where PYTHONDONTWRITEBYTECODE is set
-	$(BIN)/python -m streamplace.spark.runtime.locality  # the placed runtime's JVM class, compiled once (locality.py)
+	$(BIN)/python -m streamplace.spark.query.locality  # the placed runtime's JVM class, compiled once (locality.py)
 	@touch $(STAMP)
 
 demo: setup

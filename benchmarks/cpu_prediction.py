@@ -15,7 +15,7 @@ Pentium, one Core i3, one Core i5):
   2^(operators) assignments evaluated; the paper's "upstream on machines strong enough").
 * Cluster: ``cluster up`` with per-node CPU quotas (cgroups, spark/cluster/cpu_quota.py): node u gets
   cpu_u/100 · scale real cores (scale printed), every replica burns cost_ms / speed-up of thread CPU per tuple
-  (spark/runtime/busy.py). One
+  (spark/query/busy.py). One
   application (one executor per node for its whole life) runs every step as its own streaming query (Spark's rate
   source at the step's rate, ``--trigger`` s micro-batches, noop sink), one at a time; the quotas are lifted only
   for a first, unmeasured priming query (JVMs compile their hot code) and enforced for everything measured.
@@ -102,7 +102,7 @@ from streamplace.spark.cluster import standalone
 from streamplace.spark.cluster.connect import app_conf
 from streamplace.spark.cluster.cpu_quota import V1_ROOT
 from streamplace.spark.cluster.state import ClusterState, lift_cpu_quotas, state_root
-from streamplace.spark.runtime.pipeline import PipelineConfig
+from streamplace.spark.query.pipeline import PipelineConfig
 from streamplace.spark.runtime.run import RunResult, run_pipeline, window_span
 from streamplace.spark.runtime.session import local_session
 

@@ -44,7 +44,7 @@ from streamplace.model.topology import Kind, Operator, Stream, Topology
 from streamplace.perf.engines import EngineSettings, SparkSettings
 from streamplace.perf.evaluate import evaluate
 from streamplace.spark.measure.calibration import constants_or_defaults
-from streamplace.spark.runtime.pipeline import PipelineConfig
+from streamplace.spark.query.pipeline import PipelineConfig
 from streamplace.spark.runtime.run import machine, on_one_node, run_pipeline, steady_trigger
 from streamplace.spark.runtime.session import local_session
 

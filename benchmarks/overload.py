@@ -28,7 +28,7 @@ from streamplace.perf.admission import admission, admitted_plan, continuous
 from streamplace.perf.engines import EngineSettings, SparkSettings
 from streamplace.perf.evaluate import evaluate
 from streamplace.spark.measure.calibration import constants_or_defaults
-from streamplace.spark.runtime.pipeline import PipelineConfig
+from streamplace.spark.query.pipeline import PipelineConfig
 from streamplace.spark.runtime.run import machine, prediction, run_pipeline
 from streamplace.spark.runtime.session import local_session
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from streamplace.model.cluster import Cluster, Node
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Operator, Stream, Topology
-from streamplace.spark.runtime.pipeline import PipelineConfig
+from streamplace.spark.query.pipeline import PipelineConfig
 from streamplace.spark.runtime.run import run_pipeline
 from streamplace.spark.runtime.session import local_session
 

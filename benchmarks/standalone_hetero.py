@@ -53,7 +53,7 @@ from streamplace.schedulers import create
 from streamplace.spark.cluster import standalone
 from streamplace.spark.cluster.connect import app_conf
 from streamplace.spark.cluster.state import lift_cpu_quotas
-from streamplace.spark.runtime.pipeline import PipelineConfig
+from streamplace.spark.query.pipeline import PipelineConfig
 from streamplace.spark.runtime.run import run_pipeline
 from streamplace.spark.runtime.session import local_session
 

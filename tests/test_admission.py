@@ -15,8 +15,8 @@ from streamplace.model.topology import Operator, Stream, Topology
 from streamplace.perf.admission import HEADROOM, admission, admitted_plan, continuous
 from streamplace.perf.engines import EngineSettings
 from streamplace.perf.evaluate import evaluate
-from streamplace.spark.runtime.bounded_source import admitted_end, arrival_origin, arrived, split
-from streamplace.spark.runtime.metrics import BatchProgress, source_backlog
+from streamplace.spark.query.bounded_source import admitted_end, arrival_origin, arrived, split
+from streamplace.spark.query.metrics import BatchProgress, source_backlog
 from streamplace.spark.runtime.run import backlog_figures, machine, on_one_node, window_span
 
 

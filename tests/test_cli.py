@@ -121,7 +121,7 @@ def test_import_flux(tmp_path: Path) -> None:
     code, out, _ = run("plan", "--json", str(dst), "rstorm-12")
     assert code == 0 and json.loads(out)["status"] == "ok"
     # `run` accepts what import-flux writes: each Storm class becomes an emulation the runtime knows
-    from streamplace.spark.runtime.library import logic_of
+    from streamplace.spark.query.library import logic_of
     from streamplace.spec.loader import load_topology
 
     topo = load_topology(dst)

@@ -58,7 +58,7 @@ def test_faults_with_a_duration_are_undone_when_it_ends(tmp_path: Path) -> None:
 
 def test_a_stalled_bounded_source_admits_nothing_then_its_backlog(tmp_path: Path) -> None:
     pytest.importorskip("pyspark")
-    from streamplace.spark.runtime.bounded_source import STALL_FILE, BoundedRateReader, stall, stalled
+    from streamplace.spark.query.bounded_source import STALL_FILE, BoundedRateReader, stall, stalled
 
     origin = time.time() - 10.0  # ~1,000 rows have arrived at 100/s
     reader = BoundedRateReader({"rowsPerSecond": "100", "origin": repr(origin),
@@ -169,8 +169,8 @@ def test_a_failed_query_restarts_from_its_checkpoint_until_its_restarts_are_spen
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """No JVM: a query that failed (a full disk) is enacted again with the same plan after the delay, said as a
     fault; a query that keeps failing ends the run with its error once the restarts are spent."""
+    from streamplace.spark.query.pipeline import PipelineConfig
     from streamplace.spark.runtime.live import LiveRun
-    from streamplace.spark.runtime.pipeline import PipelineConfig
 
     from .test_run_events import CLUSTER, TOPO, GrowOnce, Recorder
 
@@ -212,8 +212,8 @@ def test_a_failed_query_is_said_by_its_cause_not_its_wrappers() -> None:
 
 def test_a_fault_that_cannot_be_injected_is_said_and_the_run_goes_on(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from streamplace.spark.query.pipeline import PipelineConfig
     from streamplace.spark.runtime.live import LiveRun
-    from streamplace.spark.runtime.pipeline import PipelineConfig
 
     from .test_run_events import CLUSTER, TOPO, GrowOnce, Recorder
 

@@ -82,7 +82,7 @@ def test_a_failed_priming_leaves_a_reason_and_no_archive(tmp_path: Path) -> None
 def test_the_worker_daemon_preloads_without_leaving_a_thread_to_fork_from() -> None:
     """The daemon forks every Python worker: after importing numpy, pandas, pyarrow and the operators it must
     still be single-threaded (OpenBLAS's pool and jemalloc's background thread switched off)."""
-    code = ("import os, sys; from streamplace.spark.runtime.threadless import preload; ok = preload(); "
+    code = ("import os, sys; from streamplace.spark.daemons.threadless import preload; ok = preload(); "
             "print(ok, 'pandas' in sys.modules, os.environ['JE_ARROW_MALLOC_CONF'])")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert done.stdout.split() == ["True", "True", "background_thread:false"]

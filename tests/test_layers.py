@@ -22,7 +22,7 @@ ARCHITECTURE = PACKAGE.parents[1] / "docs" / "architecture.md"
 
 #: lowest first; every allowed edge points from a higher layer to a lower one. spark/ sits below the views
 #: (report, page), which import nothing of it (test_only_the_workflows_call_spark): the runtime tells a listener of
-#: its batches, decisions and end (spark/runtime/events.py) and the workflows subscribe the views to it. The
+#: its batches, decisions and end (spark/events.py) and the workflows subscribe the views to it. The
 #: package's own ``__init__`` is the API's names, loaded on first use: above api; its version is ``_version``'s
 LAYERS: list[set[str]] = [
     {"errors", "coerce", "ranges", "files", "_version"},
@@ -91,7 +91,7 @@ ALLOWED_EDGES: set[tuple[str, str]] = {
 }
 MAX_LINES = 700
 #: module cycles that exist today: none (issue 40 removed the last ones in spark/, issue 54 the package __init__'s
-#: with the API and spark/runtime/library's with logic.py); a new cycle fails
+#: with the API and spark/query/library's with logic.py); a new cycle fails
 KNOWN_CYCLES: set[frozenset[str]] = set()
 
 
@@ -225,24 +225,64 @@ def test_no_module_imports_itself_back() -> None:
     assert not gone, f"these cycles are gone: take them off KNOWN_CYCLES {gone}"
 
 
-#: spark/'s own parts, lowest first: the runtime knows nothing of the cluster manager, the measurements use both;
-#: the autoscaler's edges may use all three
-SPARK_PARTS = ["runtime", "cluster", "measure", "autoscale"]
+#: spark/'s own parts and what each may import of the others: the query builder (query/) and the listener
+#: interface (events.py) import nothing of spark/; the executors' daemons use the query builder; the drivers
+#: (runtime/) build the query and tell the listeners (the daemon module they configure Spark with is a name, not an
+#: import); the cluster manager starts daemons and connects sessions; the measurements use the query builder and
+#: the drivers; the autoscaler's edges stand alone. The
+#: faces (FACES) load what they name on first use (_face.py). Written out, not "anything lower": a new edge here is
+#: a decision as ALLOWED_EDGES' are
+SPARK_EDGES: dict[str, set[str]] = {
+    "_face": set(), "events": set(), "query": set(),
+    "daemons": {"query"},
+    "runtime": {"query", "events"},
+    "cluster": {"_face", "query", "daemons", "runtime"},
+    "measure": {"_face", "query", "runtime"},
+    "autoscale": {"_face"},
+    "enact": {"_face", "query", "runtime"},
+    "live": {"_face", "query", "runtime"},
+}
+#: what the workflows may import of spark/: one face per job — enact a plan, run a live loop, the events a run
+#: tells, manage a cluster, measure, the autoscaler's edges
+FACES = {"streamplace.spark.enact", "streamplace.spark.live", "streamplace.spark.events", "streamplace.spark.cluster",
+         "streamplace.spark.measure", "streamplace.spark.autoscale"}
 
 
-def test_spark_parts_point_down() -> None:
-    problems = []
+def _spark_part(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[2] if parts[:2] == ["streamplace", "spark"] and len(parts) > 2 else None
+
+
+def test_spark_parts_import_what_their_edges_allow() -> None:
     root = PACKAGE / "spark"
+    problems = []
     for path in sorted(root.rglob("*.py")):
         rel = path.relative_to(root)
-        if len(rel.parts) < 2:
+        own = rel.parts[0].removesuffix(".py")
+        if own == "__init__":
             continue
-        own = SPARK_PARTS.index(rel.parts[0])
+        assert own in SPARK_EDGES, f"give spark/{rel.parts[0]} its edges in SPARK_EDGES"
         for module, line in _imports(path):
-            parts = module.split(".")
-            if parts[:2] == ["streamplace", "spark"] and len(parts) > 2 and parts[2] in SPARK_PARTS \
-                    and SPARK_PARTS.index(parts[2]) > own:
-                problems.append(f"spark/{rel}:{line}: {rel.parts[0]} imports {module}")
+            part = _spark_part(module)
+            if part is not None and part != own and part not in SPARK_EDGES[own]:
+                problems.append(f"spark/{rel}:{line}: {own} imports {module} (not in SPARK_EDGES[{own!r}])")
+    assert not problems, "\n".join(problems)
+
+
+def test_every_spark_edge_is_used() -> None:
+    root = PACKAGE / "spark"
+    used = {(path.relative_to(root).parts[0].removesuffix(".py"), _spark_part(module))
+            for path in root.rglob("*.py") for module, _ in _imports(path)}
+    unused = sorted((a, b) for a, bs in SPARK_EDGES.items() for b in bs if (a, b) not in used)
+    assert not unused, f"no import uses these edges of spark/ any more: take them off SPARK_EDGES {unused}"
+
+
+def test_the_workflows_reach_spark_through_its_faces() -> None:
+    """workflows/ imports of spark/ only what FACES list (issue 54, item 1): not the query builder, the drivers,
+    the daemons or a cluster module itself."""
+    problems = [f"workflows/{path.name}:{line}: imports {module} (use one of {sorted(FACES)})"
+                for path in sorted((PACKAGE / "workflows").glob("*.py")) for module, line in _imports(path)
+                if _part(module) == "spark" and module not in FACES and module != "streamplace.spark"]
     assert not problems, "\n".join(problems)
 
 

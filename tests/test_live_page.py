@@ -110,7 +110,7 @@ def test_a_static_page_of_an_empty_run_renders() -> None:
 def test_the_page_feed_shows_each_event_batch_and_plan_and_ends_the_page(tmp_path) -> None:
     """The page subscribes to a run's events (workflows/feeds.py): an event is a line of its log, a plan enacted
     redraws its picture with that plan's prediction, a batch is a reading, the end writes it with its summary."""
-    from streamplace.spark.runtime.events import BatchEnded, RunEnd, RunEvent
+    from streamplace.spark.events import BatchEnded, RunEnd, RunEvent
     from streamplace.workflows.feeds import PageFeed
 
     page = RunPage("live", 60, {"local": 2.0}, tmp_path / "p.html", serve=False)
@@ -141,7 +141,7 @@ def test_the_page_feed_shows_each_event_batch_and_plan_and_ends_the_page(tmp_pat
 
 
 def test_a_failed_run_ends_its_page_failed_and_a_page_that_cannot_be_written_is_said(tmp_path) -> None:
-    from streamplace.spark.runtime.events import RunEnd
+    from streamplace.spark.events import RunEnd
     from streamplace.workflows.feeds import PageFeed
 
     page = RunPage("run", 60, {"local": 2.0}, tmp_path / "p.html", serve=False)
@@ -183,7 +183,7 @@ def test_a_watching_browser_gets_the_final_state_before_the_server_stops() -> No
 def test_a_page_that_fails_is_said_once_and_hears_no_more_but_its_end() -> None:
     """Guarded: the page is a view; its first error is said and it stops updating, the run goes on, and it is
     still ended (written with what it had)."""
-    from streamplace.spark.runtime.events import BatchEnded, RunEnd, RunEvent, RunListener
+    from streamplace.spark.events import BatchEnded, RunEnd, RunEvent, RunListener
     from streamplace.workflows.feeds import Guarded
 
     heard: list[str] = []

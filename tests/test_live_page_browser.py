@@ -43,7 +43,7 @@ def test_a_run_page_shows_the_batches_beside_the_prediction_and_the_plan_while_i
     from streamplace.perf.evaluate import evaluate
     from streamplace.report.placement import svg_text
     from streamplace.schedulers.base import create
-    from streamplace.spark.runtime.pipeline import PipelineConfig
+    from streamplace.spark.query.pipeline import PipelineConfig
     from streamplace.spark.runtime.run import comparison, machine, on_one_node, prediction, run_pipeline
     from streamplace.workflows.feeds import PageFeed
     from tests.conftest import chain, two_racks

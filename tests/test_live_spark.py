@@ -27,8 +27,8 @@ def test_threshold_controller_rescales_a_running_pipeline_without_losing_a_tuple
     from streamplace.elastic.threshold import ThresholdController
     from streamplace.page.live_run import RunPage
     from streamplace.perf.engines import EngineSettings
+    from streamplace.spark.query.pipeline import PipelineConfig
     from streamplace.spark.runtime.live import LiveRun
-    from streamplace.spark.runtime.pipeline import PipelineConfig
     from streamplace.workflows.feeds import PageFeed, describe_plan
 
     ops = (Operator("src", "source", rate=125.0), Operator("work", cost_ms=10.0, cpu=10),
@@ -62,7 +62,7 @@ def test_threshold_controller_rescales_a_running_pipeline_without_losing_a_tuple
     assert values.is_unique and values.min() == 0 and values.max() == len(values) - 1
 
     # the page shows each enactment with its reason, the points of every query, and the newest plan's picture;
-    # the loop ended it (its events: spark/runtime/events.py)
+    # the loop ended it (its events: spark/events.py)
     written = feed.written
     state = page.series.state()
     assert state["status"] == "finished" and written == tmp_path / "live-page.html"

@@ -1,4 +1,4 @@
-"""Rate sources started on a known phase of the trigger (spark/runtime/phase.py): pure file handling, no Spark."""
+"""Rate sources started on a known phase of the trigger (spark/query/phase.py): pure file handling, no Spark."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from streamplace.spark.runtime.phase import align_rate_sources, aligned_start_ms, lead_of, source_lead
+from streamplace.spark.query.phase import align_rate_sources, aligned_start_ms, lead_of, source_lead
 
 
 @pytest.mark.parametrize("now_ms", [1_700_000_000_000, 1_700_000_000_949, 1_700_000_000_950, 1_700_000_000_999])

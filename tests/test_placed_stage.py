@@ -22,8 +22,8 @@ def test_a_placed_stage_runs_one_task_per_replica_preferring_its_node(spark, tmp
     tasks, partition l preferring the host of replica l's node (what Spark's DAGScheduler reads through the
     narrow lineage down to the LocatedRDD), and every row reaches the output once."""
     from streamplace.spark.measure.calibration import driver_probe_plan
-    from streamplace.spark.runtime.pipeline import PipelineConfig
-    from streamplace.spark.runtime.placed import PlacedPipeline
+    from streamplace.spark.query.pipeline import PipelineConfig
+    from streamplace.spark.query.placed import PlacedPipeline
 
     topo, plan, workers = driver_probe_plan(2, 3)
     pipeline = PlacedPipeline(spark, topo, plan, PipelineConfig(sink="noop", out_dir=tmp_path, workers=workers,

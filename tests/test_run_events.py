@@ -1,4 +1,4 @@
-"""The runtime's events (spark/runtime/events.py) without a JVM: what `live`'s loop and the batch watch tell their
+"""The runtime's events (spark/events.py) without a JVM: what `live`'s loop and the batch watch tell their
 listener, and how the live page and the terminal subscribe to them (issue 54, item 4: events, not imports)."""
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ class Recorder:
 
 
 def test_the_batch_watch_tells_each_new_micro_batch_once_per_query() -> None:
-    from streamplace.spark.runtime.operators import LAT_COUNT, LAT_SUM_S, N_STATS, ROWS_IN
+    from streamplace.spark.query.operators import LAT_COUNT, LAT_SUM_S, N_STATS, ROWS_IN
     from streamplace.spark.runtime.watch import BatchWatch
 
     heard = Recorder()
@@ -72,7 +72,7 @@ class FakePipeline:
     made: ClassVar[list[FakePipeline]] = []
 
     def __init__(self, spark: Any, topology: Topology, plan: Plan, cfg: Any):
-        from streamplace.spark.runtime.operators import N_STATS
+        from streamplace.spark.query.operators import N_STATS
 
         self.plan, self.rows, self.n_stats = plan, 0.0, N_STATS
         self.begun = time.perf_counter()
@@ -81,7 +81,7 @@ class FakePipeline:
 
     @property
     def stats(self) -> Any:
-        from streamplace.spark.runtime.operators import ROWS_IN
+        from streamplace.spark.query.operators import ROWS_IN
 
         self.rows += 10.0
         row = [0.0] * self.n_stats
@@ -128,8 +128,8 @@ def fake_pipelines(monkeypatch: pytest.MonkeyPatch) -> list[FakePipeline]:
 
 
 def _runner(policy: Any, tmp_path: Path) -> Any:
+    from streamplace.spark.query.pipeline import PipelineConfig
     from streamplace.spark.runtime.live import LiveRun
-    from streamplace.spark.runtime.pipeline import PipelineConfig
 
     runner = LiveRun(None, TOPO, CLUSTER, policy, PipelineConfig(out_dir=tmp_path, trigger_s=0.02), interval_s=0.15,
                      poll_s=0.02, settle_intervals=0)
@@ -171,7 +171,7 @@ def test_the_page_and_the_terminal_see_what_they_saw_before_the_events(
     loop's progress callback had it); the page logs each once, redraws its picture per plan and is written at the
     end."""
     from streamplace.page.live_run import RunPage
-    from streamplace.spark.runtime.events import Listeners
+    from streamplace.spark.events import Listeners
     from streamplace.workflows.feeds import Guarded, PageFeed, Steps
 
     page = RunPage("live", 1, {"n1": 4.0}, tmp_path / "live-page.html", serve=False)

@@ -6,8 +6,8 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from streamplace.spark.runtime import sink
-from streamplace.spark.runtime.logic import BASE_COLUMNS, arrow_schema
+from streamplace.spark.query import sink
+from streamplace.spark.query.logic import BASE_COLUMNS, arrow_schema
 
 
 def batch(values: list[int]) -> pa.RecordBatch:

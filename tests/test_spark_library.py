@@ -15,8 +15,8 @@ from streamplace.bench.manufacturing import manufacturing  # noqa: E402
 from streamplace.bench.topologies import debs2015_q1  # noqa: E402
 from streamplace.errors import SpecError  # noqa: E402
 from streamplace.model.topology import Operator  # noqa: E402
-from streamplace.spark.runtime.library import debs, logic_of  # noqa: E402
-from streamplace.spark.runtime.logic import ERROR_COLUMN  # noqa: E402
+from streamplace.spark.query.library import debs, logic_of  # noqa: E402
+from streamplace.spark.query.logic import ERROR_COLUMN  # noqa: E402
 
 
 def base(values: np.ndarray) -> pa.RecordBatch:

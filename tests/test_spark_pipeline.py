@@ -39,8 +39,8 @@ def run_for(pipeline, seconds: float) -> None:
 
 
 def test_fan_out_runs_upstream_once_and_selectivity_holds(spark, tmp_path: Path) -> None:
-    from streamplace.spark.runtime.operators import ROWS_IN, ROWS_OUT
-    from streamplace.spark.runtime.pipeline import LocalPipeline, PipelineConfig
+    from streamplace.spark.query.operators import ROWS_IN, ROWS_OUT
+    from streamplace.spark.query.pipeline import LocalPipeline, PipelineConfig
 
     topo, plan = chain(400, b=0.5)
     p = LocalPipeline(spark, topo, plan, PipelineConfig(sink="memory", out_dir=tmp_path, trigger_s=1))
@@ -66,7 +66,7 @@ def test_fan_out_runs_upstream_once_and_selectivity_holds(spark, tmp_path: Path)
 
 def test_offered_ten_times_the_bound_each_batch_admits_the_bound_and_the_backlog_is_measured(spark, tmp_path: Path
                                                                                             ) -> None:
-    from streamplace.spark.runtime.pipeline import PipelineConfig
+    from streamplace.spark.query.pipeline import PipelineConfig
     from streamplace.spark.runtime.run import machine, on_one_node, run_pipeline
 
     ops = (Operator("src", "source", rate=2000), Operator("a"), Operator("out", "sink"))
@@ -88,7 +88,7 @@ def test_offered_ten_times_the_bound_each_batch_admits_the_bound_and_the_backlog
 
 
 def test_restart_from_checkpoint_writes_every_tuple_once(spark, tmp_path: Path) -> None:
-    from streamplace.spark.runtime.pipeline import LocalPipeline, PipelineConfig
+    from streamplace.spark.query.pipeline import LocalPipeline, PipelineConfig
 
     ops = (Operator("src", "source", rate=300), Operator("a"), Operator("out", "sink"))
     topo = Topology("pass", ops, (Stream("src", "a"), Stream("a", "out")))
@@ -138,8 +138,8 @@ def test_debs_query1_from_generated_files_with_dead_letters(spark, tmp_path: Pat
     from dataclasses import replace
 
     from streamplace.bench.topologies import debs2015_q1
-    from streamplace.spark.runtime.operators import DEAD, ROWS_IN
-    from streamplace.spark.runtime.pipeline import LocalPipeline, PipelineConfig
+    from streamplace.spark.query.operators import DEAD, ROWS_IN
+    from streamplace.spark.query.pipeline import LocalPipeline, PipelineConfig
 
     topo = debs2015_q1(rate=400)
     src = topo.op("source")
@@ -207,7 +207,7 @@ def test_kill_minus_9_then_restart_writes_every_tuple_once(spark, tmp_path: Path
     import subprocess
     import sys
 
-    from streamplace.spark.runtime.pipeline import LocalPipeline, PipelineConfig
+    from streamplace.spark.query.pipeline import LocalPipeline, PipelineConfig
 
     ops = (Operator("src", "source", rate=500), Operator("work", cost_ms=0.5), Operator("out", "sink"))
     topo = Topology("killed", ops, (Stream("src", "work"), Stream("work", "out")))
@@ -217,7 +217,7 @@ import time
 from pathlib import Path
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Operator, Stream, Topology
-from streamplace.spark.runtime.pipeline import LocalPipeline, PipelineConfig
+from streamplace.spark.query.pipeline import LocalPipeline, PipelineConfig
 from streamplace.spark.runtime.session import local_session
 ops = (Operator("src", "source", rate=500), Operator("work", cost_ms=0.5), Operator("out", "sink"))
 topo = Topology("killed", ops, (Stream("src", "work"), Stream("work", "out")))

@@ -261,8 +261,8 @@ def test_emulated_links_make_a_placed_task_wait_for_its_remote_input() -> None:
 
     from streamplace.model.cluster import Links
     from streamplace.model.layout import link_latencies
-    from streamplace.spark.runtime.pipeline import PipelineConfig, _run_chain
-    from streamplace.spark.runtime.placed import PlacedPipeline
+    from streamplace.spark.query.pipeline import PipelineConfig, _run_chain
+    from streamplace.spark.query.placed import PlacedPipeline
 
     cluster = Cluster("two", _cluster().nodes, Links(same_rack_ms=25.0))
     links = link_latencies(cluster)
@@ -298,7 +298,7 @@ def test_where_a_runs_start_goes_first_batch_after_the_query_started() -> None:
     batches before it do not count); nothing when no batch had rows."""
     from datetime import UTC, datetime
 
-    from streamplace.spark.runtime.metrics import BatchProgress
+    from streamplace.spark.query.metrics import BatchProgress
     from streamplace.spark.runtime.run import first_batch
 
     start = datetime(2026, 11, 24, 3, 0, 0, tzinfo=UTC).timestamp()
@@ -346,9 +346,9 @@ def test_a_placed_task_emulates_and_reports_the_node_it_runs_on(monkeypatch) -> 
     import pyarrow as pa
 
     from streamplace.model.layout import NODE_ENV
-    from streamplace.spark.runtime.library import logic_of
-    from streamplace.spark.runtime.operators import OperatorTask
-    from streamplace.spark.runtime.pipeline import PlacedOperator
+    from streamplace.spark.query.library import logic_of
+    from streamplace.spark.query.operators import OperatorTask
+    from streamplace.spark.query.pipeline import PlacedOperator
 
     op = _topology().op("mid")
     tasks = {n: OperatorTask("mid", logic_of(op, 1.0), 1.0, False, 3, None, node=n) for n in ("fast", "slow")}

@@ -19,7 +19,7 @@ import psutil
 import pytest
 
 from streamplace.spark.cluster import zygote
-from streamplace.spark.runtime.zygote_client import SOCKET_ENV
+from streamplace.spark.daemons.zygote_client import SOCKET_ENV
 
 
 def _wait(cond, timeout_s: float = 60.0) -> None:
@@ -53,7 +53,7 @@ def _daemon(name: str | None, env: dict[str, str] | None = None) -> subprocess.P
     env.pop(SOCKET_ENV, None)
     if name:
         env[SOCKET_ENV] = name
-    return subprocess.Popen([sys.executable, "-m", "streamplace.spark.runtime.worker_daemon"], stdin=subprocess.PIPE,
+    return subprocess.Popen([sys.executable, "-m", "streamplace.spark.daemons.worker_daemon"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
 
 

@@ -235,7 +235,7 @@ DEBS_MU = {"source": 284, "parser": 233, "filterByCoordinates": 253, "computeRou
            "countByWindow": 335, "partialRank": 2371, "globalRank": 185}
 
 
-#: The Spark runtime's operator for each (spark/runtime/library/debs.py).
+#: The Spark runtime's operator for each (spark/query/library/debs.py).
 DEBS_LOGIC = {"source": "debs-trips", "parser": "debs-parse", "filterByCoordinates": "debs-area",
               "computeRouteID": "debs-route", "metronome": "debs-metronome", "countByWindow": "debs-count",
               "partialRank": "debs-partial-rank", "globalRank": "debs-global-rank"}

@@ -8,7 +8,7 @@ Then v's replica k takes what u's replica k emits, in the same task: no
 shuffle, no stage barrier, no task launch — Storm's local-or-shuffle grouping
 does the same within a worker. Key and ``all`` groupings, fan-in, fan-out and
 operators on a cycle are never fused. The spark engine model (perf/engines/
-spark.py) and the runtime (spark/runtime/pipeline.py) use these same chains; the
+spark.py) and the runtime (spark/query/pipeline.py) use these same chains; the
 runtime may stand more operators alone (``standalone``: an operator with a
 dead-letter output is filtered between its stage and the next).
 

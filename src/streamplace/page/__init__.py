@@ -2,6 +2,6 @@
 
 ``series`` turns counter readings into the page's state (pure), ``render`` writes the HTML, ``server`` serves
 it on localhost during the run. Nothing here imports PySpark, and the runtime imports nothing here: it tells a
-listener of its batches, decisions and end (spark/runtime/events.py), and workflows/feeds.py feeds the page
+listener of its batches, decisions and end (spark/events.py), and workflows/feeds.py feeds the page
 from them.
 """

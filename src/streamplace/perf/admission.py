@@ -1,6 +1,6 @@
 """How much each source may put into one micro-batch, and the trigger that goes with it (pure; issue 36 item 3).
 
-A run's sources are bounded (spark/runtime/bounded_source.py): a micro-batch admits at most ``rows_per_trigger``
+A run's sources are bounded (spark/query/bounded_source.py): a micro-batch admits at most ``rows_per_trigger``
 of a source, the rest waits in the source's backlog. The bound is the model's sustainable rate unless the user gives one
 (``max_rate``, tuples/s over all sources, shared in proportion to the sources' offered rates):
 

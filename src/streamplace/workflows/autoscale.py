@@ -42,9 +42,16 @@ from streamplace.autoscaler.state import Batch, Executor, Memory, View
 from streamplace.errors import ModelError, Problem
 from streamplace.page.live_run import RunPage
 from streamplace.page.series import Reading
-from streamplace.spark.autoscale.executors import AllocationRefused, ExecutorClient, allocation_mode, on_a_cluster
-from streamplace.spark.autoscale.listener import progress_listener, session_of, trigger_interval_s
-from streamplace.spark.autoscale.stages import stage_reader
+from streamplace.spark.autoscale import (
+    AllocationRefused,
+    ExecutorClient,
+    allocation_mode,
+    on_a_cluster,
+    progress_listener,
+    session_of,
+    stage_reader,
+    trigger_interval_s,
+)
 from streamplace.workflows.cluster import alive_hosts_of
 
 #: batches kept for the evaluation (the fit uses at most window_points of them)

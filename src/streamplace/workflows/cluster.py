@@ -13,6 +13,7 @@ from typing import Any
 
 from streamplace.errors import ModelError, Problem
 from streamplace.model.cluster import Cluster
+from streamplace.spark import cluster as spark_cluster
 from streamplace.workflows.instance import Spec, load_cluster
 
 
@@ -33,15 +34,11 @@ def start(cluster: Cluster | Spec, state_dir: Path | None = None, host: str = "1
     """Start one master and one worker per node here (``remote``: the nodes whose workers run on other hosts,
     a list, a comma list or ``"all"``), with per-node CPU quotas where cgroups allow, and the JVMs' class
     archives."""
-    # lazy: command-line start
-    from streamplace.spark.cluster.jvm_options import driver_options, executor_options
-    from streamplace.spark.cluster.standalone import up
-
     c = cluster if isinstance(cluster, Cluster) else load_cluster(cluster)
     far = remote_nodes(c, remote)
-    state = up(c, state_dir, host, replica_slots, cpu_quota=cpu_quota, cpu_budget=cpu_budget, remote=far,
-               jvm_archives=jvm_archives)
-    return Started(c, state, far, bool(driver_options(state) and executor_options(state)))
+    state = spark_cluster.up(c, state_dir, host, replica_slots, cpu_quota=cpu_quota, cpu_budget=cpu_budget, remote=far,
+                             jvm_archives=jvm_archives)
+    return Started(c, state, far, bool(spark_cluster.driver_options(state) and spark_cluster.executor_options(state)))
 
 
 def remote_nodes(cluster: Cluster, remote: str | list[str] | None) -> list[str]:
@@ -56,30 +53,25 @@ def remote_nodes(cluster: Cluster, remote: str | list[str] | None) -> list[str]:
 def state_dir_of(cluster: str | None, state_dir: Path | None) -> Path:
     """The state directory of a cluster `cluster up` started here: ``state_dir`` if given, else by the cluster's
     name (as `up` printed it), spec or built-in name, else the one cluster there is."""
-    # lazy: command-line start
-    from streamplace.spark.cluster.state import state_root
-
     if state_dir is not None:
         return state_dir
     if cluster is None:  # the one cluster `cluster up` left state for, when there is exactly one
-        known = sorted(p.parent.name for p in state_root().glob("*/state.json")) if state_root().is_dir() else []
+        root = spark_cluster.state_root()
+        known = sorted(p.parent.name for p in root.glob("*/state.json")) if root.is_dir() else []
         if len(known) == 1:
-            return state_root() / known[0]
+            return root / known[0]
         raise ModelError([Problem("cluster", "which cluster? " + (f"there are {len(known)}: {', '.join(known)}"
                                                                   if known else "none was started"),
                                   "name it, or give its [[state_dir]]")])
-    if (state_root() / cluster / "state.json").is_file():  # the spec's name, as `cluster up` printed it
-        return state_root() / cluster
-    return state_root() / load_cluster(cluster).name
+    if (spark_cluster.state_root() / cluster / "state.json").is_file():  # the spec's name, as `cluster up` printed it
+        return spark_cluster.state_root() / cluster
+    return spark_cluster.state_root() / load_cluster(cluster).name
 
 
 def cluster_at(master: str | None, state_dir: Path | None = None) -> Any:
     """The state of the cluster `cluster up` started here that answers at ``master`` (a spark:// URL); None for a
     local master; a clear error when none started here answers there."""
-    # lazy: command-line start
-    from streamplace.spark.cluster.state import state_at
-
-    return state_at(master, state_dir)
+    return spark_cluster.state_at(master, state_dir)
 
 
 def worker_config(cluster: str, node: str, master: str | None = None, replica_slots: int | None = None,
@@ -87,63 +79,44 @@ def worker_config(cluster: str, node: str, master: str | None = None, replica_sl
                   state_dir: Path | None = None) -> dict[str, Any]:
     """What a real host needs to serve as ``node`` of ``cluster``: its discovery script, properties and start
     command (render it with :func:`render_worker_config`)."""
-    # lazy: command-line start
-    from streamplace.spark.cluster.standalone import worker_config as make
-    from streamplace.spark.cluster.state import ClusterState
-
     where = state_dir_of(cluster, state_dir)
     # the cluster `cluster up` started here (its URL, secret and workers as started), when there is one
-    state = ClusterState.load(where) if (where / "state.json").is_file() else None
+    state = spark_cluster.ClusterState.load(where) if (where / "state.json").is_file() else None
     if state is None and (master is None or include_secret):
         raise ModelError([Problem("master" if master is None else "include_secret",
                                   f"no cluster was started here for {cluster} ({where})",
                                   "start it with `streamplace cluster up`, or give [[master]] and copy the secret")])
     spec = state if state is not None and replica_slots is None else load_cluster(cluster)
     url = master if master is not None else state.master_url  # type: ignore[union-attr]
-    return make(spec, node, url, replica_slots, str(where / "secret"), directory,
-                state.secret if include_secret and state else None)
+    return spark_cluster.worker_config(spec, node, url, replica_slots, str(where / "secret"), directory,
+                                       state.secret if include_secret and state else None)
 
 
 def render_worker_config(doc: dict[str, Any]) -> str:
     """A worker configuration as the shell recipe a person follows on that host."""
-    # lazy: command-line start
-    from streamplace.spark.cluster.standalone import render_worker_config as render
-
-    return render(doc)
+    return spark_cluster.render_worker_config(doc)
 
 
 def stop(state_dir: Path) -> list[str]:
     """Stop exactly the master and workers `cluster up` started (from their pid files); what was stopped."""
-    # lazy: command-line start
-    from streamplace.spark.cluster.standalone import down
-
-    return down(state_dir)
+    return spark_cluster.down(state_dir)
 
 
 def status(state_dir: Path) -> dict[str, Any]:
     """The master, each worker's process and registration, and the running applications."""
-    # lazy: command-line start
-    from streamplace.spark.cluster.standalone import status as read
-
-    return read(state_dir)
+    return spark_cluster.status(state_dir)
 
 
 def kill_worker(state: Any, node: str) -> None:
     """Kill one node's worker and executor (the fault `live --kill-node` injects)."""
-    # lazy: command-line start
-    from streamplace.spark.cluster.standalone import kill_worker as kill
-
-    kill(state, node)
+    spark_cluster.kill_worker(state, node)
 
 
 def alive_hosts_of(master: str) -> list[str] | None:
     """The hosts of the workers alive on a cluster `cluster up` started here at ``master`` (one executor each for an
     application); None for a master started elsewhere or one that does not answer."""
-    # lazy: command-line start
-    from streamplace.spark.cluster.state import find_state, placement_hosts
-
-    state = find_state(master)
+    state = spark_cluster.find_state(master)
     if state is None:
         return None
-    hosts = placement_hosts(state)
+    hosts = spark_cluster.placement_hosts(state)
     return sorted(hosts.values()) if hosts else None

@@ -31,7 +31,8 @@ from streamplace.perf.evaluate import evaluate
 from streamplace.report.compare import ComparisonRow, compare, comparison_legend
 from streamplace.report.html import Section, write_report
 from streamplace.schedulers import REGISTRY, scheduler_names
-from streamplace.spark.runtime.session import stop_active_session
+from streamplace.spark import enact as spark_enact
+from streamplace.spark import measure as spark_measure
 from streamplace.workflows.cluster import start, stop
 from streamplace.workflows.run import enact_run, measured_beside_predicted, run_engine
 from streamplace.workflows.run_settings import SETTLE_MAX_S, SETTLED_ROWS, RunHooks, RunSettings
@@ -73,24 +74,19 @@ def best_row(rows: list[ComparisonRow]) -> ComparisonRow | None:
 def run_best(spark: Any, topology: Topology, plan: Plan, cores: int, seconds: float, out_dir: Path,
              engine: EngineSettings, progress: Callable[[float], None] | None = None) -> SparkRun:
     """Run ``plan``'s pipeline on local Spark (a fresh checkpoint in ``out_dir``) and compare with the model."""
-    # lazy: PySpark
-    from streamplace.spark.measure.check import check_plan, comparison_rows
-
     shutil.rmtree(out_dir, ignore_errors=True)  # this run, not a resumed one
-    check = check_plan(spark, topology, plan, cores, seconds, WARMUP_S, out_dir, progress=progress, engine=engine)
+    check = spark_measure.check_plan(spark, topology, plan, cores, seconds, WARMUP_S, out_dir, progress=progress,
+                                     engine=engine)
     text, agrees = verdict(check)
-    rows = comparison_rows(check)
+    rows = spark_measure.comparison_rows(check)
     return SparkRun(check, rows, text, agrees, _section(topology, plan, check, cores, rows, text, out_dir))
 
 
 def verdict(check: Any) -> tuple[str, bool]:
     """Whether throughput and latency agree within ``AGREEMENT``, in words, and CPU's caveat (``check``: a
     spark.measure.check.LocalCheck, or anything with the run's ``result``)."""
-    # lazy: PySpark
-    from streamplace.spark.runtime.run import comparison, ratio
-
-    got = [(name, ratio(p, m)) for name, p, m in comparison(check.result.predicted, check.result.measured)
-           if name.startswith(("throughput", "latency"))]
+    compared = spark_enact.comparison(check.result.predicted, check.result.measured)
+    got = [(name, spark_enact.ratio(p, m)) for name, p, m in compared if name.startswith(("throughput", "latency"))]
     agrees = all(r is not None and abs(r - 1.0) <= AGREEMENT for _, r in got)
     shown = ", ".join(f"{name.split(',')[0].split(' (')[0]} {r:.2f}×" for name, r in got if r is not None)
     text = (f"measured / predicted: {shown} — " + ("within" if agrees else "NOT within") +
@@ -139,12 +135,9 @@ def cluster_section(topology: Topology, cluster: Cluster, plan: Plan, done: Any,
                     page: Path | None) -> tuple[Section, str, bool]:
     """The report's part on the plan enacted on the emulated cluster (``done``: workflows.run.RunDone), the verdict
     in words and whether predicted and measured agree."""
-    # lazy: PySpark
-    from streamplace.spark.runtime.run import comparison, ratio
-
     text, agrees = verdict(done)
-    rows = [(name, _f(p), _f(m), _f(ratio(p, m))) for name, p, m in comparison(done.result.predicted,
-                                                                                 done.result.measured)]
+    compared = spark_enact.comparison(done.result.predicted, done.result.measured)
+    rows = [(name, _f(p), _f(m), _f(spark_enact.ratio(p, m))) for name, p, m in compared]
     placed = done.result.placement or {}
     ran = ", ".join(f"{op}: " + ", ".join(f"{node} {int(v['tuples']):,}" for node, v in sorted(nodes.items()))
                     for op, nodes in placed.items())
@@ -225,7 +218,8 @@ def run_on_cluster(t: Topology, c: Cluster, plan: Plan, seconds: float, out_dir:
                          hooks=RunHooks(session=lambda log_to: session(state, log_to), open_page=open_page,
                                         on_warning=on_warning, on_info=on_info, progress=progress))
     finally:
-        stop_active_session()  # the run's application leaves the master first: no executor is started meanwhile
+        # the run's application leaves the master first: no executor is started meanwhile
+        spark_enact.stop_active_session()
         if (state_dir / "state.json").exists():
             try:
                 stopped = stop(state_dir)

@@ -1,4 +1,4 @@
-"""The views' subscriptions to a run (spark/runtime/events.py): the live page's — the runtime's events become its
+"""The views' subscriptions to a run (spark/events.py): the live page's — the runtime's events become its
 points, log, plans and last state — and the terminal's (``live``'s decisions as lines). `run` and `live`
 (workflows/run.py, workflows/live.py) subscribe them; the runtime knows neither.
 
@@ -19,7 +19,8 @@ from streamplace.model.topology import Topology
 from streamplace.page.live_run import capacity_cores
 from streamplace.page.series import Reading
 from streamplace.perf.engines import EngineSettings
-from streamplace.spark.runtime.events import BatchEnded, RunEnd, RunEvent, RunListener
+from streamplace.spark import enact as spark_enact
+from streamplace.spark.events import BatchEnded, RunEnd, RunEvent, RunListener
 from streamplace.workflows.instance import Say, silent
 
 if TYPE_CHECKING:
@@ -124,10 +125,7 @@ def describe_plan(topology: Topology, cluster: Cluster, runs_on: Cluster, one_no
     on (what the page's measured CPU is a share of)."""
     from streamplace.report.placement import plan_svg  # lazy: matplotlib, only where a page is drawn
 
-    # lazy: PySpark
-    from streamplace.spark.runtime.run import on_one_node, prediction
-
-    where, as_run = runs_on, (on_one_node(topology, plan) if one_node else plan)
-    predicted = prediction(topology, where, as_run, None, engine)
+    where, as_run = runs_on, (spark_enact.on_one_node(topology, plan) if one_node else plan)
+    predicted = spark_enact.prediction(topology, where, as_run, None, engine)
     predicted["offered_rate"] = predicted.get("source_rate")
     return predicted, plan_svg(topology, cluster, plan, engine), capacity_cores(where)

@@ -227,7 +227,7 @@ def engine_settings(engine: Engine = DEFAULT_ENGINE, calibration: str | Path | N
     settings = EngineSettings(engine)
     if settings.model.reads_calibration:  # Spark's constants, as `streamplace calibrate` measured them
         # lazy: command-line start
-        from streamplace.spark.measure.calibration import constants_or_defaults
+        from streamplace.spark.measure import constants_or_defaults
 
         consts = constants_or_defaults(Path(calibration) if calibration else None)
         settings = EngineSettings(engine, spark=SparkSettings(constants=consts))

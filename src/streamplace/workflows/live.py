@@ -5,7 +5,7 @@ live page fed with every point, plan and decision.
 Nothing here prints or knows the command line: the Spark session and the live page come from the caller's
 ``session`` and ``open_page`` (workflows/run.py's types), warnings and notes go to ``on_warning`` / ``on_info``,
 each decision of the loop to ``on_step(at_s, what)``. The page and ``on_step`` (the terminal) subscribe to the
-loop's events (spark/runtime/events.py). `streamplace live` (cli/live.py) calls :func:`enact_live`.
+loop's events (spark/events.py). `streamplace live` (cli/live.py) calls :func:`enact_live`.
 """
 
 from __future__ import annotations
@@ -21,6 +21,10 @@ from streamplace.errors import Problem, SpecError
 from streamplace.model.cluster import Cluster, scaled_cluster
 from streamplace.model.topology import Topology
 from streamplace.perf.engines import EngineSettings
+from streamplace.spark import cluster as spark_cluster
+from streamplace.spark import enact as spark_enact
+from streamplace.spark import live as spark_live
+from streamplace.spark.events import Listeners
 from streamplace.workflows.cluster import kill_worker
 from streamplace.workflows.instance import silent
 from streamplace.workflows.live_settings import LiveHooks, LiveSettings
@@ -44,27 +48,20 @@ def enact_live(t: Topology, c: Cluster, policy: Any, settings: LiveSettings, eng
     ``settings.bounded_sources``: the sources are run's (bounded_source.py, no cap) rather than Spark's ``rate``
     source — rows arrive one by one, and they can stall (a ``stall`` fault needs them); a checkpoint they wrote
     resumes with them whatever the setting says (its offsets are theirs)."""
-    # lazy: PySpark; the cluster's state, the events and the feeds (jinja2): command-line start
-    from streamplace.spark.cluster.connect import session_for
-    from streamplace.spark.cluster.standalone import emulated_links
-    from streamplace.spark.cluster.state import alive_nodes
-    from streamplace.spark.runtime.events import Listeners
-    from streamplace.spark.runtime.live import LiveRun
-    from streamplace.spark.runtime.pipeline import PipelineConfig
-    from streamplace.spark.runtime.run import local_machine
+    # lazy: command-line start (the feeds: jinja2)
     from streamplace.workflows.feeds import Guarded, PageFeed, Steps, describe_plan
 
     out_dir, on_warning = settings.out_dir, hooks.on_warning
     workers = state.layout() if state is not None else None
     spark = (hooks.session(out_dir / "spark.log") if hooks.session is not None
-             else session_for(master, state, settings.cores, out_dir / "spark.log"))
-    cfg = PipelineConfig(trigger_s=settings.trigger_s, sink=settings.sink, out_dir=out_dir, workers=workers,
-                         link_latency_ms=emulated_links(state, c),  # as `run`
-                         admission={} if settings.bounded_sources or _bounded_checkpoint(out_dir) else None)
-    alive = functools.partial(alive_nodes, state) if state is not None else None
-    runner = LiveRun(spark, t, c, policy, cfg, settings.interval_s, alive)
+             else spark_cluster.session_for(master, state, settings.cores, out_dir / "spark.log"))
+    cfg = spark_enact.PipelineConfig(trigger_s=settings.trigger_s, sink=settings.sink, out_dir=out_dir, workers=workers,
+                                     link_latency_ms=spark_cluster.emulated_links(state, c),  # as `run`
+                                     admission={} if settings.bounded_sources or _bounded_checkpoint(out_dir) else None)
+    alive = functools.partial(spark_cluster.alive_nodes, state) if state is not None else None
+    runner = spark_live.LiveRun(spark, t, c, policy, cfg, settings.interval_s, alive)
     if state is None:
-        target, one_node = local_machine(settings.cores, master), True
+        target, one_node = spark_enact.local_machine(settings.cores, master), True
     else:  # the workers run under their quotas: the page's prediction and CPU shares are for that cluster
         target, one_node = (scaled_cluster(c, state.cpu_scale) if state.cpu_scale else c), False
     live_page = None if hooks.open_page is None else hooks.open_page(
@@ -85,9 +82,7 @@ def enact_live(t: Topology, c: Cluster, policy: Any, settings: LiveSettings, eng
 
 def _bounded_checkpoint(out_dir: Path) -> bool:
     """Did bounded sources write the checkpoint in ``out_dir`` (their arrival origin is there)?"""
-    from streamplace.spark.runtime.bounded_source import ORIGIN_FILE  # lazy: PySpark
-
-    return (out_dir / "_checkpoint" / ORIGIN_FILE).exists()
+    return (out_dir / "_checkpoint" / spark_live.ORIGIN_FILE).exists()
 
 
 #: the faults `live --fault` injects: kind → (needs a node, needs a duration)
@@ -140,25 +135,24 @@ def parse_fault(text: str, option: str = "fault") -> FaultSpec:
 
 def fault_actions(spec: FaultSpec, state: Any, checkpoint: Path) -> list[Fault]:
     """What the live loop runs for one fault, at its times (a fault with a duration is two actions)."""
-    # lazy: PySpark
-    from streamplace.spark.cluster import faults as cf
-    from streamplace.spark.runtime.bounded_source import stall
-
     node = spec.node or ""
     end = spec.at_s + (spec.for_s or 0.0)
     if spec.kind == "worker":
         return [(spec.at_s, f"kill {node}", functools.partial(kill_worker, state, node))]
     if spec.kind == "executor":
-        return [(spec.at_s, f"kill {node}'s executors", functools.partial(cf.kill_executors, state, node))]
+        return [(spec.at_s, f"kill {node}'s executors",
+                 functools.partial(spark_cluster.kill_executors, state, node))]
     if spec.kind == "slow":
         return [(spec.at_s, f"slow {node} to {SLOW_FACTOR:g} of its CPU for {spec.for_s:g} s",
-                 functools.partial(cf.slow_node, state, node, SLOW_FACTOR)),
-                (end, f"{node}'s CPU restored", functools.partial(cf.restore_node, state, node))]
+                 functools.partial(spark_cluster.slow_node, state, node, SLOW_FACTOR)),
+                (end, f"{node}'s CPU restored", functools.partial(spark_cluster.restore_node, state, node))]
     if spec.kind == "freeze":
-        return [(spec.at_s, f"freeze {node} for {spec.for_s:g} s", functools.partial(cf.freeze_node, state, node)),
-                (end, f"{node} thawed", functools.partial(cf.thaw_node, state, node))]
+        return [(spec.at_s, f"freeze {node} for {spec.for_s:g} s",
+                 functools.partial(spark_cluster.freeze_node, state, node)),
+                (end, f"{node} thawed", functools.partial(spark_cluster.thaw_node, state, node))]
     assert spec.for_s is not None  # a stall has one (parse_fault)
-    return [(spec.at_s, f"stall the sources for {spec.for_s:g} s", functools.partial(stall, checkpoint, spec.for_s))]
+    return [(spec.at_s, f"stall the sources for {spec.for_s:g} s",
+             functools.partial(spark_live.stall, checkpoint, spec.for_s))]
 
 
 def prepare_live(t: Topology, c: Cluster, policy: str, plan: Any, scheduler: str, params: dict[str, str],

@@ -15,6 +15,7 @@ from streamplace.errors import Problem, SpecError
 from streamplace.files import write_whole
 from streamplace.model.topology import Topology
 from streamplace.schedulers.base import REGISTRY, scheduler_names
+from streamplace.spark import measure as spark_measure
 from streamplace.workflows.instance import RUNTIME_ENGINE, Engine, Spec, engine_and_rest, load_cluster, load_topology
 
 
@@ -31,13 +32,10 @@ def calibrate(spark: Any, cores: int, batches: int = 3, out_file: Path | None = 
               progress: Callable[[str], None] | None = None) -> Calibrated:
     """Measure the Spark engine model's constants on ``spark``'s master (about 2 minutes on 2 cores) and write
     them, whole, to ``out_file`` (default ~/.streamplace/calibration.json, which the spark engine reads)."""
-    # lazy: command-line start
-    from streamplace.spark.measure.calibration import calibrate as measure
-    from streamplace.spark.measure.calibration import default_path, measured_block, write_calibration
-
-    cal = measure(spark, cores, batches, progress=progress)
+    cal = spark_measure.calibrate(spark, cores, batches, progress=progress)
     master = spark.sparkContext.master
-    path = write_calibration(out_file or default_path(), cal.constants, measured_block(cal, master, cores))
+    path = spark_measure.write_calibration(out_file or spark_measure.default_path(), cal.constants,
+                                           spark_measure.measured_block(cal, master, cores))
     return Calibrated(cal, path, master)
 
 
@@ -74,14 +72,11 @@ def profile(spark: Any, topology: Topology | Spec, cores: int, out_file: Path, t
     operator starts."""
     import yaml
 
-    # lazy: PySpark
-    from streamplace.spark.measure.profiler import profile_document, profile_topology
-
     t = topology if isinstance(topology, Topology) else load_topology(topology)
     operators_to_profile(t, operators)
-    found, fits = profile_topology(spark, t, cores, trigger_s, node_type, batches,
+    found, fits = spark_measure.profile_topology(spark, t, cores, trigger_s, node_type, batches,
                                    list(operators) if operators else None, progress=progress)
-    doc = profile_document(found, fits, cores, trigger_s)
+    doc = spark_measure.profile_document(found, fits, cores, trigger_s)
     text = json.dumps(doc, indent=2) if out_file.suffix == ".json" else yaml.safe_dump(doc, sort_keys=False)
     write_whole(out_file, text)
     return Profiled(t, fits, doc, out_file)
@@ -127,8 +122,5 @@ def sweep(spark: Any, setup: SweepSetup, out_dir: Path, partitions: int | None =
           progress: Callable[[int, int], None] | None = None) -> Any:
     """Plan and predict every instance of ``setup`` as Spark tasks and write the rows to ``out_dir`` (Parquet,
     overwritten); returns spark.measure.sweep.SweepRun."""
-    # lazy: command-line start
-    from streamplace.spark.measure.sweep import run_sweep
-
-    return run_sweep(spark, setup.instances, setup.topologies, setup.clusters, out_dir, partitions,
-                     progress=progress, engine=setup.engine, engine_params=setup.engine_params)
+    return spark_measure.run_sweep(spark, setup.instances, setup.topologies, setup.clusters, out_dir, partitions,
+                                   progress=progress, engine=setup.engine, engine_params=setup.engine_params)

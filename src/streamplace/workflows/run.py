@@ -22,6 +22,8 @@ from streamplace.perf.admission import Admission, admission, admitted_plan, cont
 from streamplace.perf.engines import RUNTIME_ENGINE, EngineSettings
 from streamplace.report.compare import mfmt
 from streamplace.schedulers.base import DEFAULT_SCHEDULER, create
+from streamplace.spark import cluster as spark_cluster
+from streamplace.spark import enact as spark_enact
 from streamplace.workflows import arguments
 from streamplace.workflows.instance import (
     Engine,
@@ -37,7 +39,7 @@ from streamplace.workflows.outdir import run_dir
 from streamplace.workflows.run_settings import RunHooks, RunSettings
 
 if TYPE_CHECKING:
-    from streamplace.spark.runtime.events import RunListener
+    from streamplace.spark.events import RunListener
 
 #: the default callbacks: none
 NO_HOOKS = RunHooks()
@@ -81,26 +83,23 @@ def enact_run(t: Topology, c: Cluster, pl: Plan, plan_label: str, settings: RunS
     on_warning, on_info = hooks.on_warning, hooks.on_info
     warmup, duration, trigger_s = settings.warmup_s, settings.duration_s, settings.trigger_s
     max_rate_name = settings.name("max_rate")
-    # lazy: PySpark; the rest of spark/: command-line start
-    from streamplace.spark.runtime.run import prediction, run_target, run_warnings
-
     workers = None
     if state is not None:
         # lazy: command-line start
         from streamplace.model.layout import check_enactable
-        from streamplace.spark.cluster.state import require_registered
 
         workers = state.layout()
         check_enactable(t, pl, workers, plan_label)
-        require_registered(state, {n for per in pl.replicas.values() for n in per})
+        spark_cluster.require_registered(state, {n for per in pl.replicas.values() for n in per})
     eng = engine(trigger_s)
-    target_cluster, target_plan, here = run_target(t, c, pl, state, master, settings.cores, settings.placement)
+    target_cluster, target_plan, here = spark_enact.run_target(t, c, pl, state, master, settings.cores,
+                                                               settings.placement)
     adm = admission(t, target_cluster, target_plan, eng, trigger_s, settings.max_rate, where=max_rate_name)
     trigger_s = adm.trigger_s
     eng = continuous(eng, trigger_s)
-    predicted = prediction(t, target_cluster, admitted_plan(t, target_plan, adm), None, eng)
+    predicted = spark_enact.prediction(t, target_cluster, admitted_plan(t, target_plan, adm), None, eng)
     predicted["offered_rate"] = sum(adm.offered.values())
-    for line in run_warnings(c, pl, predicted, here, None if state is not None else target_cluster):
+    for line in spark_enact.run_warnings(c, pl, predicted, here, None if state is not None else target_cluster):
         on_warning(line)
     if adm.overloaded:
         on_warning(f"the sources offer {predicted['offered_rate']:,.1f} tuples/s; "
@@ -119,7 +118,7 @@ def enact_run(t: Topology, c: Cluster, pl: Plan, plan_label: str, settings: RunS
         if live_page is not None:
             try:
                 # the page's "offered" is what the sources offer, not what they admit (its gap is the overload)
-                offered = prediction(t, target_cluster, target_plan, None, eng).get("offered_throughput")
+                offered = spark_enact.prediction(t, target_cluster, target_plan, None, eng).get("offered_throughput")
                 from streamplace.report.placement import plan_svg  # lazy: matplotlib, only where a page is drawn
 
                 live_page.plan(dict(predicted, offered_throughput=offered), plan_svg(t, c, pl, eng), None)
@@ -142,7 +141,7 @@ def enact_run(t: Topology, c: Cluster, pl: Plan, plan_label: str, settings: RunS
     except BaseException as exc:
         if feed is not None and not feed.ended:  # failed before the pipeline ran (the session): ended here
             # lazy: command-line start
-            from streamplace.spark.runtime.events import RunEnd
+            from streamplace.spark.events import RunEnd
 
             feed.on_end(RunEnd(0.0, error=exc))
         raise
@@ -154,10 +153,7 @@ def enact_run(t: Topology, c: Cluster, pl: Plan, plan_label: str, settings: RunS
 
 def page_summary(result: Any) -> list[tuple[str, str, str]]:
     """The live page's last table of a run: (quantity, predicted, measured) as text (spark/runtime/run.comparison)."""
-    # lazy: PySpark
-    from streamplace.spark.runtime.run import comparison
-
-    return [(name, mfmt(pv), mfmt(mv)) for name, pv, mv in comparison(result.predicted, result.measured)]
+    return [(name, mfmt(pv), mfmt(mv)) for name, pv, mv in spark_enact.comparison(result.predicted, result.measured)]
 
 
 def measured_run(t: Topology, c: Cluster, target_cluster: Cluster, target_plan: Plan, adm: Admission,
@@ -171,23 +167,13 @@ def measured_run(t: Topology, c: Cluster, target_cluster: Cluster, target_plan: 
     the session is up); whether CPU quotas were lifted for the start."""
     session, progress, trigger_s = hooks.session, hooks.progress, adm.trigger_s
     warmup, duration = settings.warmup_s, settings.duration_s
-    # lazy: PySpark; the rest of spark/: command-line start
-    from streamplace.spark.runtime.pipeline import PipelineConfig
-    from streamplace.spark.runtime.run import run_pipeline
-
     boost = None
     if state is not None:  # executors and the first batch start at full speed; the quotas are set after it
-        # lazy: command-line start
-        from streamplace.spark.cluster.state import lift_cpu_quotas
-
-        boost = lift_cpu_quotas(state)
+        boost = spark_cluster.lift_cpu_quotas(state)
     session_started, session_began_at = time.monotonic(), time.time()
     try:
         if session is None:
-            # lazy: command-line start
-            from streamplace.spark.cluster.connect import session_for
-
-            spark = session_for(master, state, settings.cores, out_dir / "spark.log")
+            spark = spark_cluster.session_for(master, state, settings.cores, out_dir / "spark.log")
         else:
             spark = session(out_dir / "spark.log")
     except BaseException:
@@ -196,22 +182,20 @@ def measured_run(t: Topology, c: Cluster, target_cluster: Cluster, target_plan: 
         raise
     session_start_s = time.monotonic() - session_started
     # an emulated cluster's workers talk over loopback: its stages wait the spec's link latencies instead
-    # lazy: command-line start
-    from streamplace.spark.cluster.standalone import emulated_links
-
-    cfg = PipelineConfig(trigger_s=trigger_s, sink=settings.sink, out_dir=out_dir, workers=workers,
-                         source_lead_s=eng.spark.lead_s, link_latency_ms=emulated_links(state, c),
-                         placement=settings.placement, admission=adm.rows_per_trigger)
+    links = spark_cluster.emulated_links(state, c)
+    cfg = spark_enact.PipelineConfig(trigger_s=trigger_s, sink=settings.sink, out_dir=out_dir, workers=workers,
+                                     source_lead_s=eng.spark.lead_s, link_latency_ms=links,
+                                     placement=settings.placement, admission=adm.rows_per_trigger)
     started = time.perf_counter()
     total = warmup + duration
     if progress is not None:
         progress(0.0, total)
-    result = run_pipeline(spark, t, target_cluster, target_plan, duration, warmup, cfg,
-                          progress=None if progress is None else lambda s: progress(s, total), engine=eng,
-                          after_first_batch=boost, predicted=predicted,
-                          listener=listener, settle_rows=None if adm.overloaded else settings.settle_rows,
-                          settle_max_s=settings.settle_max_s,
-                          origin=started)
+    result = spark_enact.run_pipeline(spark, t, target_cluster, target_plan, duration, warmup, cfg,
+                                      progress=None if progress is None else lambda s: progress(s, total), engine=eng,
+                                      after_first_batch=boost, predicted=predicted,
+                                      listener=listener, settle_rows=None if adm.overloaded else settings.settle_rows,
+                                      settle_max_s=settings.settle_max_s,
+                                      origin=started)
     result.measured["session_start_s"] = session_start_s
     result.measured.update(launch_figures(result.measured, session_began_at))
     return result, boost is not None
@@ -245,11 +229,6 @@ def run(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan | Spec, *
     spark.runtime.run.RunResult."""
     import os
 
-    # lazy: PySpark; the rest of spark/: command-line start
-    from streamplace.spark.runtime.pipeline import PipelineConfig
-    from streamplace.spark.runtime.run import prediction, run_pipeline, run_target
-    from streamplace.spark.runtime.session import local_session
-
     arguments.engine(engine)
     arguments.path(out_dir, "out_dir", "give a directory, e.g. out_dir='run-out/mine', or None")
     if plan is not None and not isinstance(plan, Plan | str | Path | Mapping):
@@ -262,25 +241,24 @@ def run(topology: Topology | Spec, cluster: Cluster | Spec, plan: Plan | Spec, *
     plan = plan_to_run(plan, DEFAULT_SCHEDULER, t, c)
     eng = engine_settings(engine, cluster=c)
     n = cores or os.cpu_count() or 2
-    target_cluster, target_plan, _ = run_target(t, c, plan, None, None, n)  # this machine, as `run` predicts it
+    # this machine, as `run` predicts it
+    target_cluster, target_plan, _ = spark_enact.run_target(t, c, plan, None, None, n)
     adm = admission(t, target_cluster, target_plan, eng, trigger_s, max_rate)
     directory = run_dir_for(t, plan, "parquet", Path(out_dir) if out_dir is not None else None)
-    cfg = PipelineConfig(trigger_s=adm.trigger_s, out_dir=directory, admission=adm.rows_per_trigger)
+    cfg = spark_enact.PipelineConfig(trigger_s=adm.trigger_s, out_dir=directory, admission=adm.rows_per_trigger)
     eng = continuous(eng, adm.trigger_s)
-    return run_pipeline(local_session(n), t, target_cluster, target_plan, duration_s, warmup_s, cfg, engine=eng,
-                        predicted=prediction(t, target_cluster, admitted_plan(t, target_plan, adm), None, eng))
+    predicted = spark_enact.prediction(t, target_cluster, admitted_plan(t, target_plan, adm), None, eng)
+    return spark_enact.run_pipeline(spark_enact.local_session(n), t, target_cluster, target_plan, duration_s,
+                                    warmup_s, cfg, engine=eng, predicted=predicted)
 
 
 def runnable_instance(topology: Topology | Spec, cluster: Cluster | Spec, on_warning: Say = silent,
                       where: str | None = None) -> tuple[Topology, Cluster]:
     """The instance a Spark use case runs: bad logic names or parameters fail here, naming the file (``where``),
     before Spark starts."""
-    # lazy: pyarrow (the spark extra)
-    from streamplace.spark.runtime.library import logic_of
-
     inst = load_instance(topology, cluster, None, on_warning)
     for op in inst.topology.operators:
-        logic_of(op, where=where if where is not None else str(topology))
+        spark_enact.logic_of(op, where=where if where is not None else str(topology))
     return inst.topology, inst.cluster
 
 
@@ -319,10 +297,7 @@ def run_engine(engine: Engine, calibration: Path | None, params: dict[str, str] 
 def measured_beside_predicted(predicted: dict[str, Any], measured: dict[str, Any]) \
         -> list[tuple[str, Any, Any, float | None]]:
     """(quantity, predicted, measured, measured / predicted) for every quantity a run measures."""
-    # lazy: PySpark
-    from streamplace.spark.runtime.run import comparison, ratio
-
-    return [(name, pv, mv, ratio(pv, mv)) for name, pv, mv in comparison(predicted, measured)]
+    return [(name, pv, mv, spark_enact.ratio(pv, mv)) for name, pv, mv in spark_enact.comparison(predicted, measured)]
 
 
 def page_capacity(target: Cluster) -> dict[str, float]:

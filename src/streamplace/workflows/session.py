@@ -6,21 +6,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from streamplace.spark import cluster as spark_cluster
+from streamplace.spark import enact as spark_enact
+
 
 def open_session(master: str | None, state: Any, cores: int | None, log_to: Path | None = None,
                  console_level: str | None = None) -> Any:
     """The process's SparkSession: on the cluster of ``state`` (workflows.cluster.cluster_at), else ``master`` or
     ``local[cores]``; Spark's log goes to ``log_to`` (default ~/.streamplace/logs/…), the terminal gets only
     ``console_level`` and above."""
-    # lazy: command-line start
-    from streamplace.spark.cluster.connect import session_for
-
-    return session_for(master, state, cores, log_to, console_level)
+    return spark_cluster.session_for(master, state, cores, log_to, console_level)
 
 
 def spark_log() -> Path | None:
     """The file Spark's log of this process goes to (None before a session started)."""
-    # lazy: command-line start
-    from streamplace.spark.runtime.session import log_file
-
-    return log_file()
+    return spark_enact.log_file()

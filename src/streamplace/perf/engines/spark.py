@@ -1,6 +1,6 @@
 """The ``spark`` engine: a plan as Spark Structured Streaming runs it, one micro-batch at a time.
 
-What the runtime builds (spark/runtime/pipeline.py) is what is modelled. Each operator
+What the runtime builds (spark/query/pipeline.py) is what is modelled. Each operator
 (or fused chain) is one **stage** of a micro-batch with one task per replica; on
 a standalone cluster each task runs on its replica's node (task locality), so
 the model keeps the stage's tasks per (chain, node) cell, the cells of a chain
@@ -41,7 +41,7 @@ upper bound where stages run side by side). From that:
 * **period and latency**: while B(s, trigger) fits the trigger, P = the
   trigger and the mean latency is quantum / 2 (Spark's rate source releases
   whole seconds) + lead_s + (trigger − quantum) / 2 + B: the source's seconds
-  end ``lead_s`` before a tick (the runtime sets that phase, spark/runtime/phase.py).
+  end ``lead_s`` before a tick (the runtime sets that phase, spark/query/phase.py).
   Otherwise batches run back to back, each reading the quanta that ended
   meanwhile, in a cycle of batch sizes that no single period describes: the
   triggers are replayed batch by batch (triggers.py), which gives the mean
@@ -94,7 +94,7 @@ class SparkConstants:
     sink_us: float = 0.51  # per tuple an output writes
     jvm_cores: float = 0.005  # cores Spark's own threads (JIT, driver, Arrow I/O) take from tasks that fill a node
     # per routed input of a placed (standalone) plan: the driver's instantiation of each chain's exchange and stage,
-    # planned once (spark/runtime/jvm/ChainTemplate.java), and the plan cut (LocatedRDD) before a batch's first
+    # planned once (spark/query/jvm/ChainTemplate.java), and the plan cut (LocatedRDD) before a batch's first
     # stage. calibration.driver_probe on local[2], the median of three runs (benchmarks/placed_build.py --local
     # --repeats 3, 2026-11-28, load 4.0–4.4: 9.2–13.4 ms). It was 0.023 s (0.017–0.023 s in the three calibrate
     # runs above) while every batch re-analysed and re-planned each chain's projections, union and exchange
@@ -124,7 +124,7 @@ class SparkConstants:
 
 
 #: seconds from the end of a rate source's second to the trigger that reads it: the runtime starts every fresh
-#: query's rate sources at this phase (spark/runtime/phase.py); chance alone would make it anything from 0 to 1 s
+#: query's rate sources at this phase (spark/query/phase.py); chance alone would make it anything from 0 to 1 s
 SOURCE_LEAD_S = 0.05
 
 
@@ -266,7 +266,7 @@ def fetch_waits(arrays: Stages, cluster: Cluster) -> np.ndarray:
 
 
 def routed_inputs(arrays: Stages) -> int:
-    """The routed inputs the placed runtime builds per micro-batch (spark/runtime/placed.py, build_placed): every
+    """The routed inputs the placed runtime builds per micro-batch (spark/query/placed.py, build_placed): every
     chain's stage reads the union of its parent chains' outputs (a source's stage the micro-batch's rows) through
     one exchange, and the driver puts each input's rows into the chain's exchange and stage (planned once, at the
     first batch: jvm/ChainTemplate.java) and cuts the plan there (LocatedRDD) before the batch's first stage can

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from streamplace.model.layout import EXECUTOR_MEMORY_MB
 from streamplace.spark.cluster.jvm_options import driver_options, executor_options
 from streamplace.spark.cluster.state import EXECUTOR_JVM_OPTIONS, ClusterState, local_address
-from streamplace.spark.runtime.locality import LOCALITY_CONF, locality_jar
+from streamplace.spark.query.locality import LOCALITY_CONF, locality_jar
 from streamplace.spark.runtime.session import local_session
 
 if TYPE_CHECKING:

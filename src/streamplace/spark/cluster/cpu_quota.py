@@ -2,7 +2,7 @@
 
 Without quotas every emulated node's worker, executors and Python workers share
 all of this machine's cores, so a node of 4 cores and one of 2 differ only by
-how much CPU a tuple burns there (``cost_ms / speedup``, spark/runtime/busy.py). With
+how much CPU a tuple burns there (``cost_ms / speedup``, spark/query/busy.py). With
 quotas each node's processes run in a cgroup of their own whose CPU bandwidth
 is the node's share of a budget of real cores:
 

@@ -215,8 +215,8 @@ def _workload(state_dir: str, driver_dump: str, out_dir: str, budget_s: float = 
     (hard-coded in Spark), and on two cores four executors dumping at once all ran out of that time. The driver
     dumps after them, when this process exits and its JVM with it."""
     # lazy: PySpark
-    from streamplace.spark.runtime.build import pipeline_for
-    from streamplace.spark.runtime.pipeline import PipelineConfig
+    from streamplace.spark.query.build import pipeline_for
+    from streamplace.spark.query.pipeline import PipelineConfig
 
     state = ClusterState.load(Path(state_dir))
     conf = app_conf(state)

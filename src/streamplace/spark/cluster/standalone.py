@@ -53,7 +53,7 @@ from streamplace.spark.cluster.state import (
     master_json,
     state_root,
 )
-from streamplace.spark.runtime.zygote_client import SOCKET_ENV
+from streamplace.spark.daemons.zygote_client import SOCKET_ENV
 
 
 def spark_class() -> Path:

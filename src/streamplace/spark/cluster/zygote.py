@@ -29,8 +29,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from streamplace.spark.runtime.threadless import THREADLESS_ENV, ready_to_fork, with_threadless_defaults
-from streamplace.spark.runtime.zygote_client import HEADER, socket_address
+from streamplace.spark.daemons.threadless import THREADLESS_ENV, ready_to_fork, with_threadless_defaults
+from streamplace.spark.daemons.zygote_client import HEADER, socket_address
 
 #: environment variables the zygote's imports read (PySpark's serializers and worker_util at import, hash
 #: randomization at interpreter start): a daemon whose executor sets another value is not forked from it

@@ -250,8 +250,8 @@ def driver_probe(spark: Any, sizes: tuple[int, ...] = (2, 4, 8, 12, 16), nodes: 
     import tempfile
 
     # lazy: PySpark
-    from streamplace.spark.runtime.pipeline import PipelineConfig
-    from streamplace.spark.runtime.placed import PlacedPipeline
+    from streamplace.spark.query.pipeline import PipelineConfig
+    from streamplace.spark.query.placed import PlacedPipeline
 
     points: list[tuple[int, float]] = []
     batch = spark.range(1).selectExpr("current_timestamp() AS ts", "id AS value", "id AS key")

@@ -23,7 +23,7 @@ from streamplace.model.plan import Plan
 from streamplace.model.topology import Topology
 from streamplace.perf.engines import EngineSettings
 from streamplace.perf.evaluate import evaluate
-from streamplace.spark.runtime.pipeline import PipelineConfig
+from streamplace.spark.query.pipeline import PipelineConfig
 from streamplace.spark.runtime.run import (
     RunResult,
     comparison,

@@ -39,11 +39,11 @@ from scipy.stats import linregress
 from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile, ProfileEntry
 from streamplace.model.topology import Operator, Stream, Topology
-from streamplace.spark.runtime.build import pipeline_for
-from streamplace.spark.runtime.library import logic_of
-from streamplace.spark.runtime.metrics import ProgressListener
-from streamplace.spark.runtime.operators import CPU_S, N_STATS, ROWS_IN, ROWS_OUT
-from streamplace.spark.runtime.pipeline import PipelineConfig
+from streamplace.spark.query.build import pipeline_for
+from streamplace.spark.query.library import logic_of
+from streamplace.spark.query.metrics import ProgressListener
+from streamplace.spark.query.operators import CPU_S, N_STATS, ROWS_IN, ROWS_OUT
+from streamplace.spark.query.pipeline import PipelineConfig
 
 NO_WORK = 1e9  # speed-up given to helper operators so they burn no emulated CPU
 

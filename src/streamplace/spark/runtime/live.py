@@ -30,11 +30,11 @@ from streamplace.model.cluster import Cluster
 from streamplace.model.layout import WorkerLayout
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Topology
-from streamplace.spark.runtime.build import pipeline_for
-from streamplace.spark.runtime.events import EventKind, RunEnd, RunEvent, RunListener
-from streamplace.spark.runtime.metrics import Snapshot
-from streamplace.spark.runtime.operators import ROWS_IN
-from streamplace.spark.runtime.pipeline import Pipeline, PipelineConfig
+from streamplace.spark.events import EventKind, RunEnd, RunEvent, RunListener
+from streamplace.spark.query.build import pipeline_for
+from streamplace.spark.query.metrics import Snapshot
+from streamplace.spark.query.operators import ROWS_IN
+from streamplace.spark.query.pipeline import Pipeline, PipelineConfig
 from streamplace.spark.runtime.run import measure
 from streamplace.spark.runtime.watch import BatchWatch
 

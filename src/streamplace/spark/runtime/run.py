@@ -23,10 +23,10 @@ from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
 from streamplace.perf.engines import EngineSettings, recorded_params
 from streamplace.perf.evaluate import evaluate
-from streamplace.spark.runtime.build import pipeline_for
-from streamplace.spark.runtime.events import RunEnd, RunEvent, RunListener
-from streamplace.spark.runtime.metrics import ProgressListener, Snapshot, cpu_share, cpu_times
-from streamplace.spark.runtime.operators import (
+from streamplace.spark.events import RunEnd, RunEvent, RunListener
+from streamplace.spark.query.build import pipeline_for
+from streamplace.spark.query.metrics import ProgressListener, Snapshot, cpu_share, cpu_times
+from streamplace.spark.query.operators import (
     CPU_S,
     LAT_COUNT,
     LAT_MAX_S,
@@ -36,8 +36,8 @@ from streamplace.spark.runtime.operators import (
     ROWS_OUT,
     parse_placed_key,
 )
-from streamplace.spark.runtime.pipeline import Pipeline, PipelineConfig
-from streamplace.spark.runtime.placed import PlacedPipeline
+from streamplace.spark.query.pipeline import Pipeline, PipelineConfig
+from streamplace.spark.query.placed import PlacedPipeline
 from streamplace.spark.runtime.watch import BatchWatch
 
 
@@ -215,7 +215,7 @@ def _run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, 
         spark.streams.removeListener(listener)
     trigger = cfg.trigger_s if cfg is not None else 1.0
     measured, operators = measure(before, after, topology, window_span(in_window, trigger))
-    measured["source_lead_s"] = pipeline.source_lead_s()  # the phase the rate sources ran with (spark/runtime/phase.py)
+    measured["source_lead_s"] = pipeline.source_lead_s()  # the phase the rate sources ran with (spark/query/phase.py)
     measured["warmup_s"] = warmed_at
     measured["window_batches"] = window
     if isinstance(pipeline, PlacedPipeline):

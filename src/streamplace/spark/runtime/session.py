@@ -18,7 +18,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from streamplace.spark.runtime.locality import LocalityJarError, jar_path, javac, locality_jar
+from streamplace.spark.query.locality import LocalityJarError, jar_path, javac, locality_jar
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -36,7 +36,7 @@ DEFAULT_CONF = {
     "spark.python.unix.domain.socket.enabled": "true",
     # each executor's Python worker daemon imports numpy, pandas, pyarrow and the operators once and forks its
     # workers with them loaded (worker_daemon.py): ~0.7 CPU s less per worker started
-    "spark.python.daemon.module": "streamplace.spark.runtime.worker_daemon",
+    "spark.python.daemon.module": "streamplace.spark.daemons.worker_daemon",
     # local files without Hadoop's checksum layer, and the streaming checkpoint's logs written by rename: the
     # offset and commit logs of a batch then cost ~25 ms instead of ~145 ms (walCommit 57 → 8, commitOffsets
     # 87 → 15 ms per batch, measured); rename is atomic on a local (or POSIX) file system

@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from streamplace.model.topology import Topology
-from streamplace.spark.runtime.events import BatchEnded, RunListener
-from streamplace.spark.runtime.metrics import BatchProgress, cpu_times
-from streamplace.spark.runtime.operators import CPU_S, LAT_COUNT, LAT_SUM_S, ROWS_IN, parse_placed_key
+from streamplace.spark.events import BatchEnded, RunListener
+from streamplace.spark.query.metrics import BatchProgress, cpu_times
+from streamplace.spark.query.operators import CPU_S, LAT_COUNT, LAT_SUM_S, ROWS_IN, parse_placed_key
 
 
 def batch_ended(topology: Topology, pipeline: Any, origin: float, query: int,

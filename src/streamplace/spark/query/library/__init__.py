@@ -1,5 +1,5 @@
 """Built-in operator logic, and the logic of an operator's spec: importing this package registers every built-in
-name in ``streamplace.spark.runtime.logic.REGISTRY`` (its modules use that module's ``register``), and
+name in ``streamplace.spark.query.logic.REGISTRY`` (its modules use that module's ``register``), and
 :func:`logic_of` looks an operator's logic up there or imports it (``package.module:function``).
 """
 
@@ -9,8 +9,8 @@ import importlib
 
 from streamplace.errors import Problem, SpecError
 from streamplace.model.topology import Operator
-from streamplace.spark.runtime.library import debs, generic, oee  # noqa: F401  (registers the built-ins)
-from streamplace.spark.runtime.logic import REGISTRY, Logic
+from streamplace.spark.query.library import debs, generic, oee  # noqa: F401  (registers the built-ins)
+from streamplace.spark.query.logic import REGISTRY, Logic
 
 
 def logic_of(op: Operator, speedup: float = 1.0, where: str = "topology") -> Logic:

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import os
 
-from streamplace.spark.runtime.threadless import ready_to_fork
-from streamplace.spark.runtime.zygote_client import SOCKET_ENV, fork_daemon
+from streamplace.spark.daemons.threadless import ready_to_fork
+from streamplace.spark.daemons.zygote_client import SOCKET_ENV, fork_daemon
 
 
 def main() -> None:

@@ -28,10 +28,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from streamplace.model.topology import Operator
-from streamplace.spark.runtime.busy import burn_cpu_ms
-from streamplace.spark.runtime.hashing import salt_of, unit_hash
-from streamplace.spark.runtime.library.generic import burner, top_k, top_k_merge, window_count
-from streamplace.spark.runtime.logic import ERROR_COLUMN, Logic, register, to_batch
+from streamplace.spark.query.busy import burn_cpu_ms
+from streamplace.spark.query.hashing import salt_of, unit_hash
+from streamplace.spark.query.library.generic import burner, top_k, top_k_merge, window_count
+from streamplace.spark.query.logic import ERROR_COLUMN, Logic, register, to_batch
 
 FIELDS = ("medallion", "hack_license", "pickup_datetime", "dropoff_datetime", "trip_time_in_secs", "trip_distance",
           "pickup_longitude", "pickup_latitude", "dropoff_longitude", "dropoff_latitude", "payment_type",

@@ -54,12 +54,12 @@ from streamplace.model.layout import NODE_ENV, WorkerLayout
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Stream, Topology
 from streamplace.perf.engines.spark import SOURCE_LEAD_S
-from streamplace.spark.runtime import bounded_source
-from streamplace.spark.runtime import sink as sink_files
-from streamplace.spark.runtime.feeder import FileFeeder
-from streamplace.spark.runtime.library import logic_of
-from streamplace.spark.runtime.library.generic import busy
-from streamplace.spark.runtime.logic import (
+from streamplace.spark.query import bounded_source
+from streamplace.spark.query import sink as sink_files
+from streamplace.spark.query.feeder import FileFeeder
+from streamplace.spark.query.library import logic_of
+from streamplace.spark.query.library.generic import busy
+from streamplace.spark.query.logic import (
     BASE_COLUMNS,
     ERROR_COLUMN,
     Columns,
@@ -67,10 +67,10 @@ from streamplace.spark.runtime.logic import (
     ddl,
     merge_columns,
 )
-from streamplace.spark.runtime.metrics import StatsParam
-from streamplace.spark.runtime.operators import OperatorTask
-from streamplace.spark.runtime.phase import align_rate_sources, source_lead
-from streamplace.spark.runtime.sink import ParquetParts
+from streamplace.spark.query.metrics import StatsParam
+from streamplace.spark.query.operators import OperatorTask
+from streamplace.spark.query.phase import align_rate_sources, source_lead
+from streamplace.spark.query.sink import ParquetParts
 
 #: the local property Spark's MicroBatchExecution sets on every job of a micro-batch (its id)
 BATCH_ID_PROPERTY = "streaming.sql.batchId"

@@ -22,9 +22,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from streamplace.model.layout import NODE_ENV
-from streamplace.spark.runtime.hashing import salt_of, unit_hash
-from streamplace.spark.runtime.logic import ERROR_COLUMN, Logic
-from streamplace.spark.runtime.state import StateStore
+from streamplace.spark.query.hashing import salt_of, unit_hash
+from streamplace.spark.query.logic import ERROR_COLUMN, Logic
+from streamplace.spark.query.state import StateStore
 
 # operator statistics, summed over tasks by a Spark accumulator (see metrics.py)
 ROWS_IN, ROWS_OUT, CPU_S, WALL_S, BATCHES, LAT_SUM_S, LAT_COUNT, LAT_MAX_S, DEAD = range(9)

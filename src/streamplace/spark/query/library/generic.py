@@ -15,8 +15,8 @@ import pandas as pd
 import pyarrow as pa
 
 from streamplace.model.topology import Operator
-from streamplace.spark.runtime.busy import burn_cpu_ms
-from streamplace.spark.runtime.logic import Logic, register, to_batch
+from streamplace.spark.query.busy import burn_cpu_ms
+from streamplace.spark.query.logic import Logic, register, to_batch
 
 
 def burner(op: Operator, params: dict[str, Any], speedup: float) -> float:

@@ -44,7 +44,7 @@ class LocalityJarError(StreamplaceError, RuntimeError):
 
 
 def _source(name: str = SOURCE) -> bytes:
-    return resources.files("streamplace.spark.runtime").joinpath("jvm", name).read_bytes()
+    return resources.files("streamplace.spark.query").joinpath("jvm", name).read_bytes()
 
 
 def _pyspark_jars() -> Path:
@@ -102,7 +102,7 @@ def locality_jar() -> Path:
 
 
 def main() -> None:
-    """`python -m streamplace.spark.runtime.locality`: build the jar (make setup) and print where it is."""
+    """`python -m streamplace.spark.query.locality`: build the jar (make setup) and print where it is."""
     print(locality_jar())
 
 

@@ -18,7 +18,7 @@ import psutil
 from pyspark.accumulators import AccumulatorParam
 from pyspark.sql.streaming import StreamingQueryListener
 
-from streamplace.spark.runtime.operators import LAT_MAX_S, N_STATS
+from streamplace.spark.query.operators import LAT_MAX_S, N_STATS
 
 
 class StatsParam(AccumulatorParam):

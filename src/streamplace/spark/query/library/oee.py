@@ -26,10 +26,10 @@ import pandas as pd
 import pyarrow as pa
 
 from streamplace.model.topology import Operator
-from streamplace.spark.runtime.busy import burn_cpu_ms
-from streamplace.spark.runtime.hashing import salt_of, unit_hash
-from streamplace.spark.runtime.library.generic import burner
-from streamplace.spark.runtime.logic import Logic, register, to_batch
+from streamplace.spark.query.busy import burn_cpu_ms
+from streamplace.spark.query.hashing import salt_of, unit_hash
+from streamplace.spark.query.library.generic import burner
+from streamplace.spark.query.logic import Logic, register, to_batch
 
 READING = (("kind", "string"), ("x", "double"), ("y", "double"), ("z", "double"))
 METRIC = (("metric", "double"),)

@@ -9,10 +9,10 @@ imposed), whether it keeps state across micro-batches, and whether it sends
 malformed records to a dead-letter output.
 
 A spec names the logic in ``logic: {name: ..., params...}``: a built-in name
-(``streamplace.spark.runtime.library`` lists them) or ``package.module:function`` — a
+(``streamplace.spark.query.library`` lists them) or ``package.module:function`` — a
 function mapping a ``pyarrow.RecordBatch`` to one with the same columns, or,
 with ``factory: true``, a function ``(operator, params) -> Logic``;
-``streamplace.spark.runtime.library.logic_of`` finds it.
+``streamplace.spark.query.library.logic_of`` finds it.
 """
 
 from __future__ import annotations

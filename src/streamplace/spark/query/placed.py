@@ -23,9 +23,9 @@ from streamplace.errors import Problem, SpecError
 from streamplace.model.layout import WorkerLayout, branches, check_enactable
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Stream, Topology
-from streamplace.spark.runtime.locality import executor_hosts, java_locations, locate, set_locality
-from streamplace.spark.runtime.operators import OperatorTask
-from streamplace.spark.runtime.pipeline import (
+from streamplace.spark.query.locality import executor_hosts, java_locations, locate, set_locality
+from streamplace.spark.query.operators import OperatorTask
+from streamplace.spark.query.pipeline import (
     BATCH_ID_PROPERTY,
     EXECUTOR_START_TIMEOUT_S,
     Pipeline,

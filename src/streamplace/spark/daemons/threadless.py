@@ -42,9 +42,9 @@ def preload() -> bool:
     # what unpickling an operator's task imports (its function lives in pipeline.py, its writer in sink.py): a
     # worker's first task spent 0.12–0.16 CPU s on these before they were preloaded
     # lazy: PySpark and pyarrow, loaded once THREADLESS_ENV is set (they would start threads before)
-    import streamplace.spark.runtime.operators
-    import streamplace.spark.runtime.pipeline
-    import streamplace.spark.runtime.sink  # noqa: F401
+    import streamplace.spark.query.operators
+    import streamplace.spark.query.pipeline
+    import streamplace.spark.query.sink  # noqa: F401
 
     return _threads() == 1
 

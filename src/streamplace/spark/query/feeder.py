@@ -23,7 +23,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from streamplace.spark.runtime.logic import BatchFn
+from streamplace.spark.query.logic import BatchFn
 
 
 @dataclass

@@ -6,8 +6,8 @@ from pyspark.sql import SparkSession
 
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Topology
-from streamplace.spark.runtime.pipeline import LocalPipeline, Pipeline, PipelineConfig
-from streamplace.spark.runtime.placed import PlacedPipeline
+from streamplace.spark.query.pipeline import LocalPipeline, Pipeline, PipelineConfig
+from streamplace.spark.query.placed import PlacedPipeline
 
 
 def pipeline_for(spark: SparkSession, topology: Topology, plan: Plan, cfg: PipelineConfig | None = None) -> Pipeline:
