@@ -367,11 +367,15 @@ def _last_error(err: str) -> str:
 
 
 def _said(stdout: str) -> str:
-    """The JSON result of `live` in a few words: its events beyond the start."""
+    """The JSON result of `live` in a few words: its events beyond the start (`run`'s: what it measured)."""
     try:
         result = json.loads(stdout)
     except ValueError:
         return stdout.strip()[-200:]
+    if "events" not in result and isinstance(result.get("measured"), dict):
+        m = result["measured"]
+        return (f"measured {m.get('throughput', 0):.1f} t/s over {len(m.get('window_batches') or [])} batches"
+                + (f", backlog {m['backlog_rows']:,.0f} rows" if m.get("backlog_rows") is not None else ""))
     events = [f"{e['kind']} at {e['at_s']:.0f} s: {e['detail']}" + (f" (pause {e['pause_s']:.1f} s)"
                                                                       if e.get("pause_s") else "")
               for e in result.get("events", []) if e["kind"] != "start"]
@@ -434,21 +438,22 @@ def decisions_said(path: Path) -> list[str]:
     return said or ["kept every executor"]
 
 
-def run_removal(work: Path, env: dict[str, str], keep: Path | None) -> Outcome:
-    """The autoscaler's query on its four-worker cluster with REMOVE_LEVELS and REMOVE_OPTIONS; the committed sink
-    read back, each removal set against the batch it fell in, recovery and dip from the first removal that fell
-    in a running batch."""
+def run_removal(work: Path, env: dict[str, str], keep: Path | None, levels_text: str = REMOVE_LEVELS,
+                seconds: float = REMOVE_SECONDS) -> Outcome:
+    """The autoscaler's query on its four-worker cluster with ``levels_text`` for ``seconds`` and REMOVE_OPTIONS;
+    the committed sink read back, each removal set against the batch it fell in, recovery and dip from the first
+    removal that fell in a running batch (``measured``: there was one)."""
     got = Outcome("remove")
     state = work / "home" / "clusters" / "autoscale-4"
     master = scaling.start_cluster(env, state, archives=False)
     out = work / "query"
     cmd = [sys.executable, str(scaling.QUERY), "--master", master, "--secret-file", str(state / "secret"),
-           "--mode", "autoscale", "--levels", REMOVE_LEVELS, "--trigger", f"{REMOVE_TRIGGER_S:g}",
-           "--duration", f"{REMOVE_SECONDS:g}", "--sink", "parquet", "--out", str(out), "--record"]
+           "--mode", "autoscale", "--levels", levels_text, "--trigger", f"{REMOVE_TRIGGER_S:g}",
+           "--duration", f"{seconds:g}", "--sink", "parquet", "--out", str(out), "--record"]
     for pair in REMOVE_OPTIONS:
         cmd += ["--option", pair]
     try:
-        ran = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=REMOVE_SECONDS + 600)
+        ran = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=seconds + 600)
     finally:
         streamplace("cluster", "down", "--state-dir", str(state), env=env, timeout=180)
     if ran.returncode:
@@ -480,6 +485,15 @@ def run_removal(work: Path, env: dict[str, str], keep: Path | None) -> Outcome:
         at = during[0]["removed"]
         rate = scaling.level_at(levels, at - start)
         got.recover_s, got.dip_pct = recovery(batches, at, at, rate, REMOVE_TRIGGER_S)
+        if got.recover_s is None:  # not back to the pre-fault lag: the dip over the 30 s after the removal
+            lows = _rates(batches, at, at + 30.0)
+            got.dip_pct = 100.0 * min(lows) / rate if lows else None
+        lags = [f"{b.batch_id}: {b.published - b.newest_ts:.1f}" for b in batches
+                if b.newest_ts is not None and at - 30 <= b.published <= at + 60]
+        before = _rates(batches, at - 30.0, at)
+        got.said.insert(0, f"lag at publish (s) by batch, 30 s before to 60 s after the first removal: "
+                           f"{', '.join(lags)}; lowest 5 s sink rate in the 30 s before it: "
+                           f"{fmt(100.0 * min(before) / rate if before else None, ' %')}")
         got.measured = True
     return got
 
