@@ -71,10 +71,8 @@ ALLOWED_EDGES: set[tuple[str, str]] = {
     # bench/sweep.py's instances as Spark tasks
     ("spark", "errors"), ("spark", "model"), ("spark", "perf"), ("spark", "spec"), ("spark", "elastic"),
     ("spark", "bench"),
-    # compare.py runs the schedulers it compares (a use case's work in a view: see the note in
-    # docs/architecture.md); sweep.py reads bench/sweep.py's columns
-    ("report", "_version"), ("report", "errors"), ("report", "model"), ("report", "perf"), ("report", "schedulers"),
-    ("report", "bench"),
+    # placement.py draws a plan with its evaluation; sweep.py reads bench/sweep.py's columns
+    ("report", "_version"), ("report", "errors"), ("report", "model"), ("report", "perf"), ("report", "bench"),
     ("page", "_version"), ("page", "files"), ("page", "model"),
     # the use cases: everything below them that a use case calls, spark/ only from here
     ("workflows", "errors"), ("workflows", "files"), ("workflows", "params"), ("workflows", "model"),

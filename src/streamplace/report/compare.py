@@ -1,20 +1,15 @@
-"""Run several schedulers on one instance and collect comparable rows."""
+"""A comparison's rows and how they read: each scheduler's plan (or why it refused) with its figures at the
+common offered rate, the table's columns, the best value per column and the text of a cell. The rows are made by
+the use case that runs the schedulers (workflows/planning.py: scheduler_rows)."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from streamplace.errors import StreamplaceError
-from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
-from streamplace.model.profile import Profile
-from streamplace.model.topology import Topology
-from streamplace.perf.engines import EngineSettings
-from streamplace.perf.evaluate import evaluate
-from streamplace.schedulers.base import REGISTRY, create, offered_rates, scheduler_names
 
 #: (key, label): the table's columns. ``throughput`` is each plan's own maximum (the sink input rate at the largest
 #: sustainable scale of its source rates); every other figure is at the common offered rate (the topology's source
@@ -90,63 +85,6 @@ class ComparisonRow:
             out["gap"] = self.plan.gap
             out["source_rates"] = dict(self.plan.source_rates)
         return out
-
-
-def compare(
-    topology: Topology,
-    cluster: Cluster,
-    profile: Profile | None = None,
-    schedulers: Sequence[str] | None = None,
-    params: Mapping[str, Mapping[str, Any]] | None = None,
-    on_done: Callable[[str], None] | None = None,
-    engine: EngineSettings | None = None,
-    counts_from: str | None = None,
-) -> list[ComparisonRow]:
-    """Plan the instance with each scheduler (all registered ones by default); predictions are ``engine``'s.
-
-    A plan made for other source rates than the topology's (hetero and optimal plan for their own maximum) is
-    evaluated again at the topology's, so that every row's figures but ``throughput`` share one operating point.
-    ``counts_from`` names a scheduler that chooses replica counts (hetero, max-throughput, …): the schedulers that
-    only place replicas then place its counts instead of the topology's, as Nasiri et al. (2023) compare
-    Storm's default with their algorithm."""
-    offered = offered_rates(topology)
-    placed_topology = topology
-    made: dict[str, Plan] = {}
-    for name in {*(schedulers or scheduler_names()), *([counts_from] if counts_from else [])}:
-        create(name, (params or {}).get(name))  # a bad parameter is refused before anything runs
-    if counts_from is not None:
-        source = create(counts_from, (params or {}).get(counts_from)).plan(topology, cluster, profile, engine=engine)
-        made[counts_from] = source
-        if source.usable:
-            placed_topology = topology.with_replicas(source.counts())
-    rows = []
-    for name in schedulers or scheduler_names():
-        try:
-            given = placed_topology if not REGISTRY[name].chooses_parallelism else topology
-            plan = made.get(name) or create(name, (params or {}).get(name)).plan(given, cluster, profile,
-                                                                                  engine=engine)
-            if given is not topology:
-                plan = plan.evolve(explanation=(*plan.explanation, f"replica counts from {counts_from} "
-                                                                   f"(counts_from)"))
-            rows.append(ComparisonRow(name, plan, at_offered=_at_rates(given, cluster, plan, profile, engine,
-                                                                       offered)))
-        except StreamplaceError as exc:  # e.g. exhaustive refusing a large instance
-            rows.append(ComparisonRow(name, None, str(exc)))
-        if on_done:
-            on_done(name)
-    return rows
-
-
-def _at_rates(topology: Topology, cluster: Cluster, plan: Plan, profile: Profile | None,
-              engine: EngineSettings | None, rates: Mapping[str, float]) -> Mapping[str, Any] | None:
-    """The plan's predictions at ``rates``: its own block when it was made for them, None without a usable plan."""
-    if plan.status == "infeasible" or not plan.predicted:
-        return None
-    own = plan.source_rates or rates
-    if all(abs(own.get(k, v) - v) <= 1e-9 * max(1.0, abs(v)) for k, v in rates.items()):
-        return plan.predicted
-    return evaluate(topology, cluster, plan, profile, source_rates=rates, split=plan.split,
-                    engine=engine).predicted()
 
 
 def best_values(rows: Sequence[ComparisonRow], keys: Sequence[str]) -> dict[str, set[str]]:

@@ -28,12 +28,13 @@ from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
 from streamplace.perf.engines import RUNTIME_ENGINE, EngineSettings
 from streamplace.perf.evaluate import evaluate
-from streamplace.report.compare import ComparisonRow, compare, comparison_legend
+from streamplace.report.compare import ComparisonRow, comparison_legend
 from streamplace.report.html import Section, write_report
 from streamplace.schedulers import REGISTRY, scheduler_names
 from streamplace.spark import enact as spark_enact
 from streamplace.spark import measure as spark_measure
 from streamplace.workflows.cluster import start, stop
+from streamplace.workflows.planning import scheduler_rows
 from streamplace.workflows.run import enact_run, measured_beside_predicted, run_engine
 from streamplace.workflows.run_settings import SETTLE_MAX_S, SETTLED_ROWS, RunHooks, RunSettings
 
@@ -62,7 +63,7 @@ def compare_all(topology: Topology, cluster: Cluster, profile: Profile | None, e
     ``comparison_params`` (ODRP/ODP minimizing response time)."""
     params = {name: {"time_limit_s": time_limit_s} | dict(REGISTRY[name].comparison_params)
               for name in scheduler_names()}
-    return compare(topology, cluster, profile, None, params, on_done=on_done, engine=engine)
+    return scheduler_rows(topology, cluster, profile, None, params, on_done=on_done, engine=engine)
 
 
 def best_row(rows: list[ComparisonRow]) -> ComparisonRow | None:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from streamplace.bench import list_builtins
-from streamplace.errors import Problem, SpecError
+from streamplace.errors import Problem, SpecError, StreamplaceError
 from streamplace.files import replace_whole
 from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan, json_text
@@ -24,12 +24,12 @@ from streamplace.perf.engines import EngineSettings, recorded_params
 from streamplace.perf.evaluate import Evaluation
 from streamplace.perf.evaluate import evaluate as _evaluate
 from streamplace.report.compare import ComparisonRow, comparison_legend
-from streamplace.report.compare import compare as _compare
 from streamplace.schedulers.base import (
     DEFAULT_SCHEDULER,
     REGISTRY,
     create,
     describe_parameters,
+    offered_rates,
     parameter_ranges,
     scheduler_names,
 )
@@ -225,8 +225,65 @@ def compare(topology: Topology | Spec, cluster: Cluster | Spec, schedulers: Sequ
                                      n for n, cls in REGISTRY.items() if cls.chooses_parallelism))])
     if counts_from is not None and time_limit_s is not None:
         given.setdefault(counts_from, dict(per.get(counts_from, {}))).setdefault("time_limit_s", time_limit_s)
-    return _compare(inst.topology, inst.cluster, inst.profile, names, given, on_done=on_done, engine=eng,
-                    counts_from=counts_from)
+    return scheduler_rows(inst.topology, inst.cluster, inst.profile, names, given, on_done=on_done, engine=eng,
+                          counts_from=counts_from)
+
+
+def scheduler_rows(
+    topology: Topology,
+    cluster: Cluster,
+    profile: Profile | None = None,
+    schedulers: Sequence[str] | None = None,
+    params: Mapping[str, Mapping[str, Any]] | None = None,
+    on_done: Callable[[str], None] | None = None,
+    engine: EngineSettings | None = None,
+    counts_from: str | None = None,
+) -> list[ComparisonRow]:
+    """Plan the instance with each scheduler (all registered ones by default); predictions are ``engine``'s.
+
+    A plan made for other source rates than the topology's (hetero and optimal plan for their own maximum) is
+    evaluated again at the topology's, so that every row's figures but ``throughput`` share one operating point.
+    ``counts_from`` names a scheduler that chooses replica counts (hetero, max-throughput, …): the schedulers that
+    only place replicas then place its counts instead of the topology's, as Nasiri et al. (2023) compare
+    Storm's default with their algorithm."""
+    offered = offered_rates(topology)
+    placed_topology = topology
+    made: dict[str, Plan] = {}
+    for name in {*(schedulers or scheduler_names()), *([counts_from] if counts_from else [])}:
+        create(name, (params or {}).get(name))  # a bad parameter is refused before anything runs
+    if counts_from is not None:
+        source = create(counts_from, (params or {}).get(counts_from)).plan(topology, cluster, profile, engine=engine)
+        made[counts_from] = source
+        if source.usable:
+            placed_topology = topology.with_replicas(source.counts())
+    rows = []
+    for name in schedulers or scheduler_names():
+        try:
+            given = placed_topology if not REGISTRY[name].chooses_parallelism else topology
+            plan = made.get(name) or create(name, (params or {}).get(name)).plan(given, cluster, profile,
+                                                                                  engine=engine)
+            if given is not topology:
+                plan = plan.evolve(explanation=(*plan.explanation, f"replica counts from {counts_from} "
+                                                                   f"(counts_from)"))
+            rows.append(ComparisonRow(name, plan, at_offered=_at_rates(given, cluster, plan, profile, engine,
+                                                                       offered)))
+        except StreamplaceError as exc:  # e.g. exhaustive refusing a large instance
+            rows.append(ComparisonRow(name, None, str(exc)))
+        if on_done:
+            on_done(name)
+    return rows
+
+
+def _at_rates(topology: Topology, cluster: Cluster, plan: Plan, profile: Profile | None,
+              engine: EngineSettings | None, rates: Mapping[str, float]) -> Mapping[str, Any] | None:
+    """The plan's predictions at ``rates``: its own block when it was made for them, None without a usable plan."""
+    if plan.status == "infeasible" or not plan.predicted:
+        return None
+    own = plan.source_rates or rates
+    if all(abs(own.get(k, v) - v) <= 1e-9 * max(1.0, abs(v)) for k, v in rates.items()):
+        return plan.predicted
+    return _evaluate(topology, cluster, plan, profile, source_rates=rates, split=plan.split,
+                     engine=engine).predicted()
 
 
 @dataclass(frozen=True)
