@@ -70,8 +70,16 @@ instead: the least per-tuple batch work W (stage waves along the longest path,
 as ``optimal`` models it there), by the same kind of population search from
 the ideal model's plan and hetero's; no bound is reported there.
 
+Above ``lp_node_columns`` operator × node columns, all of this runs on the nodes a plan can use: the first
+Σk + 1 nodes of each class of alike nodes (node_kinds.py: every plan of at most Σk replicas is one on them, up
+to swapping alike nodes, at the same scale), and the plan found is written back to the cluster's nodes — at
+100,000 nodes of one kind and 200 operators at k = 10, count matrices of 200 × 2,001 cells, not 200 × 100,000.
+Below it the whole cluster, as before.
+
 Complexity: the LP is one HiGHS solve of ops × nodes columns (small clusters) or ops × classes (above
 ``lp_node_columns``; a 10,000-node cluster of one machine kind: 45 × 1), classes found in O(ops·nodes);
+above ``lp_node_columns`` every count matrix below has ops × m' cells, m' = Σ_C min(n_C, Σk + 1) ≤ classes ·
+(Σk + 1), in place of ops × nodes (choosing those nodes O(ops·nodes), writing the plan back O(ops·nodes));
 hetero's starts O(ops·nodes) to set up and O(nodes + ops + cells) per iteration (hetero.py); a best response
 scores the nodes the others use and k + 1 empty nodes per class, not every node; a round scores, per chain, O(h·m)
 additions and moves, O(h·o·m) swaps (h replicas on a bottleneck, o
@@ -104,6 +112,7 @@ from streamplace.schedulers.capacity import (
     sustained_rates,
 )
 from streamplace.schedulers.hetero import Rules, first_assignment, maximize_throughput
+from streamplace.schedulers.node_kinds import expand, kind_nodes, restrict
 from streamplace.schedulers.throughput_lp import lp_bound, lp_bound_per_node, model_classes
 from streamplace.schedulers.throughput_search import (
     TIE,
@@ -179,7 +188,13 @@ class MaxThroughput(BaseScheduler):
         model = ThroughputModel.build(topology, cluster, profile, engine=engine, replica_cap=cap,
                                       tasks_per_node=self.tasks_per_node)
         k = self.caps(topology)
-        lp = lp_bound if model.e.size > self.lp_node_columns else lp_bound_per_node
+        n_nodes = model.e.shape[1]
+        by_class = model.e.size > self.lp_node_columns
+        # above lp_node_columns: the nodes a plan can use, the first Σk + 1 of each class (node_kinds.py)
+        keep = kind_nodes(model, k) if by_class else None
+        if keep is not None:
+            model = restrict(model, keep)
+        lp = lp_bound if by_class else lp_bound_per_node
         bound, flows = lp(model, k)
         starts = []
         # the bound the plan is judged by: where only the machine caps a replica, the LP whose replicas may use at
@@ -221,7 +236,7 @@ class MaxThroughput(BaseScheduler):
             check = exact_check(model, k, best, best_scale, self.target_gap, self.exact_solves, self.exact_nodes,
                                 self.exact_radius, deadline)
         best, best_scale = check.counts, check.scale
-        placement = Placement(best)
+        placement = Placement(best if keep is None else expand(best, keep, n_nodes))
         placement.source_rates = sustained_rates(topology, best_scale)
         gaps = [1.0 - best_scale / bound] if np.isfinite(bound) and bound > 0 else []
         if check.proven_below is not None and check.proven_below > 0:
