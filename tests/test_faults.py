@@ -12,7 +12,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 import pandas as pd
 import psutil
@@ -49,11 +50,14 @@ def test_live_refuses_a_fault_it_cannot_inject_before_spark_starts() -> None:
 
 
 def test_faults_with_a_duration_are_undone_when_it_ends(tmp_path: Path) -> None:
-    slow = fault_actions(FaultSpec("slow", 40.0, "b", 60.0), None, tmp_path)
+    state = cast(Any, SimpleNamespace())  # a cluster `cluster up` started: the actions are only built here
+    slow = fault_actions(FaultSpec("slow", 40.0, "b", 60.0), state, tmp_path)
     assert [(at, what) for at, what, _ in slow] == [(40.0, "slow b to 0.1 of its CPU for 60 s"),
                                                      (100.0, "b's CPU restored")]
-    assert [at for at, _, _ in fault_actions(FaultSpec("freeze", 5.0, "c", 30.0), None, tmp_path)] == [5.0, 35.0]
-    assert len(fault_actions(FaultSpec("executor", 5.0, "c"), None, tmp_path)) == 1
+    assert [at for at, _, _ in fault_actions(FaultSpec("freeze", 5.0, "c", 30.0), state, tmp_path)] == [5.0, 35.0]
+    assert len(fault_actions(FaultSpec("executor", 5.0, "c"), state, tmp_path)) == 1
+    with pytest.raises(SpecError, match="only a standalone cluster's workers"):  # a node's fault needs its cluster
+        fault_actions(FaultSpec("executor", 5.0, "c"), None, tmp_path)
 
 
 def test_a_stalled_bounded_source_admits_nothing_then_its_backlog(tmp_path: Path) -> None:

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from streamplace.errors import ModelError, Problem
 from streamplace.model.cluster import Cluster
 from streamplace.spark import cluster as spark_cluster
 from streamplace.workflows.instance import Spec, load_cluster
+
+if TYPE_CHECKING:
+    from streamplace.spark.cluster import ClusterState
 
 
 @dataclass(frozen=True)
@@ -23,7 +26,7 @@ class Started:
     JVM class archives it wrote are in use (False: its runs start their JVMs without them)."""
 
     cluster: Cluster
-    state: Any  # spark.cluster.state.ClusterState
+    state: ClusterState
     remote: list[str]
     archives_in_use: bool
 
@@ -107,7 +110,7 @@ def status(state_dir: Path) -> dict[str, Any]:
     return spark_cluster.status(state_dir)
 
 
-def kill_worker(state: Any, node: str) -> None:
+def kill_worker(state: ClusterState, node: str) -> None:
     """Kill one node's worker and executor (the fault `live --kill-node` injects)."""
     spark_cluster.kill_worker(state, node)
 

@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from streamplace.errors import Problem, SpecError
 from streamplace.model.cluster import Cluster, scaled_cluster
@@ -30,6 +30,9 @@ from streamplace.workflows.instance import silent
 from streamplace.workflows.live_settings import LiveHooks, LiveSettings
 from streamplace.workflows.run import Say, plan_to_run
 
+if TYPE_CHECKING:
+    from streamplace.spark.cluster import ClusterState
+
 #: the default callbacks: none
 NO_HOOKS = LiveHooks()
 #: a fault the loop injects: (at seconds, what, the action)
@@ -37,7 +40,7 @@ Fault = tuple[float, str, Callable[[], object]]  # what its action returns is no
 
 
 def enact_live(t: Topology, c: Cluster, policy: Any, settings: LiveSettings, engine: EngineSettings, *,
-               state: Any = None, master: str | None = None, faults: list[Fault] | None = None,
+               state: ClusterState | None = None, master: str | None = None, faults: list[Fault] | None = None,
                hooks: LiveHooks = NO_HOOKS) -> Any:
     """Run ``t`` under ``policy`` (elastic/live_policies.py) for ``settings.duration_s`` and return the loop's
     LiveResult (spark/runtime/live.py). On the standalone cluster of ``state`` every replica is pinned and lost
@@ -133,10 +136,19 @@ def parse_fault(text: str, option: str = "fault") -> FaultSpec:
     return FaultSpec(kind, at_s, node or None, for_s)
 
 
-def fault_actions(spec: FaultSpec, state: Any, checkpoint: Path) -> list[Fault]:
-    """What the live loop runs for one fault, at its times (a fault with a duration is two actions)."""
+def fault_actions(spec: FaultSpec, state: ClusterState | None, checkpoint: Path) -> list[Fault]:
+    """What the live loop runs for one fault, at its times (a fault with a duration is two actions). A node's fault
+    needs ``state``, the cluster `cluster up` started (prepare_live refuses one without it)."""
     node = spec.node or ""
     end = spec.at_s + (spec.for_s or 0.0)
+    if spec.kind == "stall":
+        assert spec.for_s is not None  # a stall has one (parse_fault)
+        return [(spec.at_s, f"stall the sources for {spec.for_s:g} s",
+                 functools.partial(spark_live.stall, checkpoint, spec.for_s))]
+    if state is None:
+        raise SpecError([Problem("fault", f"{spec.kind} of {node!r}: only a standalone cluster's workers can be "
+                                 "killed or faulted", "start one with `streamplace cluster up` and give [[master]] "
+                                 "its URL")])
     if spec.kind == "worker":
         return [(spec.at_s, f"kill {node}", functools.partial(kill_worker, state, node))]
     if spec.kind == "executor":
@@ -150,13 +162,11 @@ def fault_actions(spec: FaultSpec, state: Any, checkpoint: Path) -> list[Fault]:
         return [(spec.at_s, f"freeze {node} for {spec.for_s:g} s",
                  functools.partial(spark_cluster.freeze_node, state, node)),
                 (end, f"{node} thawed", functools.partial(spark_cluster.thaw_node, state, node))]
-    assert spec.for_s is not None  # a stall has one (parse_fault)
-    return [(spec.at_s, f"stall the sources for {spec.for_s:g} s",
-             functools.partial(spark_live.stall, checkpoint, spec.for_s))]
+    raise ValueError(f"no such fault kind: {spec.kind!r}")  # parse_fault admits none other
 
 
 def prepare_live(t: Topology, c: Cluster, policy: str, plan: Any, scheduler: str, params: dict[str, str],
-                 state: Any, settings: LiveSettings, *, kills: list[tuple[str, float]] | None = None,
+                 state: ClusterState | None, settings: LiveSettings, *, kills: list[tuple[str, float]] | None = None,
                  faults: list[FaultSpec] | None = None, on_warning: Say = silent) -> tuple[Any, list[Fault]]:
     """The live policy by name, started from ``plan`` (a Plan, a plan file, or None: planned now with
     ``scheduler``; re-placed to fit the nodes' replica slots) at ``settings.interval_s``, and the faults to inject:

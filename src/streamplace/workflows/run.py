@@ -24,6 +24,7 @@ from streamplace.report.compare import mfmt
 from streamplace.schedulers.base import DEFAULT_SCHEDULER, create
 from streamplace.spark import cluster as spark_cluster
 from streamplace.spark import enact as spark_enact
+from streamplace.spark.events import RunEnd, RunListener
 from streamplace.workflows import arguments
 from streamplace.workflows.instance import (
     Engine,
@@ -39,7 +40,9 @@ from streamplace.workflows.outdir import run_dir
 from streamplace.workflows.run_settings import RunHooks, RunSettings
 
 if TYPE_CHECKING:
-    from streamplace.spark.events import RunListener
+    from streamplace.model.layout import WorkerLayout
+    from streamplace.spark.cluster import ClusterState
+    from streamplace.spark.enact import RunResult
 
 #: the default callbacks: none
 NO_HOOKS = RunHooks()
@@ -49,7 +52,7 @@ NO_HOOKS = RunHooks()
 class RunDone:
     """What `run` (and the demo's run) measured and predicted, and where its live page was written."""
 
-    result: Any  # spark.runtime.run.RunResult
+    result: RunResult
     admission: Admission
     predicted: dict[str, Any]
     here: str  # where the prediction is for, in words
@@ -65,8 +68,8 @@ def run_dir_for(t: Topology, pl: Plan, sink: str, out_dir: Path | None, option: 
 
 
 def enact_run(t: Topology, c: Cluster, pl: Plan, plan_label: str, settings: RunSettings,
-              engine: Callable[[float | None], EngineSettings], *, state: Any = None, master: str | None = None,
-              hooks: RunHooks = NO_HOOKS) -> RunDone:
+              engine: Callable[[float | None], EngineSettings], *, state: ClusterState | None = None,
+              master: str | None = None, hooks: RunHooks = NO_HOOKS) -> RunDone:
     """Run ``pl``'s pipeline on Spark (local, or pinned on the standalone cluster of ``state`` at ``master``) for
     ``settings.duration_s`` after ``settings.warmup_s``: the sources bounded to what the model says it sustains
     (or ``settings.max_rate``), warnings said (``hooks.on_warning``) before it starts, the live page
@@ -80,9 +83,7 @@ def enact_run(t: Topology, c: Cluster, pl: Plan, plan_label: str, settings: RunS
     (the command line: its flags). The run's directory (``settings.out_dir``, else run-out/TOPOLOGY-DIGEST:
     run_dir_for) is claimed only once every check has passed. The live page is a view: an error of its own is said
     once and the run goes on without it; its server is stopped on every way out."""
-    on_warning, on_info = hooks.on_warning, hooks.on_info
-    warmup, duration, trigger_s = settings.warmup_s, settings.duration_s, settings.trigger_s
-    max_rate_name = settings.name("max_rate")
+    on_warning = hooks.on_warning
     workers = None
     if state is not None:
         # lazy: command-line start
@@ -91,58 +92,33 @@ def enact_run(t: Topology, c: Cluster, pl: Plan, plan_label: str, settings: RunS
         workers = state.layout()
         check_enactable(t, pl, workers, plan_label)
         spark_cluster.require_registered(state, {n for per in pl.replicas.values() for n in per})
-    eng = engine(trigger_s)
     target_cluster, target_plan, here = spark_enact.run_target(t, c, pl, state, master, settings.cores,
                                                                settings.placement)
-    adm = admission(t, target_cluster, target_plan, eng, trigger_s, settings.max_rate, where=max_rate_name)
-    trigger_s = adm.trigger_s
-    eng = continuous(eng, trigger_s)
-    predicted = spark_enact.prediction(t, target_cluster, admitted_plan(t, target_plan, adm), None, eng)
-    predicted["offered_rate"] = sum(adm.offered.values())
+    eng, adm, predicted = _admitted(t, target_cluster, target_plan, engine, settings)
     for line in spark_enact.run_warnings(c, pl, predicted, here, None if state is not None else target_cluster):
         on_warning(line)
     if adm.overloaded:
-        on_warning(f"the sources offer {predicted['offered_rate']:,.1f} tuples/s; "
-                   + (f"{max_rate_name} admits {adm.max_rate:,.1f}" if adm.source == "max_rate" else
-                      f"the {eng.name} model predicts {here} sustains {adm.max_rate:,.1f} at a {trigger_s:g} s "
-                      "trigger")
-                   + f": each micro-batch admits at most {sum(r or 0 for r in adm.rows_per_trigger.values()):,} "
-                   f"rows and the backlog grows by {predicted['offered_rate'] - adm.max_rate:,.1f} tuples/s "
-                   "(measured below)")
+        on_warning(_overload_warning(adm, predicted["offered_rate"], eng, here, settings.name("max_rate")))
     out_dir = run_dir_for(t, pl, settings.sink, settings.out_dir, option=settings.name("out_dir"))
     live_page = None if hooks.open_page is None else hooks.open_page(
-        f"{t.name} on Spark ({master or 'local'}), {pl.scheduler} plan", warmup + duration, target_cluster,
-        out_dir / "run-page.html")
+        f"{t.name} on Spark ({master or 'local'}), {pl.scheduler} plan", settings.warmup_s + settings.duration_s,
+        target_cluster, out_dir / "run-page.html")
     feed = None
     try:
         if live_page is not None:
-            try:
-                # the page's "offered" is what the sources offer, not what they admit (its gap is the overload)
-                offered = spark_enact.prediction(t, target_cluster, target_plan, None, eng).get("offered_throughput")
-                from streamplace.report.placement import plan_svg  # lazy: matplotlib, only where a page is drawn
-
-                live_page.plan(dict(predicted, offered_throughput=offered), plan_svg(t, c, pl, eng), None)
-                live_page.event(0.0, "start", f"{pl.scheduler} plan: " + ", ".join(
-                    f"{op} ×{n}" for op, n in pl.counts().items()) + f"; {warmup:g} s of warm-up, then "
-                    f"{duration:g} s measured")
-            except Exception as exc:  # a view must not stop the run
-                on_warning(f"the live page could not be drawn ({type(exc).__name__}: {exc}); the run goes on "
-                           "without it")
-                live_page.close()
-                live_page = None
+            offered = spark_enact.prediction(t, target_cluster, target_plan, None, eng).get("offered_throughput")
+            live_page = _page_drawn(live_page, t, c, pl, eng, dict(predicted, offered_throughput=offered), settings,
+                                    on_warning)
         if live_page is not None:  # the page subscribes to the run's events: its points, log and last state
             # lazy: command-line start (jinja2)
             from streamplace.workflows.feeds import Guarded, PageFeed
 
-            feed = PageFeed(live_page, summary=page_summary, on_warning=on_warning, on_info=on_info)
+            feed = PageFeed(live_page, summary=page_summary, on_warning=on_warning, on_info=hooks.on_info)
         result, lifted = measured_run(t, c, target_cluster, target_plan, adm, predicted, eng, settings, out_dir,
                                       workers, None if feed is None else Guarded(feed, on_warning), state=state,
                                       master=master, hooks=hooks)
     except BaseException as exc:
         if feed is not None and not feed.ended:  # failed before the pipeline ran (the session): ended here
-            # lazy: command-line start
-            from streamplace.spark.events import RunEnd
-
             feed.on_end(RunEnd(0.0, error=exc))
         raise
     finally:
@@ -151,15 +127,60 @@ def enact_run(t: Topology, c: Cluster, pl: Plan, plan_label: str, settings: RunS
     return RunDone(result, adm, predicted, here, lifted, feed.written if feed is not None else None)
 
 
-def page_summary(result: Any) -> list[tuple[str, str, str]]:
+def _admitted(t: Topology, target_cluster: Cluster, target_plan: Plan,
+              engine: Callable[[float | None], EngineSettings],
+              settings: RunSettings) -> tuple[EngineSettings, Admission, dict[str, Any]]:
+    """What a run enacts: the engine at the trigger the admission chose, the admission (the rows a micro-batch
+    admits, from the model or ``settings.max_rate``) and the prediction of the plan at the rates admitted —
+    computed once, here, and passed on; ``offered_rate`` is what the sources offer."""
+    eng = engine(settings.trigger_s)
+    adm = admission(t, target_cluster, target_plan, eng, settings.trigger_s, settings.max_rate,
+                    where=settings.name("max_rate"))
+    eng = continuous(eng, adm.trigger_s)
+    predicted = spark_enact.prediction(t, target_cluster, admitted_plan(t, target_plan, adm), None, eng)
+    predicted["offered_rate"] = sum(adm.offered.values())
+    return eng, adm, predicted
+
+
+def _overload_warning(adm: Admission, offered: float, eng: EngineSettings, here: str, max_rate_name: str) -> str:
+    """What `run` says of sources that offer more than the run admits: the bound, where it comes from, and the
+    backlog's growth."""
+    return (f"the sources offer {offered:,.1f} tuples/s; "
+            + (f"{max_rate_name} admits {adm.max_rate:,.1f}" if adm.source == "max_rate" else
+               f"the {eng.name} model predicts {here} sustains {adm.max_rate:,.1f} at a {adm.trigger_s:g} s trigger")
+            + f": each micro-batch admits at most {sum(r or 0 for r in adm.rows_per_trigger.values()):,} "
+            f"rows and the backlog grows by {offered - adm.max_rate:,.1f} tuples/s (measured below)")
+
+
+def _page_drawn(live_page: Any, t: Topology, c: Cluster, pl: Plan, eng: EngineSettings, predicted: dict[str, Any],
+                settings: RunSettings, on_warning: Say) -> Any:
+    """The live page with the plan drawn and the start said (the page's "offered" is what the sources offer, not
+    what they admit: its gap is the overload); None where drawing it failed — said once, the page closed: a view
+    must not stop the run."""
+    try:
+        from streamplace.report.placement import plan_svg  # lazy: matplotlib, only where a page is drawn
+
+        live_page.plan(predicted, plan_svg(t, c, pl, eng), None)
+        live_page.event(0.0, "start", f"{pl.scheduler} plan: " + ", ".join(
+            f"{op} ×{n}" for op, n in pl.counts().items()) + f"; {settings.warmup_s:g} s of warm-up, then "
+            f"{settings.duration_s:g} s measured")
+    except Exception as exc:
+        on_warning(f"the live page could not be drawn ({type(exc).__name__}: {exc}); the run goes on without it")
+        live_page.close()
+        return None
+    return live_page
+
+
+def page_summary(result: RunResult) -> list[tuple[str, str, str]]:
     """The live page's last table of a run: (quantity, predicted, measured) as text (spark/runtime/run.comparison)."""
     return [(name, mfmt(pv), mfmt(mv)) for name, pv, mv in spark_enact.comparison(result.predicted, result.measured)]
 
 
 def measured_run(t: Topology, c: Cluster, target_cluster: Cluster, target_plan: Plan, adm: Admission,
-                 predicted: Mapping[str, Any], eng: EngineSettings, settings: RunSettings, out_dir: Path, workers: Any,
-                 listener: RunListener | None, *, state: Any = None, master: str | None = None,
-                 hooks: RunHooks = NO_HOOKS) -> tuple[Any, bool]:
+                 predicted: Mapping[str, Any], eng: EngineSettings, settings: RunSettings, out_dir: Path,
+                 workers: list[WorkerLayout] | None, listener: RunListener | None, *,
+                 state: ClusterState | None = None, master: str | None = None,
+                 hooks: RunHooks = NO_HOOKS) -> tuple[RunResult, bool]:
     """The run's Spark part: the session (``hooks.session``, as in enact_run), the pipeline measured for
     ``settings.duration_s`` after ``settings.warmup_s`` at ``adm``'s trigger, beside ``predicted`` (enact_run's,
     made once) (``hooks.progress`` told from its
@@ -274,7 +295,7 @@ def plan_to_run(plan: Plan | Spec | None, scheduler: str, t: Topology, c: Cluste
     return pl
 
 
-def check_run_options(settings: RunSettings, state: Any) -> None:
+def check_run_options(settings: RunSettings, state: ClusterState | None) -> None:
     """Refuse Spark's own placement off a cluster (it compares schedulers on a cluster of several nodes); what does
     not depend on the cluster (an unknown sink or placement) RunSettings refused when it was built."""
     if settings.placement == "spark" and state is None:
@@ -307,7 +328,7 @@ def page_capacity(target: Cluster) -> dict[str, float]:
     return capacity_cores(target)
 
 
-def write_run_series(result: Any, path: Path) -> None:
+def write_run_series(result: RunResult, path: Path) -> None:
     """A run's per-batch series (batch, time, rows in, rates, duration) as .csv, or .parquet."""
     from streamplace.sim.series import write_series  # lazy: pandas, 0.35 s of every run's start otherwise
 

@@ -70,6 +70,17 @@ class LiveResult:
 Fault = tuple[float, str, Callable[[], object]]  # (at seconds, what, action); what an action returns is not used
 
 
+@dataclass
+class _Loop:
+    """What the live loop carries from one look to the next: the counters its interval is measured from, when it
+    next reasons, the cluster it plans on (shrunk by lost nodes), and when the last fault was injected."""
+
+    before: Snapshot
+    next_reason: float
+    cluster: Cluster
+    fault_at: float | None = None
+
+
 class LiveRun:
     """One topology under one policy, on local Spark or a standalone cluster (``workers``)."""
 
@@ -119,95 +130,117 @@ class LiveRun:
         return result
 
     def _run(self, duration_s: float, faults: list[Fault] | None) -> LiveResult:
+        """The loop: every ``poll_s``, inject the faults that are due, restart a failed query, tell the listener
+        of ended micro-batches, re-place a lost node's replicas, and every ``interval_s`` measure and decide."""
         result = LiveResult(duration_s, started_at=time.time() - (time.perf_counter() - self.started))
         started = self.started
         watch = BatchWatch(self.topology, self._listener, started)
         clock = lambda: time.perf_counter() - started  # noqa: E731
-        faults = sorted(faults or [], key=lambda f: f[0])
-        fault_at: float | None = None
-        cluster = self.cluster
-        plan = self.policy.initial(cluster)
+        pending = sorted(faults or [], key=lambda f: f[0])
+        plan = self.policy.initial(self.cluster)
         self._enact(plan, result, LiveEvent(0.0, "start", placed(plan.replicas), f"{self.policy.name}: first plan"),
                     started)
         assert self.pipeline is not None and self.plan is not None  # _enact set them
-        before = Snapshot.take(self.pipeline.stats)
-        next_reason = self.interval_s
+        loop = _Loop(Snapshot.take(self.pipeline.stats), self.interval_s, self.cluster)
         try:
             while (now := clock()) < duration_s:
                 time.sleep(min(self.poll_s, max(0.0, duration_s - now)))
                 now = clock()
-                while faults and faults[0][0] <= now:
-                    _, what, action = faults.pop(0)
-                    try:
-                        action()
-                    except StreamplaceError as exc:  # a fault that cannot be injected is said, not a crash
-                        result.faults.append({"at_s": round(clock(), 3), "what": what, "error": str(exc)})
-                        self._say(now, "fault", f"fault not injected: {what}: {exc}")
-                        continue
-                    fault_at = time.perf_counter()
-                    result.faults.append({"at_s": round(clock(), 3), "what": what})
-                    self._say(now, "fault", f"fault: {what}")
+                self._inject_due(pending, loop, result, now, clock)
                 self._check_first_output()
                 if (failure := self._failure()) is not None:
                     self._restart(failure, result, now)
-                    before = Snapshot.take(self.pipeline.stats)
-                    next_reason = clock() + self.interval_s
+                    self._measure_afresh(loop, clock())
                     continue
                 watch.look(self.pipeline, len(result.events))
-                seen = self.alive() if self.alive is not None else None
-                if seen is not None and (gone := {w.node for w in self.workers or []} - seen):
-                    loss_t = fault_at if fault_at is not None else time.perf_counter()
-                    fault_at = None
-                    self.lost |= gone
-                    cluster = shrink(self.cluster, self.lost)
-                    plan = place_counts(self.topology, cluster, self.plan.counts(), self.slots).evolve(
-                        source_rates=dict(self.plan.source_rates))
-                    event = LiveEvent(now, "node-lost", placed(plan.replicas), f"lost {', '.join(sorted(gone))}; same "
-                                      f"replica counts re-placed on {len(cluster.nodes)} nodes",
-                                      detected_s=time.perf_counter() - loss_t)
-                    self._enact(plan, result, event, loss_t, graceful=False)
-                    before = Snapshot.take(self.pipeline.stats)
-                    next_reason = clock() + self.interval_s
+                if self._replaced_lost_nodes(loop, result, now):
+                    self._measure_afresh(loop, clock())
                     continue
-                if now >= next_reason:
-                    after = Snapshot.take(self.pipeline.stats)
-                    obs = self._observe(before, after, now)
-                    # an interval in which no tuple reached a sink (executors still starting, the first batch
-                    # still running) says nothing about the plan: measure again before deciding
-                    warming = obs.throughput <= 0
-                    # and the first interval with output after an enactment is the new plan catching up on the
-                    # rows that arrived meanwhile (Flink's autoscaler calls this stabilization): not decided on
-                    settling = not warming and self._settle > 0
-                    if settling:
-                        self._settle -= 1
-                    decide = not (warming or settling)
-                    result.observations.append({**dataclasses.asdict(obs), "parallelism": self.plan.counts(),
-                                                "decided": decide})
-                    before, next_reason = after, now + self.interval_s
-                    new = self.policy.decide(obs, self.plan, cluster) if decide else None
-                    replaced_locally = False
-                    if new is not None and self.workers is None and new.counts() == self.plan.counts():
-                        self.plan = new.evolve(source_rates=dict(self.plan.source_rates))  # placement only: local
-                        new = None  # Spark runs tasks wherever it likes, so there is nothing to re-enact
-                        replaced_locally = True
-                    if new is not None:
-                        new = new.evolve(source_rates=dict(self.plan.source_rates))
-                        why = getattr(self.policy, "reason", "")
-                        event = LiveEvent(now, "replan", placed(new.replicas), _describe(self.plan, new)
-                                          + (f" — {why}" if why else ""))
-                        self._enact(new, result, event, time.perf_counter())
-                        before = Snapshot.take(self.pipeline.stats)
-                    else:
-                        self._say(now, "decision", "no output yet: measuring again" if warming
-                                  else "catching up after the re-plan: measuring again" if settling
-                                  else "re-placed (placement only: local Spark places tasks itself, nothing to "
-                                       "re-enact)" if replaced_locally else "kept the plan")
+                if now >= loop.next_reason:
+                    self._reason(loop, result, now)
         finally:
             if self.pipeline is not None:
                 self.pipeline.stop()
         self._check_first_output()
         result.final = self.plan
         return result
+
+    def _inject_due(self, pending: list[Fault], loop: _Loop, result: LiveResult, now: float,
+                    clock: Callable[[], float]) -> None:
+        """Run the faults due by ``now`` (in time order), each recorded and said; one that cannot be injected is
+        said, not a crash. The last one injected starts the clock of a node loss it causes."""
+        while pending and pending[0][0] <= now:
+            _, what, action = pending.pop(0)
+            try:
+                action()
+            except StreamplaceError as exc:
+                result.faults.append({"at_s": round(clock(), 3), "what": what, "error": str(exc)})
+                self._say(now, "fault", f"fault not injected: {what}: {exc}")
+                continue
+            loop.fault_at = time.perf_counter()
+            result.faults.append({"at_s": round(clock(), 3), "what": what})
+            self._say(now, "fault", f"fault: {what}")
+
+    def _measure_afresh(self, loop: _Loop, at_s: float) -> None:
+        """After a restart or a re-enactment: the next interval is measured from now."""
+        assert self.pipeline is not None
+        loop.before = Snapshot.take(self.pipeline.stats)
+        loop.next_reason = at_s + self.interval_s
+
+    def _replaced_lost_nodes(self, loop: _Loop, result: LiveResult, now: float) -> bool:
+        """Whether nodes were lost since the last look; if so, the same replica counts are placed on the nodes
+        left and enacted at once (not gracefully: the lost executors' batch is replayed), the detection time
+        measured from the fault that caused it where one was injected."""
+        seen = self.alive() if self.alive is not None else None
+        if seen is None or not (gone := {w.node for w in self.workers or []} - seen):
+            return False
+        assert self.plan is not None
+        loss_t = loop.fault_at if loop.fault_at is not None else time.perf_counter()
+        loop.fault_at = None
+        self.lost |= gone
+        loop.cluster = shrink(self.cluster, self.lost)
+        plan = place_counts(self.topology, loop.cluster, self.plan.counts(), self.slots).evolve(
+            source_rates=dict(self.plan.source_rates))
+        event = LiveEvent(now, "node-lost", placed(plan.replicas), f"lost {', '.join(sorted(gone))}; same "
+                          f"replica counts re-placed on {len(loop.cluster.nodes)} nodes",
+                          detected_s=time.perf_counter() - loss_t)
+        self._enact(plan, result, event, loss_t, graceful=False)
+        return True
+
+    def _reason(self, loop: _Loop, result: LiveResult, now: float) -> None:
+        """One reasoning interval: measure it, and let the policy decide — unless no tuple reached a sink in it
+        (executors still starting, the first batch still running: it says nothing about the plan) or it is the
+        first with output after an enactment (the new plan catching up on the rows that arrived meanwhile; Flink's
+        autoscaler calls this stabilization). A new plan is enacted; on local Spark one that only moves replicas is
+        kept without re-enacting (Spark runs tasks wherever it likes)."""
+        assert self.pipeline is not None and self.plan is not None
+        after = Snapshot.take(self.pipeline.stats)
+        obs = self._observe(loop.before, after, now)
+        warming = obs.throughput <= 0
+        settling = not warming and self._settle > 0
+        if settling:
+            self._settle -= 1
+        decide = not (warming or settling)
+        result.observations.append({**dataclasses.asdict(obs), "parallelism": self.plan.counts(), "decided": decide})
+        loop.before, loop.next_reason = after, now + self.interval_s
+        new = self.policy.decide(obs, self.plan, loop.cluster) if decide else None
+        replaced_locally = False
+        if new is not None and self.workers is None and new.counts() == self.plan.counts():
+            self.plan = new.evolve(source_rates=dict(self.plan.source_rates))  # placement only: local
+            new = None
+            replaced_locally = True
+        if new is not None:
+            new = new.evolve(source_rates=dict(self.plan.source_rates))
+            why = getattr(self.policy, "reason", "")
+            event = LiveEvent(now, "replan", placed(new.replicas), _describe(self.plan, new)
+                              + (f" — {why}" if why else ""))
+            self._enact(new, result, event, time.perf_counter())
+            loop.before = Snapshot.take(self.pipeline.stats)
+        else:
+            self._say(now, "decision", "no output yet: measuring again" if warming
+                      else "catching up after the re-plan: measuring again" if settling
+                      else "re-placed (placement only: local Spark places tasks itself, nothing to "
+                           "re-enact)" if replaced_locally else "kept the plan")
 
     # ------------------------------------------------------------------ helpers
     def _enact(self, plan: Plan, result: LiveResult, event: LiveEvent, since: float, graceful: bool = True) -> None:

@@ -135,95 +135,140 @@ def _run_pipeline(spark: Any, topology: Topology, cluster: Cluster, plan: Plan, 
                   after_warmup: Callable[[], None] | None, predicted_before: Mapping[str, Any] | None,
                   events: RunListener | None,
                   settle_rows: int | None, settle_max_s: float, origin: float) -> RunResult:
-    """run_pipeline's run, but for telling ``events`` of its end."""
+    """run_pipeline's run, but for telling ``events`` of its end: start the query, measure its window
+    (:func:`_measured_window`), stop it (between batches where the trigger leaves a gap) and put the result
+    together (:func:`_result`)."""
     listener = ProgressListener()
     spark.streams.addListener(listener)
     pipeline = pipeline_for(spark, topology, plan, cfg)
-    pending = [after_first_batch] if after_first_batch is not None else []
-    warm = [after_warmup] if after_warmup is not None else []
-
-    def release() -> None:  # after_first_batch, once
-        if pending:
-            pending.pop()()
-
-    def warmed() -> None:  # after_warmup, once
-        if warm:
-            warm.pop()()
-
-    def first_batch_done() -> None:
-        if any(b.input_rows > 0 for b in listener.batches):
-            release()
-
+    hooks = _Hooks(_Once(after_first_batch), _Once(after_warmup), progress, events, origin)
     try:
         pipeline.start()  # a placed run waits for its executors first (start_executors): not in the warm-up
     except BaseException:
-        release()
+        hooks.first_batch()
         raise
-    started = time.perf_counter()
     query_started = time.time()
     # for the running batch to end, so the checkpoint is left between batches; batches back to back (trigger 0)
     # leave no gap to stop in, and the wait ran its whole 30 s (Pipeline.stop: pass 0 then)
     wait_s = 30.0 if cfg is None or cfg.trigger_s > 0 else 0.0
-    # the window opens and closes as a micro-batch ends (at most a trigger and a batch later than asked), so
-    # that it holds whole batches: a window cut mid-batch counts one batch more or less, 1/k of k batches
-    longest_wait_s = 2.0 * (cfg.trigger_s if cfg is not None else 1.0) + 10.0
-    watch = BatchWatch(topology, events, origin) if events is not None else None
-
-    def tick() -> None:
-        first_batch_done()
-        if watch is not None:
-            watch.look(pipeline, 0, listener.batches)
-
-    def look(seconds: float) -> None:
-        if progress is not None:
-            progress(seconds)
-        if watch is not None:
-            watch.look(pipeline, 0, listener.batches)
-
     try:
-        _sleep(warmup_s, started, progress, tick)
-        if settle_rows is not None:
-            _settle(listener, settle_rows, warmup_s + settle_max_s, started, look)
-        warmed_at = time.perf_counter() - started
-        release()
-        warmed()
-        if events is not None:
-            events.on_event(RunEvent(time.perf_counter() - origin, "window",
-                                     "warm-up over: the measured window opens as the next micro-batch ends"))
-        _batch_end(listener, longest_wait_s)
-        before, first_id = _whole_batches(pipeline)
-        _sleep(before.at - started + duration_s, started, look)
-        _batch_end(listener, longest_wait_s)
-        after, last_id = _whole_batches(pipeline)
-        # the window's batches by id (their counters are the snapshots'), not by the progress events seen so far,
-        # which arrive after the counters and may lag them by a batch
-        _progress_of(listener, last_id, longest_wait_s)
-        at_open = [b for b in listener.batches if b.batch_id <= first_id]  # the reports as the window opened
-        at_close = [b for b in listener.batches if b.batch_id <= last_id]  # and as it closed
-        in_window = [b for b in at_close if b.batch_id > first_id]
-        window = [b.batch_id for b in in_window]
-        exc = pipeline.query.exception() if pipeline.query is not None else None
-        if exc is not None:
-            raise RuntimeError(f"the streaming query failed: {exc}")
+        window = _measured_window(pipeline, listener, topology, cfg, warmup_s, duration_s, settle_rows,
+                                  settle_max_s, hooks)
     except KeyboardInterrupt:
         wait_s = 0.0  # the user wants out now; a batch cut short is replayed on restart
         raise
     finally:
-        release()
-        warmed()
+        hooks.first_batch()
+        hooks.warmed()
         pipeline.stop(wait_s=wait_s)
         spark.streams.removeListener(listener)
-    trigger = cfg.trigger_s if cfg is not None else 1.0
-    measured, operators = measure(before, after, topology, window_span(in_window, trigger))
+    return _result(pipeline, listener, window, topology, cluster, plan, cfg, engine, predicted_before, query_started)
+
+
+class _Once:
+    """A callback that runs at most once, however often it is called (None: nothing to run)."""
+
+    def __init__(self, fn: Callable[[], None] | None) -> None:
+        self._fn = fn
+
+    def __call__(self) -> None:
+        fn, self._fn = self._fn, None
+        if fn is not None:
+            fn()
+
+
+@dataclass(frozen=True)
+class _Hooks:
+    """What a run calls as it goes: ``first_batch`` once the first micro-batch with rows ended (at the latest as
+    the warm-up ends), ``warmed`` as the warm-up ends, ``progress`` with the seconds run, ``events`` with each
+    micro-batch and the window opening (times after ``origin``, a perf_counter reading)."""
+
+    first_batch: _Once
+    warmed: _Once
+    progress: Callable[[float], None] | None
+    events: RunListener | None
+    origin: float
+
+
+@dataclass(frozen=True)
+class _Window:
+    """A run's measured window: the counters as the whole micro-batches before it and at its end left them (and
+    those batches' ids), the progress reports as it opened and closed, the ones inside it, and how long the
+    warm-up ran."""
+
+    before: Snapshot
+    after: Snapshot
+    at_open: list[Any]
+    at_close: list[Any]
+    in_window: list[Any]
+    warmed_at: float
+
+
+def _measured_window(pipeline: Pipeline, listener: ProgressListener, topology: Topology, cfg: PipelineConfig | None,
+                     warmup_s: float, duration_s: float, settle_rows: int | None, settle_max_s: float,
+                     hooks: _Hooks) -> _Window:
+    """Wait out the warm-up (and the start's backlog, for at most ``settle_max_s`` more, where ``settle_rows`` is
+    given), then measure ``duration_s`` between two micro-batch ends: the window opens and closes as a batch ends
+    (at most a trigger and a batch later than asked), so that it holds whole batches — a window cut mid-batch
+    counts one batch more or less, 1/k of k batches. Raises where the query failed."""
+    started = time.perf_counter()
+    longest_wait_s = 2.0 * (cfg.trigger_s if cfg is not None else 1.0) + 10.0
+    watch = BatchWatch(topology, hooks.events, hooks.origin) if hooks.events is not None else None
+
+    def tick() -> None:
+        if any(b.input_rows > 0 for b in listener.batches):
+            hooks.first_batch()
+        if watch is not None:
+            watch.look(pipeline, 0, listener.batches)
+
+    def look(seconds: float) -> None:
+        if hooks.progress is not None:
+            hooks.progress(seconds)
+        if watch is not None:
+            watch.look(pipeline, 0, listener.batches)
+
+    _sleep(warmup_s, started, hooks.progress, tick)
+    if settle_rows is not None:
+        _settle(listener, settle_rows, warmup_s + settle_max_s, started, look)
+    warmed_at = time.perf_counter() - started
+    hooks.first_batch()
+    hooks.warmed()
+    if hooks.events is not None:
+        hooks.events.on_event(RunEvent(time.perf_counter() - hooks.origin, "window",
+                                       "warm-up over: the measured window opens as the next micro-batch ends"))
+    _batch_end(listener, longest_wait_s)
+    before, first_id = _whole_batches(pipeline)
+    _sleep(before.at - started + duration_s, started, look)
+    _batch_end(listener, longest_wait_s)
+    after, last_id = _whole_batches(pipeline)
+    # the window's batches by id (their counters are the snapshots'), not by the progress events seen so far,
+    # which arrive after the counters and may lag them by a batch
+    _progress_of(listener, last_id, longest_wait_s)
+    at_close = [b for b in listener.batches if b.batch_id <= last_id]
+    exc = pipeline.query.exception() if pipeline.query is not None else None
+    if exc is not None:
+        raise RuntimeError(f"the streaming query failed: {exc}")
+    return _Window(before, after, at_open=[b for b in listener.batches if b.batch_id <= first_id], at_close=at_close,
+                   in_window=[b for b in at_close if b.batch_id > first_id], warmed_at=warmed_at)
+
+
+def _result(pipeline: Pipeline, listener: ProgressListener, window: _Window, topology: Topology, cluster: Cluster,
+            plan: Plan, cfg: PipelineConfig | None, engine: EngineSettings | None,
+            predicted_before: Mapping[str, Any] | None, query_started: float) -> RunResult:
+    """A run's result from its window: the measured figures (with the run's start and the bounded sources'
+    backlog), the prediction (the caller's, or ``engine``'s of ``plan`` on ``cluster``) and every batch's row."""
+    before, after = window.before, window.after
+    measured, operators = measure(before, after, topology,
+                                  window_span(window.in_window, cfg.trigger_s if cfg is not None else 1.0))
     measured["source_lead_s"] = pipeline.source_lead_s()  # the phase the rate sources ran with (spark/query/phase.py)
-    measured["warmup_s"] = warmed_at
-    measured["window_batches"] = window
+    measured["warmup_s"] = window.warmed_at
+    measured["window_batches"] = [b.batch_id for b in window.in_window]
     if isinstance(pipeline, PlacedPipeline):
         measured["executor_start_s"] = pipeline.executor_start_s
         measured["executors_ready"] = pipeline.executors_ready
     measured.update(first_batch(listener.batches, query_started))
     if pipeline.bounded:
-        measured.update(backlog_figures(at_open, at_close, topology, plan))
+        measured.update(backlog_figures(window.at_open, window.at_close, topology, plan))
     predicted = dict(predicted_before) if predicted_before is not None else \
         prediction(topology, cluster, plan, None, engine)
     predicted["offered_rate"] = sum(float(plan.source_rates.get(s.id) or s.rate or 0.0) for s in topology.sources)
