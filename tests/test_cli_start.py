@@ -1,22 +1,28 @@
-"""The command line's start (issue 56: CLI start < 0.4 s), kept from regressing in kind: a ``plan --json`` run as
-the ``streamplace`` script imports only its own command module, no rich (it prints no table) and no pydantic
-(typer's adapters are built only for values that need them), and what it prints is what every command
-registered and typer's own coercion print. No wall time is asserted: what is imported and built is."""
+"""The command line's start (issue 56: CLI start < 0.4 s, a 1 k plan < 0.5 s), kept from regressing in kind: a
+``plan --json`` run as the ``streamplace`` script imports only its own command module, no rich (it prints no
+table) and no pydantic (typer's adapters are built only for values that need them; plainly valid spec files are
+checked without it), and what it prints is what every command registered and typer's own coercion print. No wall
+time is asserted: what is imported and built is."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 import typer
 import typer.main
+import yaml
 from typer.testing import CliRunner
 
 from streamplace import cli
+from streamplace.bench.clusters import racks
+from streamplace.bench.topologies import storm_large
 from streamplace.cli import COMMAND_MODULES, _typer, command_module, load_commands
+from streamplace.spec.loader import cluster_to_doc, topology_to_doc
 
 #: what a plan run as the script reports: its exit code and the modules it imported (on stderr, after the plan)
 _RUN = """\
@@ -52,6 +58,33 @@ def test_a_plan_as_json_imports_its_command_alone_and_neither_rich_nor_pydantic(
     assert result.exit_code == 0
     assert {k: v for k, v in json.loads(out).items() if k != "planning_ms"} == \
         {k: v for k, v in json.loads(result.stdout).items() if k != "planning_ms"}
+
+
+def test_a_plan_of_spec_files_imports_no_pydantic(tmp_path: Path) -> None:
+    """Issue 56's 1 k plan in kind: a topology file and a cluster of node groups, plainly valid, are checked by
+    spec/plain.py — no pydantic, no schema built — and planned as with pydantic's validation; a file with a
+    problem still imports pydantic, whose message names the field."""
+    topology, cluster = tmp_path / "topology.yaml", tmp_path / "cluster.yaml"
+    topology.write_text(yaml.safe_dump(topology_to_doc(storm_large(2, 3, 4, 5)), sort_keys=False))
+    doc = cluster_to_doc(racks(3, 4))
+    node = {k: v for k, v in doc["nodes"][0].items() if k not in ("id", "rack")}
+    cluster.write_text(yaml.safe_dump({"name": "groups", "links": doc["links"], "nodes": [
+        {"id": f"r{r}", "count": 4, "rack": f"rack{r}", **node} for r in range(3)]}, sort_keys=False))
+    args = ["plan", str(topology), str(cluster), "-s", "r-storm", "--engine", "ideal", "--json"]
+    code, out, modules = script(*args)
+    assert code == 0 and json.loads(out)["scheduler"] == "r-storm"
+    assert not {m for m in modules if m.split(".")[0] in ("pydantic", "pydantic_core")}
+    assert "streamplace.spec.schema" not in modules and "importlib.metadata" not in modules
+    result = CliRunner().invoke(cli.app, args)  # in this process, pydantic's schema validates it too (as before)
+    from streamplace.spec.schema import ClusterSpec, TopologySpec
+
+    assert ClusterSpec.model_validate(yaml.safe_load(cluster.read_text())).nodes[2].count == 4
+    assert TopologySpec.model_validate(yaml.safe_load(topology.read_text())).name == "storm-large"
+    assert {k: v for k, v in json.loads(out).items() if k != "planning_ms"} == \
+        {k: v for k, v in json.loads(result.stdout).items() if k != "planning_ms"}
+    cluster.write_text(cluster.read_text().replace("count: 4", "count: 4\n  cpu_ms: 1", 1))
+    code, out, modules = script(*args)
+    assert code == 2 and "pydantic" in modules
 
 
 def test_a_plan_as_a_table_imports_rich() -> None:

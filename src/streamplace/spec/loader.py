@@ -1,6 +1,8 @@
 """Load and save spec files. Every failure names the file, the field path and the fix.
 
-pydantic and the schema (spec/schema.py) load on the first spec file read: built-in names skip them (0.06 s).
+pydantic and the schema (spec/schema.py) load on the first spec file that needs them: built-in names skip them,
+and so does a topology or cluster file that spec/plain.py finds plainly valid (0.1–0.15 s of a plan's start);
+any other document, and every document with a problem, is validated by pydantic as before.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile, ProfileEntry
 from streamplace.model.topology import Operator, Stream, Topology, infer_kinds, parse_grouping
 from streamplace.perf.engines import EngineSettings
+from streamplace.spec import plain
 from streamplace.spec.derive import model_kwargs
 from streamplace.spec.documents import read_document
 from streamplace.spec.validate import validate_document
@@ -40,12 +43,14 @@ def _raise_with_source(exc: ModelError, source: str) -> SpecError:
 def load_topology(source: Source) -> Topology:
     """Load a topology spec, or import a Storm Flux YAML file (recognized by ``spouts``/``bolts``)."""
     doc, name = _document(source)
-    # lazy: command-line start (pydantic)
-    from streamplace.spec.schema import TopologySpec
-
     if is_flux(doc):
         return load_flux(doc, name)
-    spec: Any = validate_document(TopologySpec, doc, name)
+    spec: Any = plain.topology(doc)
+    if spec is None:  # not plainly valid: pydantic accepts it or names every problem
+        # lazy: command-line start (pydantic)
+        from streamplace.spec.schema import TopologySpec
+
+        spec = validate_document(TopologySpec, doc, name)
     return topology_from_spec(spec, name)
 
 
@@ -130,18 +135,17 @@ def dump_topology(t: Topology) -> str:
 # ----------------------------------------------------------------- cluster
 def load_cluster(source: Source) -> Cluster:
     doc, name = _document(source)
-    # lazy: command-line start (pydantic)
-    from streamplace.spec.schema import ClusterSpec
+    spec: Any = plain.cluster(doc)
+    if spec is None:  # not plainly valid: pydantic accepts it or names every problem
+        # lazy: command-line start (pydantic)
+        from streamplace.spec.schema import ClusterSpec
 
-    spec: Any = validate_document(ClusterSpec, doc, name)
-    # lazy: command-line start (pydantic)
-    from streamplace.spec.schema import MAX_NODES
-
+        spec = validate_document(ClusterSpec, doc, name)
     total = sum(n.count or 1 for n in spec.nodes)
-    if total > MAX_NODES:
+    if total > plain.MAX_NODES:
         raise SpecError([Problem("nodes", f"the node groups add up to {total:,} nodes; a cluster has at most "
-                                          f"{MAX_NODES:,}", "plan a part of the cluster, or fewer, larger nodes")],
-                        name)
+                                          f"{plain.MAX_NODES:,}",
+                                 "plan a part of the cluster, or fewer, larger nodes")], name)
     nodes: list[Node] = []
     for n in spec.nodes:  # a group's fields are read and its node built once: its nodes differ only in their ids
         ids = group_ids(n.id, n.count)

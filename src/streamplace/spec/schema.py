@@ -16,12 +16,7 @@ from streamplace.model.plan import Plan
 from streamplace.model.profile import Profile, ProfileEntry
 from streamplace.model.topology import Kind, Operator, Stream, Topology
 from streamplace.spec.derive import spec_model
-
-#: bounds on what one spec may ask for (a node group of 10⁸ nodes or a billion replicas ran past 20 s with no
-#: message); ten times the 10,000-node cluster benchmarks/scale.py plans in about 2 s, and 100,000 replicas of
-#: one operator
-MAX_NODES = 100_000
-MAX_REPLICAS = 100_000
+from streamplace.spec.plain import MAX_NODES, MAX_REPLICAS, one_node
 
 
 class Strict(BaseModel):
@@ -35,20 +30,17 @@ class LogicSpec(Strict):
     name: str
 
 
-def _one_node(cls: Any, v: Any) -> Any:
-    """``pinned: n1`` is ``pinned: [n1]``."""
-    return [v] if isinstance(v, str) else v
-
-
 # Each spec class below is the model class's fields (spec/derive.py): only what the file writes otherwise, or
-# bounds beyond the model's own checks, is stated here.
+# bounds beyond the model's own checks, is stated here. spec/plain.py states the topology's and the cluster's
+# again without pydantic (the check a plan's files pass before pydantic is imported): change both together
+# (tests/test_spec_plain.py compares them field by field).
 OperatorSpec = spec_model(
     Operator, "OperatorSpec", base=Strict,
     overrides={"kind": (Kind | None, None),  # inferred from the streams when left out
                "logic": (LogicSpec | None, None)},
     # a billion replicas ran for minutes before any message
     limits={"replicas": {"le": MAX_REPLICAS}, "max_replicas": {"le": MAX_REPLICAS}},
-    validators={"_one_node": field_validator("pinned", mode="before")(_one_node)})
+    validators={"_one_node": field_validator("pinned", mode="before")(one_node)})
 
 StreamSpec = spec_model(
     Stream, "StreamSpec", base=Strict, exclude=("source", "target", "key"),
