@@ -4,6 +4,8 @@ scheduler plans on them what it plans on the whole cluster."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -11,26 +13,29 @@ from streamplace.bench import resolve_topology
 from streamplace.bench.clusters import racks
 from streamplace.bench.topologies import storm_large
 from streamplace.model.cluster import Cluster, Links, Node
+from streamplace.model.profile import Profile, ProfileEntry
+from streamplace.model.topology import Topology
 from streamplace.perf.engines import EngineSettings, IdealSettings
 from streamplace.perf.rates import selectivities
 from streamplace.perf.throughput import ThroughputModel
 from streamplace.schedulers import create, max_throughput
 from streamplace.schedulers.base import Deadline
 from streamplace.schedulers.hetero import Rules, first_assignment, maximize_throughput
-from streamplace.schedulers.node_kinds import expand, kind_classes, kind_nodes, restrict
+from streamplace.schedulers.node_kinds import cluster_classes, expand, kind_classes, kind_model, kind_nodes, restrict
 from streamplace.schedulers.throughput_lp import lp_bound
 
 TOPOLOGIES = ("nasiri-linear", "nasiri-diamond", "rollingcount", "uniquevisitor")
 
 
 def many_alike(rng: np.random.Generator) -> Cluster:
-    """One to three machine kinds, 2 to 20 machines of each, interleaved (a class's nodes are not contiguous)."""
+    """One to three machine kinds, 2 to 20 machines of each, interleaved (a class's nodes are not contiguous),
+    each machine of type a or b at random (alike but for the type)."""
     kinds = [(float(rng.choice([100, 200, 400])), float(rng.choice([0.5, 1.0, 2.0])),
               float(rng.choice([512, 2048, 16384]))) for _ in range(int(rng.integers(1, 4)))]
     per = [(cpu, speed, mem) for cpu, speed, mem in kinds for _ in range(int(rng.integers(2, 21)))]
     order = rng.permutation(len(per))
-    nodes = tuple(Node(id=f"n{j}", cpu=per[o][0], speedup=per[o][1], memory_mb=per[o][2], rack=f"rack{j % 2}")
-                  for j, o in enumerate(order))
+    nodes = tuple(Node(id=f"n{j}", cpu=per[o][0], speedup=per[o][1], memory_mb=per[o][2], rack=f"rack{j % 2}",
+                       type=str(rng.choice(["a", "b"]))) for j, o in enumerate(order))
     return Cluster("alike", nodes, Links(same_rack_ms=0.1, cross_rack_ms=1.0))
 
 
@@ -139,10 +144,52 @@ def test_max_throughput_by_kind_plans_on_the_kept_nodes_at_the_whole_clusters_sc
     engine = EngineSettings("ideal", ideal=IdealSettings(cap))
     scheduler = create("max-throughput", {"lp_node_columns": "0"})
     by_kind = scheduler.plan(topology, cluster, engine=engine)
-    monkeypatch.setattr(max_throughput, "kind_nodes", lambda model, k: None)
+    monkeypatch.setattr(max_throughput, "kind_model", lambda t, c, p, k, e, r, n: (
+        ThroughputModel.build(t, c, p, engine=e, replica_cap=r, tasks_per_node=n), None))
     whole = scheduler.plan(topology, cluster, engine=engine)
     assert by_kind.gap == pytest.approx(0.0, abs=1e-9) and whole.gap == pytest.approx(0.0, abs=1e-9)
     assert sum(by_kind.source_rates.values()) == pytest.approx(sum(whole.source_rates.values()), rel=1e-9)
     ids = [n.id for n in cluster.nodes]
     kept = set(ids[:8 * 10 + 1])  # Σk + 1 = 8 operators × 10 + 1: the first 81 nodes (one class)
     assert {n for per in by_kind.replicas.values() for n in per} <= kept
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_the_model_on_the_kept_nodes_is_the_whole_clusters_restricted_to_them(seed: int) -> None:
+    """With an operator pinned to some nodes, and costs by node type from a profile or not, under the ideal model
+    and the storm engine: nodes of one class found from the cluster have equal columns in the whole cluster's
+    model, and the model kind_model builds on the kept nodes alone is that model restricted to them, field by
+    field."""
+    rng = np.random.default_rng(seed)
+    cluster = many_alike(rng)
+    base = resolve_topology(TOPOLOGIES[seed % len(TOPOLOGIES)])
+    ids = [n.id for n in cluster.nodes]
+    pin = tuple(str(i) for i in rng.choice(ids, size=min(len(ids), 3), replace=False))
+    ops = tuple(dataclasses.replace(op, pinned=pin) if j == 1 else op for j, op in enumerate(base.operators))
+    topology = Topology(base.name, ops, base.streams)
+    profile = Profile((ProfileEntry(ops[0].id, "b", 3.0, 5.0),)) if seed % 3 else None
+    k = rng.integers(1, 3, len(ops))
+    settings = {"engine": EngineSettings("storm") if seed % 4 == 3 else None,
+                "replica_cap": ("machine", "thread")[seed % 2], "tasks_per_node": (None, 3)[(seed // 2) % 2]}
+    whole = ThroughputModel.build(topology, cluster, profile, **settings)  # type: ignore[arg-type]
+    classes = cluster_classes(topology, cluster, profile)
+    for c in np.unique(classes):
+        members = np.flatnonzero(classes == c)
+        for table in (whole.e, whole.met, whole.allowed, whole.rate_cost):
+            assert (table[:, members] == table[:, members[:1]]).all()
+        for values in (whole.cap, whole.node_memory, whole.thread_points, whole.slots):
+            assert (values[members] == values[members[0]]).all()
+    part, keep = kind_model(topology, cluster, profile, k, **settings)  # type: ignore[arg-type]
+    if keep is None:
+        assert all((classes == c).sum() <= k.sum() + 1 for c in np.unique(classes))
+        return
+    expected = restrict(whole, keep)
+    for f in dataclasses.fields(ThroughputModel):
+        a, b = getattr(part, f.name), getattr(expected, f.name)
+        if f.name == "remote":
+            assert (a is None) == (b is None)
+            if a is not None:
+                for g in dataclasses.fields(a):
+                    assert np.array_equal(getattr(a, g.name), getattr(b, g.name))
+        else:
+            assert np.array_equal(np.asarray(a), np.asarray(b)), f.name
