@@ -12,9 +12,10 @@ closest value … outside the range") and averages.
 
 How we do it, and what is assumed where the paper is silent (each named in the output):
 
-* **The Resource Aware Scheduler is Storm 2.4.0's** (the paper's [46], Storm 2.4.0): :func:`storm_ras`, a model
-  of ``DefaultResourceAwareStrategy`` — executors ordered by ``orderExecutors`` (components by their
-  connections, each followed by its neighbours), each put first-fit on the nodes sorted by the topology's
+* **The Resource Aware Scheduler is Storm 2.4.0's** (the paper's [46], Storm 2.4.0): the ``storm-ras``
+  scheduler's model (schedulers/storm_ras.py: ``storm_ras``) of ``DefaultResourceAwareStrategy`` — executors
+  ordered by ``orderExecutors`` (components by their connections, each followed by its neighbours), each put
+  first-fit on the nodes sorted by the topology's
   executors already there, then by the least available resource's share, most first; the declared demands are
   Storm's defaults (10 CPU points, 128 MB on-heap per executor; a worker's heap at most 768 MB), one rack (no
   DNS-to-switch mapping is mentioned). It packs the largest supervisor first, as §6.2.1 says RAS did ("on the
@@ -58,6 +59,7 @@ from streamplace.perf.engines import EngineSettings, StormSettings
 from streamplace.perf.evaluate import evaluate
 from streamplace.schedulers import create
 from streamplace.schedulers.storm_even import even_counts, listed_slots, sort_slots
+from streamplace.schedulers.storm_ras import storm_ras
 
 ADAPTIVE = ("hill-climbing", "ant-system", "hybrid")
 DEFAULT = "default"  # Storm's EvenScheduler over worker counts and supervisor orders
@@ -70,8 +72,6 @@ ORDERS = 20
 #: the low phase's rate as a share of what the topology sustains with every replica on the largest supervisor:
 #: the low phase fits there, the raised one (× 2 = 120 %) cannot — the paper's scale-out, then scale-in (assumed)
 LOAD = 0.6
-#: Storm 2.4.0's defaults for RAS: topology.component.cpu.pcore.percent, topology.worker.max.heap.size.mb
-RAS_HEAP_MB = 768.0
 # Ecker et al. 2025 Table 2: mean throughput factor over the default at the same CPU reservation — HC, ant
 # system, hybrid, RAS
 PAPER_T2 = {"t-m1": (3.35, 4.10, 4.15, 3.45), "t-m2": (4.32, 2.68, 3.19, 1.94), "t-m3": (7.24, 5.28, 8.46, 10.44),
@@ -104,76 +104,6 @@ class Point:
 
 
 # ------------------------------------------------------------------------------------------- the baselines
-def ras_executor_order(topology: Topology) -> list[str]:
-    """Storm 2.4.0's ``BaseResourceAwareStrategy.orderExecutors`` over a topology's replicas (one executor each):
-    components sorted by their connections (Σ over neighbours of both replica counts' product), most first, ties
-    by id; then for each component in that order, one executor of it and one of each neighbour (neighbours sorted
-    by their connections to it, fewest first, ties by id), repeated while any of them has executors left.
-    Returns the component of each executor in scheduling order. O(E · degree)."""
-    n = {op.id: op.replicas for op in topology.operators}
-    neighbours: dict[str, set[str]] = {op.id: set() for op in topology.operators}
-    for s in topology.streams:
-        if s.source != s.target:
-            neighbours[s.source].add(s.target)
-            neighbours[s.target].add(s.source)
-    connections = {c: sum(n[x] * n[c] for x in neighbours[c]) for c in n}
-    left = dict(n)
-    out: list[str] = []
-    for c in sorted(n, key=lambda c: (-connections[c], c)):
-        around = sorted(neighbours[c], key=lambda x: (n[x] * n[c], x))
-        while True:
-            took = False
-            for x in (c, *around):
-                if left[x] > 0:
-                    left[x] -= 1
-                    out.append(x)
-                    took = True
-            if not took:
-                break
-    return out
-
-
-def storm_ras(topology: Topology, cluster: Cluster, heap_mb: float = RAS_HEAP_MB) -> dict[str, dict[str, int]] | None:
-    """Storm 2.4.0's Resource Aware Scheduler (``DefaultResourceAwareStrategy``, one rack): each executor in
-    :func:`ras_executor_order` goes to the first node, in the order (most of this topology's executors already
-    there; the least available resource's share of the cluster's available, highest; the mean share, highest;
-    cluster order), with room for its declared CPU (``op.cpu`` points) and memory (``op.memory_mb``) on a
-    worker slot whose heap stays within ``heap_mb``. None when an executor fits nowhere (RAS then leaves the
-    topology unscheduled). Supervisors' capacities are the cluster's full CPU and memory (Storm's
-    ``supervisor.cpu.capacity``: RAS knows no utilization limit). O(E · N log N)."""
-    ops = {op.id: op for op in topology.operators}
-    nodes = cluster.nodes
-    cpu = np.array([u.cpu for u in nodes], dtype=float)
-    mem = np.array([u.memory_mb for u in nodes], dtype=float)
-    heap = [[0.0] * max(1, u.slots) for u in nodes]
-    placed = [0] * len(nodes)
-    out: dict[str, dict[str, int]] = {}
-    for comp in ras_executor_order(topology):
-        op = ops[comp]
-        total_cpu, total_mem = cpu.sum(), mem.sum()
-        share_cpu = cpu / total_cpu if total_cpu > 0 else np.zeros_like(cpu)
-        share_mem = mem / total_mem if total_mem > 0 else np.zeros_like(mem)
-        low, mean = np.minimum(share_cpu, share_mem), (share_cpu + share_mem) / 2
-        chosen = None
-        for u in sorted(range(len(nodes)), key=lambda u: (-placed[u], -low[u], -mean[u], u)):
-            if cpu[u] + 1e-9 < op.cpu or mem[u] + 1e-9 < op.memory_mb:
-                continue
-            slot = next((k for k, used in enumerate(heap[u]) if used + op.memory_mb <= heap_mb + 1e-9), None)
-            if slot is not None:
-                chosen = (u, slot)
-                break
-        if chosen is None:
-            return None
-        u, slot = chosen
-        cpu[u] -= op.cpu
-        mem[u] -= op.memory_mb
-        heap[u][slot] += op.memory_mb
-        placed[u] += 1
-        per = out.setdefault(comp, {})
-        per[nodes[u].id] = per.get(nodes[u].id, 0) + 1
-    return out
-
-
 def supervisor_orders(cluster: Cluster, count: int, seed: int = 0) -> list[tuple[int, ...]]:
     """The cluster's own order and ``count`` − 1 more distinct orders drawn with ``seed``: the orders Storm may
     list its supervisors in (a hash of random ids)."""

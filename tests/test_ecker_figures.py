@@ -1,5 +1,6 @@
-"""benchmarks/repro_ecker_figs.py: Ecker et al.'s Figs. 6–8 the paper's way — Storm 2.4.0's Resource Aware
-Scheduler, the default scheduler's reservations, the load phases and Table 2's reference, worked by hand."""
+"""benchmarks/repro_ecker_figs.py: Ecker et al.'s Figs. 6–8 the paper's way — the default scheduler's
+reservations, the load phases and Table 2's reference, worked by hand (Storm 2.4.0's Resource Aware Scheduler, which
+the script takes from schedulers/storm_ras.py: tests/test_storm_ras.py)."""
 
 from __future__ import annotations
 
@@ -21,46 +22,6 @@ def _figs():
 
 
 F = _figs()
-
-
-def _chain() -> Topology:
-    """source → a (2 replicas) → sink, 1 ms per tuple each, 10 t/s, Storm's default declared demands."""
-    ops = (Operator("source", "source", rate=10.0, cost_ms=1.0, cpu=10.0, memory_mb=128.0),
-           Operator("a", cost_ms=1.0, cpu=10.0, memory_mb=128.0, replicas=2),
-           Operator("sink", "sink", cost_ms=1.0, cpu=10.0, memory_mb=128.0))
-    return Topology("chain", ops, (Stream("source", "a"), Stream("a", "sink")))
-
-
-def test_ras_orders_executors_by_connections_then_each_with_its_neighbours() -> None:
-    # connections: a = 1·2 + 1·2 = 4, sink = source = 2·1 = 2 → a first, then sink, source (ties by id); a's
-    # neighbours both make 2 connections with it, so by id: sink, source. Round 1: a, sink, source; round 2: a.
-    assert F.ras_executor_order(_chain()) == ["a", "sink", "source", "a"]
-
-
-def test_storm_ras_packs_the_node_with_the_most_available_first_then_the_next() -> None:
-    # big: 30 points, small: 20 (both 1024 MB). Executor a: nothing placed yet; the least available share is
-    # min(30/50, 1024/2048) = 0.5 on big against min(20/50, 0.5) = 0.4 → big. sink and source follow a to big
-    # (most of the topology's executors there) until its 30 points are taken; the second a fits only on small.
-    cluster = Cluster("two", (Node("big", cpu=30.0, memory_mb=1024.0), Node("small", cpu=20.0, memory_mb=1024.0)))
-    assert F.storm_ras(_chain(), cluster) == {"a": {"big": 1, "small": 1}, "sink": {"big": 1}, "source": {"big": 1}}
-    # a worker's heap caps a slot: one slot of 256 MB on big holds two executors of 128 MB, the rest go to small
-    one_slot = Cluster("two", (Node("big", cpu=100.0, memory_mb=1024.0, slots=1),
-                               Node("small", cpu=20.0, memory_mb=1024.0, slots=1)))
-    got = F.storm_ras(_chain(), one_slot, heap_mb=256.0)
-    assert got == {"a": {"big": 1, "small": 1}, "sink": {"big": 1}, "source": {"small": 1}}
-    # an executor that fits nowhere: RAS leaves the topology unscheduled
-    assert F.storm_ras(_chain(), Cluster("tiny", (Node("t", cpu=25.0, memory_mb=1024.0),))) is None
-
-
-def test_storm_ras_puts_the_papers_small_topologies_on_the_largest_supervisor() -> None:
-    """§6.2.1: RAS places T-M1…T-M3 "in all configurations on the largest computational resource" (w1)."""
-    cluster = resolve_cluster("continuum-11")
-    for name in ("t-m1", "t-m2", "t-m3"):
-        placed = F.storm_ras(resolve_topology(name), cluster)
-        assert {n for per in placed.values() for n in per} == {"w1"}, name
-    # T-R3's 22 executors: 15 fill w1's 150 points, the other 7 the next most available (w2, first of three ties)
-    r3 = F.storm_ras(resolve_topology("t-r3"), cluster)
-    assert {n: sum(per.get(n, 0) for per in r3.values()) for n in ("w1", "w2")} == {"w1": 15, "w2": 7}
 
 
 def test_the_default_reserves_every_supervisor_holding_a_worker_even_an_ackers_only() -> None:

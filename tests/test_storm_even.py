@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from streamplace.bench import resolve_cluster, resolve_topology
+from streamplace.errors import SchedulerParamError
 from streamplace.perf.evaluate import evaluate
 from streamplace.schedulers import create
 from streamplace.schedulers.storm_even import (
@@ -119,3 +120,88 @@ def test_node_orders_are_distinct_type_sequences_the_cluster_order_first() -> No
     assert len(sampled) == 20 and sampled == node_orders(large, limit=20, seed=3) and sampled[0] == tuple(range(24))
     assert all(sorted(o) == list(range(24)) for o in sampled)
     assert np.unique([tuple(large.nodes[u].type for u in o) for o in sampled], axis=0).shape[0] == 20
+
+
+# ------------------------------------------------------------------ the storm-even scheduler
+def _matrix(plan, t, c) -> np.ndarray:
+    out = np.zeros((len(t.operators), len(c)), dtype=np.int64)
+    for i, op in enumerate(t.operators):
+        for node, n in plan.replicas.get(op.id, {}).items():
+            out[i, c.index[node]] = n
+    return out
+
+
+@pytest.mark.parametrize(("topo", "cluster"), [(t, c) for t in ("nasiri-linear", "nasiri-diamond", "nasiri-star")
+                                               for c in ("hetero-3", "nasiri-small", "nasiri-large")])
+def test_the_scheduler_places_what_the_model_does_on_nasiris_instances(topo: str, cluster: str) -> None:
+    """With hetero's counts (the paper's default runs), in the cluster's order, another named order and a seeded
+    one: the scheduler's plan is even_counts' matrix, the counts kept, predicted like any plan."""
+    c = resolve_cluster(cluster)
+    t = resolve_topology(topo).with_replicas(
+        create("hetero", {"max_replicas": "10"}).plan(resolve_topology(topo), c).counts())
+    plan = create("storm-even").plan(t, c)
+    assert plan.status == "ok" and plan.scheduler == "storm-even", plan.explanation
+    assert (_matrix(plan, t, c) == even_counts(t, c)).all()
+    assert plan.counts() == {op.id: op.replicas for op in t.operators} and plan.predicted["throughput"] > 0
+    reverse = tuple(reversed(c.ids))
+    named = create("storm-even", {"node_order": ",".join(reverse)}).plan(t, c)
+    assert (_matrix(named, t, c) == even_counts(t, c, node_order=tuple(range(len(c) - 1, -1, -1)))).all()
+    seeded = create("storm-even", {"seed": "7"}).plan(t, c)
+    order = [int(u) for u in np.random.default_rng(7).permutation(len(c))]
+    assert (_matrix(seeded, t, c) == even_counts(t, c, node_order=order)).all()
+    assert create("storm-even", {"seed": "7"}).plan(t, c).replicas == seeded.replicas  # deterministic
+
+
+def test_the_scheduler_differs_from_round_robin_where_ackers_slots_or_the_order_do() -> None:
+    c = resolve_cluster("hetero-3")
+    t = linear()
+    rr = create("round-robin").plan(t, c)
+    assert _matrix(create("storm-even").plan(t, c), t, c).tolist() == _matrix(rr, t, c).tolist()  # W ackers: same
+    # one acker shifts the deal by one slot: high goes 1, 2, 1 (as worked above), round robin's 2, 1, 1
+    one = create("storm-even", {"ackers": "1"}).plan(t, c)
+    assert _matrix(one, t, c)[[op.id for op in t.operators].index("high")].tolist() == [1, 2, 1]
+    assert _matrix(one, t, c).tolist() != _matrix(rr, t, c).tolist()
+    # the Core i5 listed first: every "node 0" of round robin's deal becomes the i5
+    first = create("storm-even", {"node_order": "core-i5-1"}).plan(t, c)
+    want = even_counts(t, c, node_order=(2, 0, 1)).tolist()
+    assert _matrix(first, t, c).tolist() == want != _matrix(rr, t, c).tolist()
+    # a node with more free slots takes the first worker (sort-slots); round robin keeps the cluster's order
+    nodes = tuple(dataclasses.replace(n, slots=s) for n, s in zip(c.nodes, (1, 1, 2), strict=True))
+    uneven = dataclasses.replace(c, nodes=nodes)
+    t1 = linear(1, 1, 1, 1)
+    assert _matrix(create("storm-even", {"workers": "2", "ackers": "0"}).plan(t1, uneven), t1, uneven).sum(
+        axis=0).tolist() == [2, 0, 2]
+    assert _matrix(create("round-robin", {"workers": "2"}).plan(t1, uneven), t1, uneven).sum(
+        axis=0).tolist() == [2, 2, 0]
+
+
+def test_what_storm_even_cannot_place_is_an_infeasible_plan_that_says_why() -> None:
+    c = resolve_cluster("hetero-3")
+    bad = create("storm-even", {"node_order": "core-i5-1,nowhere"}).plan(linear(), c)
+    assert bad.status == "infeasible" and "nowhere, not a node of hetero-3" in bad.explanation[0]
+    twice = create("storm-even", {"node_order": "core-i5-1,core-i5-1"}).plan(linear(), c)
+    assert twice.status == "infeasible" and "twice" in twice.explanation[0]
+    with pytest.raises(SchedulerParamError, match="node_order or seed"):
+        create("storm-even", {"node_order": "core-i5-1", "seed": "1"})
+    # one worker holds everything: more memory than the node has — resource-blind, so reported, not run
+    heavy = linear(1, 2, 3, 4)
+    heavy = dataclasses.replace(heavy, operators=tuple(dataclasses.replace(op, memory_mb=1000.0)
+                                                       for op in heavy.operators))
+    full = create("storm-even", {"workers": "1"}).plan(heavy, c)
+    assert full.status == "infeasible" and any("MB of replicas but has" in line for line in full.explanation)
+
+
+def test_a_pinned_operator_is_dealt_over_the_workers_on_its_nodes_the_rest_where_storm_puts_them() -> None:
+    c = resolve_cluster("hetero-3")
+    t = linear()
+    ops = tuple(dataclasses.replace(op, pinned=("pentium-1", "core-i5-1")) if op.id == "high" else op
+                for op in t.operators)
+    pinned = dataclasses.replace(t, operators=ops)
+    plan = create("storm-even").plan(pinned, c)
+    free = even_counts(t, c)
+    got = _matrix(plan, pinned, c)
+    high = [op.id for op in t.operators].index("high")
+    assert plan.status == "ok" and got[high].tolist() == [2, 0, 2]  # 4 over the Pentium's and the i5's workers
+    assert np.delete(got, high, axis=0).tolist() == np.delete(free, high, axis=0).tolist()
+    assert any("pinned high" in line for line in plan.explanation)
+    assert not create("storm-even").plan(t, c).explanation

@@ -13,12 +13,12 @@ from typing import Any
 from streamplace.schedulers.base import REGISTRY, BaseScheduler, Scheduler, create, scheduler_names
 
 _MODULES = ("ds2", "exhaustive", "ffd", "hetero", "latency_aware", "max_throughput", "odrp", "optimal",
-            "round_robin", "rstorm")
+            "round_robin", "rstorm", "storm_even", "storm_ras")
 
 __all__ = [
     "REGISTRY", "BaseScheduler", "Scheduler", "create", "ds2", "exhaustive", "ffd", "hetero", "latency_aware",
     "max_throughput", "odrp",
-    "optimal", "round_robin", "rstorm", "scheduler_names",
+    "optimal", "round_robin", "rstorm", "scheduler_names", "storm_even", "storm_ras",
 ]
 
 

@@ -282,7 +282,8 @@ def capacity_shortfalls(topology: Topology, cluster: Cluster, counts: Mapping[st
 BUILTIN_MODULES = {"ds2": "ds2", "exhaustive": "exhaustive", "ffd": "ffd", "hetero": "hetero",
                    "hill-climbing": "latency_aware", "ant-system": "latency_aware", "hybrid": "latency_aware",
                    "max-throughput": "max_throughput", "odrp": "odrp", "odp": "odrp", "optimal": "optimal",
-                   "round-robin": "round_robin", "r-storm": "rstorm"}
+                   "round-robin": "round_robin", "r-storm": "rstorm", "storm-even": "storm_even",
+                   "storm-ras": "storm_ras"}
 
 
 class Registry(dict[str, type[BaseScheduler]]):
@@ -367,9 +368,10 @@ def register(cls: S) -> S:
     return cls
 
 
-#: Display order: Storm's default, the resource-aware placers, then those that choose parallelism.
-PREFERRED_ORDER = ("round-robin", "r-storm", "ffd", "hill-climbing", "ant-system", "hybrid", "hetero", "ds2",
-                   "optimal", "exhaustive", "odp", "odrp")
+#: Display order: Storm's default (streamplace's round robin, then Storm 0.9.5's and 2.4.0's own schedulers as
+#: modelled), the resource-aware placers, then those that choose parallelism.
+PREFERRED_ORDER = ("round-robin", "storm-even", "storm-ras", "r-storm", "ffd", "hill-climbing", "ant-system",
+                   "hybrid", "hetero", "ds2", "optimal", "exhaustive", "odp", "odrp")
 
 
 def scheduler_names() -> list[str]:

@@ -66,6 +66,11 @@ RANGES: dict[str, Range] = {
     "executors_per_slot": _int(1, 1_000_000),
     "max_nonzeros": _int(1, 10**10),
     "workers": _int(1, 1_000_000),
+    # Storm's own schedulers (storm-even, storm-ras)
+    "ackers": _int(0, 1_000_000),
+    "worker_heap_mb": Range(0.0, 1e9, lo_open=True),
+    "cpu_percent": Range(0.0, 1e9),
+    "onheap_mb": Range(0.0, 1e9, lo_open=True),
 }
 
 #: where one scheduler's algorithm needs a narrower range than the name's

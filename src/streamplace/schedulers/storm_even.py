@@ -26,7 +26,16 @@ which has no acking. What is left unknown is the node order of step 2: :func:`no
 samples it, and a figure is then a spread over orders, not one number.
 
 Worker processes on one machine share its CPU in streamplace's models, so the result is a count of
-replicas per (operator, node). Pinning is not Storm's default scheduler's and is ignored here.
+replicas per (operator, node). Pinning is not Storm's default scheduler's and is ignored by :func:`even_counts`;
+the ``storm-even`` scheduler honours it, as streamplace's contract asks (a hard constraint) and ``round-robin``
+does: a pinned operator's executors are dealt over the deal's workers on its nodes instead (:func:`repin`), the
+other executors where Storm puts them.
+
+:class:`StormEven` registers it as the ``storm-even`` scheduler: the topology's replica counts placed as above,
+the supervisors listed in the cluster's node order unless ``node_order`` or ``seed`` says otherwise — a default
+chosen to be reproducible, not Storm's (which no one chooses). It differs from ``round-robin`` where the ackers
+shift the deal (``ackers`` ≠ ``workers``), where nodes have unequal slots (``sort-slots`` puts the most free
+first) and where the supervisor order is another.
 
 Everything here is a pure function of its inputs. Complexity: O(E log E + S) for E executors and S slots
 (the sort of the components, one pass over the slots, one over the executors).
@@ -37,13 +46,18 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TypeVar
 
 import numpy as np
 
+from streamplace.errors import SchedulerParamError
+from streamplace.model.allowed import allowed_mask
 from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
+from streamplace.model.profile import Profile
 from streamplace.model.topology import Topology
+from streamplace.schedulers.base import BaseScheduler, Deadline, Placement, register
 
 #: Storm's acker component id; it sorts before any id that starts with a lower-case letter or a digit ≥ '`'
 ACKER = "__acker"
@@ -158,3 +172,81 @@ def node_orders(cluster: Cluster, limit: int = 720, seed: int = 0) -> list[tuple
         out.setdefault(tuple(types[u] for u in perm), perm)
         tries += 1
     return list(out.values())
+
+
+def supervisor_order(cluster: Cluster, node_order: Sequence[str] | None = None,
+                     seed: int | None = None) -> tuple[list[int] | None, str | None]:
+    """The node indices in the order Storm lists its supervisors: the nodes ``node_order`` names first, in its
+    order, then the rest in the cluster's; or, with ``seed``, a random permutation drawn with it (Storm's order
+    comes from a hash of random supervisor ids); or None — the cluster's own order. The second value says why
+    the order cannot be used (a name not a node, a node named twice), else None. O(N)."""
+    if seed is not None:
+        return [int(u) for u in np.random.default_rng(seed).permutation(len(cluster))], None
+    if node_order is None:
+        return None, None
+    unknown = [n for n in node_order if n not in cluster.index]
+    if unknown:
+        return None, (f"storm-even.node_order names {', '.join(unknown)}, not a node of {cluster.name} "
+                      f"(fix: name some of {', '.join(cluster.ids[:8])}{', …' if len(cluster) > 8 else ''})")
+    if len(set(node_order)) != len(node_order):
+        return None, "storm-even.node_order names a node twice (fix: name each node at most once)"
+    first = [cluster.index[n] for n in node_order]
+    named = set(first)
+    return first + [u for u in range(len(cluster)) if u not in named], None
+
+
+@register
+@dataclass(frozen=True)
+class StormEven(BaseScheduler):
+    """Storm 0.9.5's default scheduler (DefaultScheduler → EvenScheduler) as Nasiri et al. ran it."""
+
+    name = NAME
+    summary = ("Storm 0.9.5's default EvenScheduler: executors (with __acker) in task-id order dealt over "
+               "sort-slots' worker slots, one worker per node; supervisors in the cluster's order unless "
+               "node_order or seed (Storm's own order is nobody's choice)")
+
+    workers: int | None = None  # topology.workers; None: one per node (Nasiri et al.'s set-up)
+    ackers: int | None = None  # topology.acker.executors; None: Storm's default, as many as workers
+    #: the order Storm lists its supervisors in: these nodes first, in this order, the rest in the cluster's;
+    #: None (and no seed): the cluster's own order
+    node_order: tuple[str, ...] | None = None
+    #: a random supervisor order drawn with this seed, as Storm's hash of random ids gives one; None: node_order
+    seed: int | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.seed is not None and self.node_order is not None:
+            raise SchedulerParamError("storm-even takes node_order or seed, not both (fix: drop one)")
+
+    def _place(self, topology: Topology, cluster: Cluster, profile: Profile | None, deadline: Deadline,
+               current: Plan | None) -> Placement:
+        order, problem = supervisor_order(cluster, self.node_order, self.seed)
+        if problem:
+            return Placement(None, "infeasible", [problem])
+        try:
+            counts = even_counts(topology, cluster, workers=self.workers, ackers=self.ackers, node_order=order)
+        except ValueError as exc:  # an operator named __acker, Storm's own component id
+            return Placement(None, "infeasible", [str(exc)])
+        moved = repin(topology, cluster, counts, len(cluster) if self.workers is None else self.workers, order)
+        return Placement(counts, explanation=[  # the order, workers and ackers it ran with are the plan's params
+            f"pinned {', '.join(moved)} dealt over the workers on their nodes (Storm's EvenScheduler has no "
+            "pinning)"] if moved else [])
+
+
+def repin(topology: Topology, cluster: Cluster, counts: np.ndarray, workers: int,
+          node_order: Sequence[int] | None = None) -> list[str]:
+    """Deal each pinned operator's replicas round-robin over the deal's first ``workers`` slots that lie on its
+    nodes (over all of its nodes' slots, in ``sort-slots``' order, when none of them does), in place; returns the
+    operators dealt again. O(S + pinned replicas)."""
+    mask = allowed_mask(topology, cluster)
+    slots = [u for u, _ in sort_slots(listed_slots(cluster, node_order))]
+    used = slots[: min(workers, len(slots))]
+    moved = []
+    for i, op in enumerate(topology.operators):
+        if op.pinned is None:
+            continue
+        own = [u for u in used if mask[i, u]] or [u for u in slots if mask[i, u]]
+        counts[i] = np.bincount(np.array(own, dtype=np.intp)[np.arange(op.replicas) % len(own)],
+                                minlength=len(cluster))
+        moved.append(op.id)
+    return moved
