@@ -1,4 +1,9 @@
-"""Storm's default EvenScheduler: blind to resources, even over worker slots.
+"""Round robin after Storm's default EvenScheduler: blind to resources, even over worker slots.
+
+A simplification of Storm's deal, kept as the plain baseline: no ``__acker`` executors and the nodes' slots
+interleaved in the cluster's order. ``storm-even`` (storm_even.py) is Storm 0.9.5's own, acker and
+``sort-slots`` included; in the cluster's order, with an acker per worker and equal slot counts, the two place
+the same.
 
 Storm takes ``workers`` worker slots, interleaved across nodes (slot 1 of
 every node, then slot 2, …), sorts executors by component id and deals them
@@ -37,10 +42,11 @@ def interleaved_slots(cluster: Cluster) -> list[int]:
 @register
 @dataclass(frozen=True)
 class RoundRobin(BaseScheduler):
-    """Storm's default scheduler."""
+    """A round robin after Storm's default scheduler (storm-even: Storm 0.9.5's own)."""
 
     name = "round-robin"
-    summary = "Storm's default EvenScheduler: executors dealt round-robin over worker slots, resource-blind"
+    summary = ("round robin after Storm's EvenScheduler: executors dealt over worker slots in the cluster's order, "
+               "resource-blind (storm-even is Storm 0.9.5's own)")
 
     workers: int | None = None  # worker slots to use (Storm's topology.workers); default one per node
 

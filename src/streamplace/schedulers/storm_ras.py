@@ -157,10 +157,11 @@ def _unplaced(comp: str, k: int, total: int, need_cpu: float, need_mem: float, h
            f"the supervisors with both free ({', '.join(ids[u] for u in both[:3])}"
            f"{', …' if len(both) > 3 else ''}) have no worker with {need_mem:g} MB of heap left "
            f"(topology.worker.max.heap.size.mb = {heap_mb:g})")
+    fix = "a larger worker_heap_mb or more slots per node" if both else "more or larger nodes, or smaller requests"
     return (f"executor {k + 1} of {total} ({comp}) requests {need_cpu:g} CPU points and {need_mem:g} MB; "
             f"{why}: most CPU left {free_cpu[u_cpu]:g} points ({ids[u_cpu]}), most memory left "
             f"{free_mem[u_mem]:g} MB ({ids[u_mem]}), most heap left in a worker {float(room[u_heap]):g} MB "
-            f"({ids[u_heap]}); RAS leaves the topology unscheduled")
+            f"({ids[u_heap]}); RAS leaves the topology unscheduled (fix: {fix})")
 
 
 def storm_ras(topology: Topology, cluster: Cluster, heap_mb: float = RAS_HEAP_MB) -> dict[str, dict[str, int]] | None:
