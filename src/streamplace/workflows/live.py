@@ -136,9 +136,14 @@ def parse_fault(text: str, option: str = "fault") -> FaultSpec:
     return FaultSpec(kind, at_s, node or None, for_s)
 
 
+def fault_option(spec: FaultSpec) -> str:
+    """The setting a fault came from, as errors name it: a worker killed is ``kill``, every other ``fault``."""
+    return "kill" if spec.kind == "worker" else "fault"
+
+
 def fault_actions(spec: FaultSpec, state: ClusterState | None, checkpoint: Path) -> list[Fault]:
     """What the live loop runs for one fault, at its times (a fault with a duration is two actions). A node's fault
-    needs ``state``, the cluster `cluster up` started (prepare_live refuses one without it)."""
+    needs ``state``, the cluster `cluster up` started: refused here without it, naming the fault's setting."""
     node = spec.node or ""
     end = spec.at_s + (spec.for_s or 0.0)
     if spec.kind == "stall":
@@ -146,9 +151,8 @@ def fault_actions(spec: FaultSpec, state: ClusterState | None, checkpoint: Path)
         return [(spec.at_s, f"stall the sources for {spec.for_s:g} s",
                  functools.partial(spark_live.stall, checkpoint, spec.for_s))]
     if state is None:
-        raise SpecError([Problem("fault", f"{spec.kind} of {node!r}: only a standalone cluster's workers can be "
-                                 "killed or faulted", "start one with `streamplace cluster up` and give [[master]] "
-                                 "its URL")])
+        raise SpecError([Problem(fault_option(spec), "only a standalone cluster's workers can be killed or faulted",
+                                 "start one with `streamplace cluster up` and give [[master]] its URL")])
     if spec.kind == "worker":
         return [(spec.at_s, f"kill {node}", functools.partial(kill_worker, state, node))]
     if spec.kind == "executor":
@@ -182,14 +186,11 @@ def prepare_live(t: Topology, c: Cluster, policy: str, plan: Any, scheduler: str
     specs = [FaultSpec("worker", when, node) for node, when in kills or []] + list(faults or [])
     actions: list[Fault] = []
     for spec in specs:
-        option = "kill" if spec.kind == "worker" else "fault"
-        if spec.node is not None and state is None:
-            raise SpecError([Problem(option, "only a standalone cluster's workers can be killed or faulted",
-                                     "start one with `streamplace cluster up` and give [[master]] its URL")])
+        new = fault_actions(spec, state, settings.out_dir / "_checkpoint")  # refuses a node's fault off a cluster
         if spec.node is not None and spec.node not in slots:
-            raise SpecError([Problem(option, f"{spec.node!r} is no node of {c.name}",
+            raise SpecError([Problem(fault_option(spec), f"{spec.node!r} is no node of {c.name}",
                                      f"name one of {', '.join(slots)}")])
-        actions += fault_actions(spec, state, settings.out_dir / "_checkpoint")
+        actions += new
     first = None
     if policy != "s-odrp":
         first = plan_to_run(plan, scheduler, t, c, on_warning)
