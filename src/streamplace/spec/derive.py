@@ -52,6 +52,16 @@ def _spec_default(f: dataclasses.Field[Any]) -> Any:
     return value
 
 
+def spec_fields(model: type, overrides: Mapping[str, FieldDef] | None = None,
+                exclude: Sequence[str] = ()) -> list[tuple[str, Any, Any]]:
+    """A spec's fields as read from ``model``'s: (name, type, default) for each init field not in ``exclude``, typed
+    via :func:`spec_type` with the model's default (``...``: required), or as ``overrides`` gives it. The one walk
+    of a model's fields both the pydantic class (:func:`spec_model`) and the plain check (spec/plain.py) use."""
+    hints = typing.get_type_hints(model)
+    return [(f.name, *((overrides or {}).get(f.name) or (spec_type(hints[f.name]), _spec_default(f))))
+            for f in dataclasses.fields(model) if f.name not in exclude and f.init]
+
+
 def spec_model(model: type, name: str, *, base: type[BaseModel], overrides: Mapping[str, FieldDef] | None = None,
                limits: Mapping[str, Mapping[str, Any]] | None = None, exclude: Sequence[str] = (),
                extra: Mapping[str, FieldDef] | None = None,
@@ -61,15 +71,11 @@ def spec_model(model: type, name: str, *, base: type[BaseModel], overrides: Mapp
     as given instead, ``exclude`` left out, ``extra`` added (fields of the file only)."""
     from pydantic import Field, create_model
 
-    hints = typing.get_type_hints(model)
     fields: dict[str, Any] = {}
-    for f in dataclasses.fields(model):
-        if f.name in exclude or not f.init:
-            continue
-        typed, default = (overrides or {}).get(f.name) or (spec_type(hints[f.name]), _spec_default(f))
-        if f.name in (limits or {}):
-            default = Field(default, **(limits or {})[f.name])
-        fields[f.name] = (typed, default)
+    for f_name, typed, default in spec_fields(model, overrides, exclude):
+        if f_name in (limits or {}):
+            default = Field(default, **(limits or {})[f_name])
+        fields[f_name] = (typed, default)
     unknown = (set(overrides or {}) | set(limits or {})) - set(fields)
     if unknown:
         raise TypeError(f"{model.__name__} has no field(s) {sorted(unknown)} to override")

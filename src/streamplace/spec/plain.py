@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 from streamplace.model.cluster import Cluster, Links, Node
 from streamplace.model.topology import Kind, Operator, Stream, Topology
-from streamplace.spec.derive import _spec_default, spec_type
+from streamplace.spec.derive import spec_fields
 
 #: bounds on what one spec may ask for (a node group of 10⁸ nodes or a billion replicas ran past 20 s with no
 #: message); ten times the 10,000-node cluster benchmarks/scale.py plans in about 2 s, and 100,000 replicas of
@@ -252,13 +252,8 @@ def record(model: type, name: str, *, overrides: Mapping[str, tuple[Any, Any]] |
            before: Mapping[str, Callable[[Any, Any], Any]] | None = None) -> Record:
     """``model``'s fields as spec/derive.py's ``spec_model`` makes them (types via ``spec_type``, the model's
     defaults), with the same ``overrides``, ``limits`` and ``exclude``; ``extra`` fields of the file only."""
-    hints = typing.get_type_hints(model)
-    fields: dict[str, Field] = {}
-    for f in dataclasses.fields(model):
-        if f.name in exclude or not f.init:
-            continue
-        hint, default = (overrides or {}).get(f.name) or (spec_type(hints[f.name]), _spec_default(f))
-        fields[f.name] = Field(hint, default, (limits or {}).get(f.name, {}), (before or {}).get(f.name))
+    fields = {name: Field(hint, default, (limits or {}).get(name, {}), (before or {}).get(name))
+              for name, hint, default in spec_fields(model, overrides, exclude)}
     fields.update(extra or {})
     return Record(name, fields)
 
