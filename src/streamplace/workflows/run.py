@@ -106,9 +106,9 @@ def enact_run(t: Topology, c: Cluster, pl: Plan, plan_label: str, settings: RunS
     feed = None
     try:
         if live_page is not None:
-            offered = spark_enact.prediction(t, target_cluster, target_plan, None, eng).get("offered_throughput")
-            live_page = _page_drawn(live_page, t, c, pl, eng, dict(predicted, offered_throughput=offered), settings,
-                                    on_warning)
+            live_page = _page_drawn(live_page, t, c, pl, eng, predicted, settings, on_warning,
+                                    offered=lambda: spark_enact.prediction(t, target_cluster, target_plan, None,
+                                                                           eng).get("offered_throughput"))
         if live_page is not None:  # the page subscribes to the run's events: its points, log and last state
             # lazy: command-line start (jinja2)
             from streamplace.workflows.feeds import Guarded, PageFeed
@@ -153,14 +153,14 @@ def _overload_warning(adm: Admission, offered: float, eng: EngineSettings, here:
 
 
 def _page_drawn(live_page: Any, t: Topology, c: Cluster, pl: Plan, eng: EngineSettings, predicted: dict[str, Any],
-                settings: RunSettings, on_warning: Say) -> Any:
-    """The live page with the plan drawn and the start said (the page's "offered" is what the sources offer, not
-    what they admit: its gap is the overload); None where drawing it failed — said once, the page closed: a view
-    must not stop the run."""
+                settings: RunSettings, on_warning: Say, *, offered: Callable[[], Any]) -> Any:
+    """The live page with the plan drawn and the start said (the page's "offered" is what the sources offer, from
+    ``offered()``, not what they admit: its gap is the overload); None where drawing it failed, that figure's
+    prediction included — said once, the page closed: a view must not stop the run."""
     try:
         from streamplace.report.placement import plan_svg  # lazy: matplotlib, only where a page is drawn
 
-        live_page.plan(predicted, plan_svg(t, c, pl, eng), None)
+        live_page.plan(dict(predicted, offered_throughput=offered()), plan_svg(t, c, pl, eng), None)
         live_page.event(0.0, "start", f"{pl.scheduler} plan: " + ", ".join(
             f"{op} ×{n}" for op, n in pl.counts().items()) + f"; {settings.warmup_s:g} s of warm-up, then "
             f"{settings.duration_s:g} s measured")
