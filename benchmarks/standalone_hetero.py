@@ -35,6 +35,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
+import json
 import statistics
 import tempfile
 import time
@@ -325,6 +327,34 @@ def fit_fixed(topo: Topology, eng: EngineSettings, runs: list[dict]) -> str:
             f"    CPU pair only: {said(held)}")
 
 
+def save_runs(path: Path, runs: list[tuple[str, str, dict]]) -> None:
+    """The --fixed runs as JSON (cluster, label, the cluster as the quotas enforced it, the plan, the measured median
+    batch, the model's F then), so that runs of several invocations can be fitted together (``--fit-runs``)."""
+    rows = [{"cluster": name, "label": label, "scaled_cluster": dataclasses.asdict(got["model_inputs"][0]),
+             "plan": got["model_inputs"][1].to_dict(), "median_batch_s": got["median_batch_s"],
+             "fixed_predicted_s": got["fixed_predicted_s"]} for name, label, got in runs]
+    path.write_text(json.dumps(rows, indent=1, default=str))
+    print(f"runs written to {path}")
+
+
+def load_runs(paths: list[Path]) -> list[dict]:
+    """The runs ``save_runs`` wrote, as fit_fixed takes them: each plan on its cluster scaled by the run's quotas
+    (rebuilt from the built-in cluster, scaled by the same factor, and checked against what was written)."""
+    runs = []
+    for path in paths:
+        for row in json.loads(path.read_text()):
+            written = row["scaled_cluster"]["nodes"]
+            base = resolve_cluster(row["cluster"])
+            scale = written[0]["cpu"] / base.nodes[0].cpu
+            scaled = scaled_cluster(base, scale)
+            if [round(n.cpu, 6) for n in scaled.nodes] != [round(n["cpu"], 6) for n in written]:
+                raise SystemExit(f"{path}: {row['label']} on {row['cluster']}: the cluster written is not the "
+                                 "built-in one scaled; re-measure")
+            runs.append({"label": row["label"], "median_batch_s": row["median_batch_s"],
+                         "model_inputs": (scaled, Plan.from_dict(row["plan"]))})
+    return runs
+
+
 def ranking(values: dict[str, float]) -> list[str]:
     return sorted(values, key=lambda k: -values[k])
 
@@ -395,6 +425,12 @@ def main() -> None:
     parser.add_argument("--fixed", action="store_true",
                         help="measure each plan's fixed cost per batch: batches of one row per source back to back "
                              "(goal: at most 0.5 s on hetero-6), beside the model's F")
+    parser.add_argument("--runs-out", type=Path, default=None,
+                        help="with --fixed: write each run's plan, cluster, CPU scale and median batch to this JSON "
+                             "file, for --fit-runs")
+    parser.add_argument("--fit-runs", type=Path, nargs="+", default=None,
+                        help="no Spark: fit the fixed-cost constants over the runs of the --runs-out files given "
+                             "(several invocations: both clusters, both planners) and print each plan's F")
     parser.add_argument("--no-cpu-quota", action="store_true", help="the old emulation: nodes share the machine")
     parser.add_argument("--cpu-budget", type=float, default=None)
     parser.add_argument("--verbose", action="store_true", help="print every batch's duration")
@@ -411,6 +447,9 @@ def main() -> None:
     topo = resolve_topology(args.topology)
     eng = api.engine_settings("spark")
     assert eng is not None
+    if args.fit_runs:
+        print(fit_fixed(topo, eng, load_runs(args.fit_runs)))
+        return
     tables = []
     for name in args.clusters.split(","):
         cluster = resolve_cluster(name)
@@ -458,8 +497,11 @@ def main() -> None:
                 cell = (f"{median:10.2f}{'' if median <= FIXED_GOAL_S else '  (over)'}" if median is not None
                         else f"{'not measured':>10s} — no batch in the window; raise --duration")
                 print(f"{label:22s} {got['nodes_used']:5d} {got['fixed_predicted_s']:9.2f} {cell}")
-        print(fit_fixed(topo, eng, [got for _, rows_list in [(c, r) for c, _, r in tables]
-                                    for _, _, _, got in rows_list]))
+        runs = [got for _, rows_list in [(c, r) for c, _, r in tables] for _, _, _, got in rows_list]
+        if args.runs_out is not None:
+            save_runs(args.runs_out, [(cluster.name, label, got) for cluster, _, rows_list in tables
+                                      for label, _, _, got in rows_list])
+        print(fit_fixed(topo, eng, runs))
         return
     for cluster, rows, rows_list in tables:
         print("\n".join(capacity_report(topo, cluster, rows, rows_list, args)))
