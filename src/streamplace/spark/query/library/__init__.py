@@ -9,7 +9,7 @@ import importlib
 
 from streamplace.errors import Problem, SpecError
 from streamplace.model.topology import Operator
-from streamplace.spark.query.library import debs, generic, oee  # noqa: F401  (registers the built-ins)
+from streamplace.spark.query.library import debs, generic, oee, work  # noqa: F401  (registers the built-ins)
 from streamplace.spark.query.logic import REGISTRY, Logic
 
 
