@@ -85,6 +85,17 @@ CASES: dict[str, Case] = {
          r"^nasiri-linear +pentium +2 +",
          r"^overall +\d+ "),
         files=("cpu.md",), spark=True, cgroups=True, slow=True, timeout_s=600.0),
+    "cpu_prediction_real.py": Case(
+        ("--operators", "hash", "--nodes", "pentium-1,core-i5-1", "--steps", "2", "--top", "0.5", "--prime", "3",
+         "--idle", "1", "--warmup", "2", "--duration", "3", "--chunk", "1", "--state-dir", "{tmp}/state",
+         "--no-jvm-archives", "--markdown", "{tmp}/cpu-real.md", "--json", "{tmp}/cpu-real.json"),
+        (r"^cluster hetero-3 up; scale [\d.]+ real cores per spec core",
+         r"^ +\d+\.\d t/s offered: IR +\d",
+         r"^  profile \(pentium\): e = -?[\d.]+ real ms/tuple, MET = [\d.]+",
+         r"^hash +pentium \(profiled\) +2 ",
+         r"^hash +core-i5 +2 ",
+         r"^hash +predicted types +\d+ "),
+        files=("cpu-real.md", "cpu-real.json"), spark=True, cgroups=True, slow=True, timeout_s=600.0),
     "elastic_repro.py": Case(
         ("--seeds", "1", "--minutes", "10", "--out", "{tmp}/elastic", "--markdown", "{tmp}/elastic.md"),
         (r"The paper's claims, BTU60 against the threshold baseline",
