@@ -10,7 +10,8 @@ Per operator, on the emulated cluster (default hetero-3, ``cluster up`` with per
 cpu_u/100 · scale real cores, spark/cluster/cpu_quota.py) and with one application for the whole run:
 
 * Plan: the operator's ``--replicas`` replicas alone on the node under test, the rate source (no work) on the
-  other node with the most capacity.
+  other node with the most capacity. Every node is primed first (``--prime`` s of the plan on it, quotas lifted,
+  nothing measured: its JVMs compile, its Python workers start).
 * Rates: ``--steps`` rates evenly up to ``--top`` × the node's guide rate — its quota's real cores over the logic's
   CPU per tuple timed once in this driver on a small batch, at the node's speed-up, for the first step; for the
   others the logic's CPU per tuple the first step measured on the node, × RUNTIME_MARGIN. The guide only chooses
@@ -37,10 +38,11 @@ cpu_u/100 · scale real cores, spark/cluster/cpu_quota.py) and with one applicat
 
 Run: .venv/bin/python benchmarks/cpu_prediction_real.py [--operators hash,regex,parse] [--cluster hetero-3]
      [--profile-node pentium-1] [--nodes ...] [--steps 5] [--top 1.1] [--warmup 4] [--duration 8] [--trigger 1]
-     [--replicas 2] [--prime 15] [--idle 3] [--state-dir DIR] [--no-jvm-archives] [--markdown FILE] [--json FILE]
+     [--replicas 2] [--prime 20] [--idle 3] [--state-dir DIR] [--no-jvm-archives] [--markdown FILE] [--json FILE]
      .venv/bin/python benchmarks/cpu_prediction_real.py --combine a.json,b.json [--markdown FILE]  (one table)
-About 5 minutes per operator with the defaults on a 2-core machine (3 node types × 5 steps of ~15 s, and the
-cluster's start); hold the machine's lock for at most two operators per run.
+About 6 minutes per operator with the defaults on a 2-core machine (3 node types × 5 steps of ~20 s; hash and
+regex took 724 s with the cluster's start in a first run), and a minute to prime every node: hold the machine's
+lock for at most two operators per run (--combine joins the runs' --json files into one table).
 """
 
 from __future__ import annotations
@@ -165,6 +167,7 @@ class Row:
     logic: float
     pred: float = math.nan
     note: str = ""
+    batches_per_s: float = math.nan  # micro-batches per second in the window (fewer than 1 / trigger: they stretched)
 
 
 @dataclass
@@ -230,7 +233,8 @@ def measure_node(spark: Any, state: Any, topo: Topology, scaled: Cluster, cluste
         step, _ = run_step(spark, state, topo, scaled, plan, op, node, rate, args, tmp / f"{op}-{node}-{j}",
                            sampler, meters)
         steps.append(step)
-        run.rows.append(Row(rate, step.ir, step.cores, step.cores_sd, step.logic, note=step.note))
+        run.rows.append(Row(rate, step.ir, step.cores, step.cores_sd, step.logic, note=step.note,
+                            batches_per_s=step.batches_per_s))
         print(f"  {rate:7.1f} t/s offered: IR {step.ir:7.1f}, node {100 * step.cores:5.1f} real pts "
               f"({100 * step.cores / quota if quota else math.nan:5.1f} % of it), logic {100 * step.logic:5.1f} "
               f"{step.note}", flush=True)
@@ -272,16 +276,16 @@ def node_table(run: NodeRun, scale: float) -> list[str]:
     """Markdown rows of one node's steps (real points / scale = the node type's spec points)."""
     md = [f"##### `{run.operator}` on {run.node} ({run.node_type}, speed-up {run.speedup:g}, "
           f"{run.quota_cores:.2f} real cores){' — the profiled type, in-sample' if run.profiled else ''}", "",
-          "| offered t/s | IR t/s | predicted pts | measured pts (± sd) | diff %node | logic pts |",
-          "|---:|---:|---:|---:|---:|---:|"]
+          "| offered t/s | IR t/s | predicted pts | measured pts (± sd) | diff %node | logic pts | batches/s |",
+          "|---:|---:|---:|---:|---:|---:|---:|"]
     for r in run.rows:
         if math.isnan(r.cores) or math.isnan(r.pred):
-            md.append(f"| {r.offered:.1f} | {r.note or 'not measured'} | | | | |")
+            md.append(f"| {r.offered:.1f} | {r.note or 'not measured'} | | | | | |")
             continue
         d = (100.0 * r.cores - r.pred) / run.quota_cores
         md.append(f"| {r.offered:.1f} | {r.ir:.1f} | {r.pred / scale:.1f} | {100 * r.cores / scale:.1f} ± "
                   f"{100 * r.cores_sd / scale:.1f} | {d:+.1f} | {100 * r.logic / scale:.1f}"
-                  f"{' (' + r.note + ')' if r.note else ''} |")
+                  f"{' (' + r.note + ')' if r.note else ''} | {fmt(r.batches_per_s, '.2f', '–')} |")
     e_meas, icpt = run.measured_line()
     md += ["", f"e predicted {run.e_pred:.3f} real ms/tuple, measured line {fmt(e_meas, '.3f')} (logic alone "
            f"{fmt(run.logic_ms(), '.3f')}); MET predicted {run.replicas} × {run.met_pred:.2f} real pts, measured "
@@ -364,7 +368,8 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--duration", type=float, default=8.0)
     p.add_argument("--trigger", type=float, default=1.0)
     p.add_argument("--chunk", type=float, default=2.0)
-    p.add_argument("--prime", type=float, default=15.0, help="seconds of an unmeasured first query, quotas lifted")
+    p.add_argument("--prime", type=float, default=20.0,
+                   help="seconds of an unmeasured query on each node first, quotas lifted (its JVMs compile)")
     p.add_argument("--idle", type=float, default=3.0)
     p.add_argument("--cpu-budget", type=float, default=None)
     p.add_argument("--state-dir", type=Path, default=None)
@@ -415,10 +420,13 @@ def main() -> None:
         spark = local_session(master=state.master_url, conf=app_conf(state))
         with tempfile.TemporaryDirectory(prefix="sp-cpu-real-") as tmp:
             topo = topology(ops[0], max(n.speedup for n in cluster.nodes))
-            plan = plan_for(topo, scaled, ops[0], args.profile_node, args.replicas)
             prime = argparse.Namespace(**{**vars(args), "warmup": 2.0, "duration": args.prime})
-            run_step(spark, state, topo, scaled, plan, ops[0], args.profile_node, 50.0, prime, Path(tmp) / "prime",
-                     sampler, meters)
+            for node in [args.profile_node] + [n for n in nodes if n != args.profile_node]:
+                # every measured node's JVMs compile and its Python workers start here, not in its first measured
+                # steps (a first run primed the profiled node alone, 15 s: the first operator's steps on the Pentium
+                # and the Core i3 carried up to 4-6 real points more CPU beside the logic than the later ones)
+                run_step(spark, state, topo, scaled, plan_for(topo, scaled, ops[0], node, args.replicas), ops[0],
+                         node, 100.0, prime, Path(tmp) / f"prime-{node}", sampler, meters)
             if boost is not None:
                 boost()
             t_idle = time.time()
