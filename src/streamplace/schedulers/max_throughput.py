@@ -81,12 +81,13 @@ Complexity: the LP is one HiGHS solve of ops × nodes columns (small clusters) o
 above ``lp_node_columns`` every count matrix below has ops × m' cells, m' = Σ_C min(n_C, Σk + 1) ≤ classes ·
 (Σk + 1), in place of ops × nodes (choosing those nodes O(ops·nodes), writing the plan back O(ops·nodes));
 hetero's starts O(ops·nodes) to set up and O(nodes + ops + cells) per iteration (hetero.py); a best response
-scores the nodes the others use and k + 1 empty nodes per class, not every node; a round scores, per chain, O(h·m)
-additions and moves, O(h·o·m) swaps (h replicas on a bottleneck, o
-operators, m nodes) and O(o·g) type moves (g machine types), each an o·m
-matrix, in one vectorized batch; a best response costs O(o·m + k²·m'·log(k·m')) per
-bottleneck operator (k its replica cap, m' the nodes it scores: those used and k + 1 per class).
-The exact neighbourhood's MILP has
+scores the nodes the others use and k + 1 empty nodes per class, not every node; a round lists, per chain, O(o·s)
+additions, O(h·s) moves and O(h·q) swaps (h replicas on a bottleneck, q off it, o operators, s states: one
+node stands for each class of alike nodes holding the same replicas, so s ≤ classes + used nodes, not m nodes —
+max_throughput_moves.py) and O(o·g) type moves (g machine types), each an o·m matrix, made and scored
+CHUNK_CELLS cells at a time (the round's memory bounded whatever the candidates); a best response costs
+O(o·m + k²·m'·log(k·m')) per bottleneck operator (k its replica cap, m' the nodes it scores: those used and
+k + 1 per class). The exact neighbourhood's MILP has
 O(o·r·m) integer columns (r = 2·exact_radius + 1) and at most exact_nodes
 nodes.
 """

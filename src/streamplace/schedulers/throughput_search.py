@@ -2,8 +2,10 @@
 in vectorized batches — hot cells, moves of one replica or a type's worth, swaps, each bottleneck operator's
 exact best response, kicks — and the same search over Spark's per-batch work for the spark engine.
 
-Pure numpy on a ThroughputModel: no solver here (the LP bound and the exact check stay with the scheduler).
-Complexity: see max_throughput.py's module docstring.
+Pure numpy on a ThroughputModel: no solver here (the LP bound and the exact check stay with the scheduler). The
+neighbourhood itself — one node standing for each class of alike nodes holding the same replicas, scored in
+bounded chunks — is max_throughput_moves.py's.
+Complexity: see max_throughput.py's and max_throughput_moves.py's module docstrings.
 """
 
 from __future__ import annotations
@@ -20,6 +22,15 @@ from streamplace.schedulers.base import Deadline
 from streamplace.schedulers.capacity import (
     S_CAP,
 )
+from streamplace.schedulers.max_throughput_moves import (
+    best_per_chain,
+    group_parts,
+    materialize,
+    neighbour_parts,
+    node_states,
+    vacate_part,
+)
+from streamplace.schedulers.node_kinds import kind_classes
 from streamplace.schedulers.spark_optimal import stage_costs
 from streamplace.schedulers.throughput_lp import model_classes, node_classes
 
@@ -78,84 +89,42 @@ def neighbours(model: ThroughputModel, pop: np.ndarray, k: np.ndarray, node_s: n
                cell_s: np.ndarray, groups: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Candidates one step from each count matrix of the population ``pop`` (chains, ops, nodes), given their node
     and cell scales, that may relieve a bottleneck: for every operator on a bottleneck node or at its one-thread
-    limit there, one more replica on another node, one moved off, one fewer. Returns the candidates and the chain
-    each comes from; built with array indexing, no Python loop over chains or candidates."""
-    n = pop.sum(axis=2)  # (P, ops)
-    hot = hot_cells(pop, node_s, cell_s)
-    mem = (pop * model.memory[None, :, None]).sum(axis=1)  # (P, nodes)
-    room = model.allowed[None] & (mem[:, None, :] + model.memory[None, :, None] <= model.node_memory + 1e-9) & \
-        np.asarray(model.met < model.thread_points[None, :])[None] & \
-        (pop.sum(axis=1) < model.slots[None])[:, None, :]  # (P, ops, nodes): may take one more replica of i
-    ap, ai, av = np.nonzero(np.asarray(hot.any(axis=2))[:, :, None] & (n < k[None])[:, :, None] & room)
-    off_diagonal = ~np.eye(pop.shape[2], dtype=bool)
-    mp, mi, mu, mv = np.nonzero(hot[:, :, :, None] & room[:, :, None, :] & off_diagonal[None, None])
-    dp, di, du = np.nonzero(hot & (n > 1)[:, :, None])
-    # swaps: a hot (i, u) trades places with a replica (j, v) of another operator on another node
-    n_ops = pop.shape[1]
-    other = ~np.eye(n_ops, dtype=bool)[:, None, :, None] & off_diagonal[None, :, None, :]  # (i, u, j, v)
-    fits = model.allowed[:, None, None, :] & model.allowed.T[None, :, :, None]  # i may go to v, j to u
-    # only with a replica off the bottleneck: a swap between two bottleneck cells leaves a node at it unless the
-    # operators' costs differ a lot there (pruned for speed: about a third of the batch; no plan of
-    # max_throughput_gap.py's 36 changed, under either replica cap)
-    sp, si, su, sj, sv = np.nonzero(hot[:, :, :, None, None] & ((pop > 0) & ~hot)[:, None, None, :, :]
-                                    & (other & fits)[None])
-    swap_mem = (mem[sp, sv] - model.memory[sj] + model.memory[si] <= model.node_memory[sv] + 1e-9) & \
-        (mem[sp, su] - model.memory[si] + model.memory[sj] <= model.node_memory[su] + 1e-9)
-    sp, si, su, sj, sv = sp[swap_mem], si[swap_mem], su[swap_mem], sj[swap_mem], sv[swap_mem]
-    owner = np.concatenate([ap, mp, dp, sp])
-    batch = pop[owner]
-    r = np.arange(len(owner))
-    batch[r[:len(ap)], ai, av] += 1
-    moves = r[len(ap):len(ap) + len(mp)]
-    batch[moves, mi, mu] -= 1
-    batch[moves, mi, mv] += 1
-    drops = r[len(ap) + len(mp):len(ap) + len(mp) + len(dp)]
-    batch[drops, di, du] -= 1
-    swaps = r[len(ap) + len(mp) + len(dp):]
-    batch[swaps, si, su] -= 1
-    batch[swaps, si, sv] += 1
-    batch[swaps, sj, sv] -= 1
-    batch[swaps, sj, su] += 1
-    if groups is not None:
-        more, whose = group_moves(model, pop, k, groups)
-        batch, owner = np.concatenate([batch, more]), np.concatenate([owner, whose])
-    if model.replica_cap == "machine":
-        more, whose = vacate_moves(model, pop, k, hot, node_s)
-        batch, owner = np.concatenate([batch, more]), np.concatenate([owner, whose])
-    return batch, owner
+    limit there, one more replica on another node, one moved off, one fewer, one swapped with another operator's
+    replica off the bottleneck; with ``groups``, type moves (``group_moves``); where only the machine caps a
+    replica, vacate moves (``vacate_moves``). One node stands for each class of nodes alike in the plan
+    (max_throughput_moves.py). Returns the candidates and the chain each comes from, all at once; the search
+    scores them a chunk at a time (``best_neighbours``)."""
+    return materialize(neighbour_parts(model, pop, k, hot_cells(pop, node_s, cell_s), groups, node_s), pop)
 
 
-#: the most replicas a vacate move puts on the node it empties
-VACATE_FILL = 3
+def best_neighbours(model: ThroughputModel, pop: np.ndarray, k: np.ndarray, node_s: np.ndarray,
+                    cell_s: np.ndarray, groups: np.ndarray | None,
+                    classes: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
+    """Each chain's best neighbour (``neighbours``) by leximin, the first in listing order among equals, scored
+    CHUNK_CELLS cells at a time: (chains that have one, their candidates, scale, at, node scales, cell scales)."""
+    parts = neighbour_parts(model, pop, k, hot_cells(pop, node_s, cell_s), groups, node_s, classes)
+
+    def score(batch: np.ndarray) -> tuple[np.ndarray, ...]:
+        s2, a2, n2, c2 = leximin_key(model, batch)
+        return -s2, a2, n2, c2
+
+    chain, batch, *rest = best_per_chain(parts, pop, score)
+    if not len(chain):
+        return chain, batch, np.zeros(0), np.zeros(0, dtype=np.int64), node_s[:0], cell_s[:0]
+    return chain, batch, -rest[0], rest[1], rest[2], rest[3]
 
 
 def vacate_moves(model: ThroughputModel, pop: np.ndarray, k: np.ndarray, hot: np.ndarray,
                  node_s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Where only the machine caps a replica: candidates that empty a node off the bottleneck and give it to an
-    operator on the bottleneck, 1..VACATE_FILL replicas. The operators the node held lose a replica each (their
+    operator on the bottleneck, 1..VACATE_FILL replicas, one node standing for each class of nodes alike in the
+    plan (max_throughput_moves.vacate_part). The operators the node held lose a replica each (their
     other replicas take more of the split), the bottleneck operator gains some. The optimum of nasiri-large ×
     Diamond is two such moves from the best plan that gives each operator one type: `mid` takes a Core i3 the
     spout and `join` leave (10 replicas, not 8), then the spout takes a Pentium `low` leaves — each raises the
-    scale, while no single-replica move does (3.8 % → 0 % below the optimum). O(P·nodes·ops·VACATE_FILL)."""
-    n = pop.sum(axis=2)  # (P, ops)
-    calm = node_s > node_s.min(axis=1, keepdims=True) * (1 + TIE)  # (P, nodes): off the bottleneck
-    only_here = (pop > 0) & (n[:, :, None] == pop)  # (P, ops, nodes): the operator's only node
-    # emptying u leaves an operator without a replica unless it is the one that refills u
-    lone = only_here.sum(axis=1)  # (P, nodes)
-    fill = np.arange(1, VACATE_FILL + 1)[None, None, None, :]  # (P, ops j, nodes u, fills c) below
-    valid = (lone[:, None, :] == 0) | ((lone[:, None, :] == 1) & only_here)  # (P, ops j, nodes u)
-    mask = (np.asarray(hot.any(axis=2))[:, :, None, None] & model.allowed[None, :, :, None]
-            & (calm & (pop.sum(axis=1) > 0))[:, None, :, None] & valid[:, :, :, None]
-            & ((n[:, :, None] - pop)[..., None] + fill <= k[None, :, None, None])
-            & (fill * model.memory[None, :, None, None] <= model.node_memory[None, None, :, None] + 1e-9)
-            & (fill <= model.slots[None, None, :, None])
-            & ((pop[..., None] != fill) | (pop.sum(axis=1)[:, None, :] != pop)[..., None]))  # not the node as it is
-    vp, vj, vu, vc = np.nonzero(mask)
-    batch = pop[vp]
-    r = np.arange(len(vp))
-    batch[r, :, vu] = 0
-    batch[r, vj, vu] = vc + 1
-    return batch, vp
+    scale, while no single-replica move does (3.8 % → 0 % below the optimum)."""
+    lead = node_states(model, pop)[0] == np.arange(pop.shape[2])[None]
+    return materialize([vacate_part(model, pop, k, hot, node_s, lead)], pop)
 
 
 def node_groups(model: ThroughputModel) -> np.ndarray:
@@ -171,39 +140,9 @@ def group_moves(model: ThroughputModel, pop: np.ndarray, k: np.ndarray,
     a single move does it). A plan whose bottleneck is shared by identical machines needs such a move: taking
     one replica off one of them leaves the others at the bottleneck (and their load grows). Where only the
     machine caps a replica, also one replica on every node of a group that holds none yet (nasiri-small:
-    Linear's planning 144 → 69 ms, RollingCount 0.89 % → 0 % below the optimum). O(P·ops·groups)."""
-    onehot = groups[:, None] == np.arange(int(groups.max()) + 1)[None, :]  # (nodes, G)
-    held = pop > 0
-    h = held.astype(np.int64) @ onehot  # (P, ops, G): nodes of the group holding the operator
-    n = pop.sum(axis=2)
-    mem = (pop * model.memory[None, :, None]).sum(axis=1)  # (P, nodes)
-    full = held & ((mem[:, None, :] + model.memory[None, :, None] > model.node_memory + 1e-9)
-                   | (pop.sum(axis=1) >= model.slots[None])[:, None, :])
-    blocked = full.astype(np.int64) @ onehot > 0  # (P, ops, G): one more would break a holder's memory
-    dp, di, dg = np.nonzero((h >= 2) & (n[:, :, None] - h >= 1))
-    ap, ai, ag = np.nonzero((h >= 2) & (n[:, :, None] + h <= k[None, :, None]) & ~blocked)
-    owner = np.concatenate([dp, ap])
-    ops = np.concatenate([di, ai])
-    sign = np.concatenate([-np.ones(len(dp), dtype=np.int64), np.ones(len(ap), dtype=np.int64)])
-    batch = pop[owner]
-    r = np.arange(len(owner))
-    change = held[owner, ops] & (groups[None, :] == np.concatenate([dg, ag])[:, None])  # (C, nodes)
-    batch[r, ops] += sign[:, None] * change
-    if model.replica_cap != "machine":
-        return batch, owner
-    # only the machine caps a replica: also spread an operator onto every node of a group that does not hold it
-    # yet (one replica each) — an even split wants identical machines, and one at a time each step makes the
-    # operator's share on the new type too small to pay for its overhead
-    size = onehot.sum(axis=0)  # (G,)
-    over = ((mem[:, None, :] + model.memory[None, :, None] > model.node_memory + 1e-9)
-            | (pop.sum(axis=1) >= model.slots[None])[:, None, :])  # (P, ops, nodes): one more would not fit
-    room = ~over & model.allowed[None]
-    free = (room & ~held).astype(np.int64) @ onehot  # (P, ops, G): nodes of the group that could take one
-    sp, si, sg = np.nonzero((h == 0) & (free == size[None, None, :]) & (size[None, None, :] >= 2)
-                            & (n[:, :, None] + size[None, None, :] <= k[None, :, None]))
-    spread = pop[sp]
-    spread[np.arange(len(sp)), si] += groups[None, :] == sg[:, None]
-    return np.concatenate([batch, spread]), np.concatenate([owner, sp])
+    Linear's planning 144 → 69 ms, RollingCount 0.89 % → 0 % below the optimum). O(P·ops·groups) candidates
+    (max_throughput_moves.group_parts)."""
+    return materialize(group_parts(model, pop, k, groups), pop)
 
 
 def best_responses(model: ThroughputModel, pop: np.ndarray, chain: np.ndarray, op: np.ndarray, k: np.ndarray,
@@ -453,6 +392,7 @@ def population_search(model: ThroughputModel, starts: list[np.ndarray], k: np.nd
     scale, at, node_s, cell_s = leximin_key(model, pop)
     cell_s = np.array(cell_s)  # the chains' own, written as they move
     groups = node_groups(model)
+    classes = kind_classes(model)
     j = int(np.lexsort((at, -scale))[0])
     best, best_scale, best_at = pop[j].copy(), float(scale[j]), int(at[j])
     steps = 0
@@ -461,17 +401,13 @@ def population_search(model: ThroughputModel, starts: list[np.ndarray], k: np.nd
         if best_scale >= bound * (1 - TIE) or deadline.expired() or since >= patience:
             break
         since += 1
-        batch, owner = neighbours(model, pop, k, node_s, cell_s, groups)
+        chain, batch, s2, a2, n2, c2 = best_neighbours(model, pop, k, node_s, cell_s, groups, classes)
         stuck = np.ones(len(pop), dtype=bool)
-        if len(batch):
-            s2, a2, n2, c2 = leximin_key(model, batch)
-            order = np.lexsort((a2, -s2, owner))  # by chain, best candidate first
-            first = order[np.r_[True, owner[order][1:] != owner[order][:-1]]]
-            chain = owner[first]
-            up = improves(s2[first], a2[first], scale[chain], at[chain])
-            move, chain = first[up], chain[up]
-            pop[chain], scale[chain], at[chain] = batch[move], s2[move], a2[move]
-            node_s[chain], cell_s[chain] = n2[move], c2[move]
+        if len(chain):
+            up = improves(s2, a2, scale[chain], at[chain])
+            chain = chain[up]
+            pop[chain], scale[chain], at[chain] = batch[up], s2[up], a2[up]
+            node_s[chain], cell_s[chain] = n2[up], c2[up]
             stuck[chain] = False
             steps += len(chain)
         if stuck.any():  # a local optimum: re-plan each bottleneck operator from scratch before kicking
@@ -501,18 +437,16 @@ def polish(model: ThroughputModel, counts: np.ndarray, k: np.ndarray, groups: np
     pop = counts[None].copy()
     scale, at, node_s, cell_s = leximin_key(model, pop)
     cell_s = np.array(cell_s)
+    classes = kind_classes(model)
     steps = 0
     for _ in range(rounds):
         if scale[0] >= bound * (1 - TIE):
             break
-        batch, _ = neighbours(model, pop, k, node_s, cell_s, groups)
+        chain, batch, s2, a2, n2, c2 = best_neighbours(model, pop, k, node_s, cell_s, groups, classes)
         moved = False
-        if len(batch):
-            s2, a2, n2, c2 = leximin_key(model, batch)
-            j = int(np.lexsort((a2, -s2))[0])
-            if improves(s2[j], a2[j], scale[0], at[0]):
-                pop[0], scale[0], at[0], node_s[0], cell_s[0] = batch[j], s2[j], a2[j], n2[j], c2[j]
-                moved = True
+        if len(chain) and improves(s2[0], a2[0], scale[0], at[0]):
+            pop[0], scale[0], at[0], node_s[0], cell_s[0] = batch[0], s2[0], a2[0], n2[0], c2[0]
+            moved = True
         if not moved:
             moved = len(respond(model, pop, k, np.ones(1, dtype=bool), scale, at, node_s, cell_s, bound)) > 0
         if not moved:
@@ -565,7 +499,9 @@ def spark_search(work: SparkWork, model: ThroughputModel, starts: list[np.ndarra
                  deadline: Deadline) -> tuple[np.ndarray, float, int]:
     """Population iterated local search minimizing W: every round each chain takes its best improving neighbour —
     one replica added, moved or dropped anywhere — and a chain at a local optimum is kicked. Returns the best
-    counts, their W and the steps taken. Cost per round: O(chains · ops · nodes²) candidates."""
+    counts, their W and the steps taken. Cost per round: O(chains · r · s) candidates (r replicas, s states: one node
+stands for each class of nodes alike in the model and in the engine's stage costs and slots, holding the same
+replicas — max_throughput_moves.py), scored CHUNK_CELLS cells at a time."""
     pop = np.stack([starts[c % len(starts)] for c in range(max(chains, len(starts)))]).astype(np.int64)
     for c in range(len(starts), len(pop)):
         pop[c] = kick(model, pop[c], k, rng)
@@ -574,6 +510,8 @@ def spark_search(work: SparkWork, model: ThroughputModel, starts: list[np.ndarra
         return np.where(model.fits_batch(batch), work.work(batch), np.inf)
 
     w_now = key(pop)
+    # alike for the spark engine's work too (its stage costs and slots per node): one node stands for a state
+    classes = node_classes([work.cost], [kind_classes(model).astype(float), np.asarray(work.slots, dtype=float)])
     j = int(np.argmin(w_now))
     best, best_w = pop[j].copy(), float(w_now[j])
     steps, since = 0, 0
@@ -583,14 +521,12 @@ def spark_search(work: SparkWork, model: ThroughputModel, starts: list[np.ndarra
         since += 1
         stuck = np.ones(len(pop), dtype=bool)
         # every replica counts as on a bottleneck: the ideal model's neighbourhood over all of them
-        batch, own = neighbours(model, pop, k, np.zeros((len(pop), pop.shape[2])), np.zeros(pop.shape))
-        if len(batch):
-            w = key(batch)
-            order = np.lexsort((w, own))
-            first = order[np.r_[True, own[order][1:] != own[order][:-1]]]
-            chain = own[first]
-            up = w[first] < w_now[chain] * (1 - TIE)
-            pop[chain[up]], w_now[chain[up]] = batch[first[up]], w[first[up]]
+        parts = neighbour_parts(model, pop, k, pop > 0, None, np.zeros((len(pop), pop.shape[2])), classes)
+        chain, batch, *scored = best_per_chain(parts, pop, lambda b: (key(b), np.zeros(len(b))))
+        if len(chain):
+            w = scored[0]
+            up = w < w_now[chain] * (1 - TIE)
+            pop[chain[up]], w_now[chain[up]] = batch[up], w[up]
             stuck[chain[up]] = False
             steps += int(up.sum())
         j = int(np.argmin(w_now))
