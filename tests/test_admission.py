@@ -155,3 +155,25 @@ def test_a_window_owns_its_batches_periods() -> None:
     # the last one overran its trigger: the next starts when it ends
     assert window_span([*steady[:2], batch(3, "2026-11-26T10:00:03.000Z", 2500)], 1.0) == pytest.approx(4.5)
     assert window_span([], 1.0) is None
+
+
+@pytest.mark.parametrize("rate", [100.0, 3000.0])
+def test_the_admission_evaluates_each_trigger_tried_once(rate: float, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The trigger search's evaluation at the trigger it chose is the sustainable scale's input: one evaluation per
+    whole second tried, none again (the bound is the same as with the plan evaluated afresh). Overloaded, the search
+    tries every second up to its longest and chooses by the fixed cost among them."""
+    import streamplace.perf.admission as module
+
+    topo, plan = _chain(rate)
+    afresh = admission(topo, machine(2), plan, EngineSettings())
+    asked: list[float] = []
+
+    def counted(*args: object, **kwargs: object) -> object:
+        asked.append(kwargs["engine"].spark.trigger_s)  # type: ignore[attr-defined]
+        return evaluate(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(module, "evaluate", counted)
+    adm = admission(topo, machine(2), plan, EngineSettings())
+    assert adm == afresh
+    assert len(asked) == len(set(asked))  # every trigger tried once, the chosen one not again
+    assert asked[: int(adm.trigger_s)] == [float(s) for s in range(1, int(adm.trigger_s) + 1)]

@@ -33,7 +33,7 @@ from streamplace.model.cluster import Cluster
 from streamplace.model.plan import Plan
 from streamplace.model.topology import Topology
 from streamplace.perf.engines import EngineSettings
-from streamplace.perf.evaluate import evaluate
+from streamplace.perf.evaluate import Evaluation, evaluate
 
 #: share of a trigger a batch may leave unused (as run.TRIGGER_HEADROOM) and, overloaded, the most of a trigger
 #: the fixed cost may take
@@ -90,13 +90,14 @@ def admission(topology: Topology, cluster: Cluster, plan: Plan, engine: EngineSe
         raise ModelError([Problem(where, f"the admitted rate must be a positive number of tuples/s, got {max_rate}",
                                   "give a rate > 0, or leave it out for the model's sustainable rate")])
     target = 1.0 if max_rate is None else min(1.0, max_rate / total)
+    at_trigger: Evaluation | None = None  # the plan at the offered rates and the chosen trigger, where found
     if trigger_s is None:
-        trigger_s = _trigger(topology, cluster, plan.evolve(source_rates={s: r * target for s, r in offered.items()}),
-                             engine)
+        trigger_s, at_trigger = _trigger(
+            topology, cluster, plan.evolve(source_rates={s: r * target for s, r in offered.items()}), engine)
     if max_rate is not None:
         scale, source = max_rate / total, "max_rate"
-    else:
-        scale, source = _sustainable_scale(topology, cluster, plan, engine, trigger_s), "model"
+    else:  # target 1: the trigger search evaluated this very plan at this trigger; it is not evaluated again
+        scale, source = _sustainable_scale(topology, cluster, plan, engine, trigger_s, at_trigger), "model"
         if scale <= 0:
             fixed = evaluate(topology, cluster, plan, engine=continuous(engine, trigger_s)).engine_detail.get(
                 "batch_fixed_s", 0.0)
@@ -124,15 +125,16 @@ def _whole_rows(rate: float, scale: float, trigger_s: float) -> int:
 
 
 def _sustainable_scale(topology: Topology, cluster: Cluster, plan: Plan, engine: EngineSettings,
-                       trigger_s: float) -> float:
+                       trigger_s: float, known: Evaluation | None = None) -> float:
     """The largest scale of the offered rates the model sustains at ``trigger_s``: another engine's sustainable
     scale (inf: no bound); for the spark engine the trigger-bound scale s_T (a batch fits its trigger) where that
     covers the offered rates, else — overloaded, every batch filled to the bound from the backlog — the scale s_h
     whose batch fills (1 − HEADROOM) of the trigger, as the trigger itself is chosen: at s_T every batch would end
     on the next tick, and a batch a little slower than the model (±10–25 % on the emulated clusters) would put
     each next one off its tick (nasiri-linear on hetero-3 admitted 134 t/s at s_T and delivered 99–103). Where the
-    fixed cost leaves no room for the headroom (a trigger the user gave), s_T."""
-    ev = evaluate(topology, cluster, plan, engine=continuous(engine, trigger_s))
+    fixed cost leaves no room for the headroom (a trigger the user gave), s_T. ``known``: the plan's evaluation at
+    ``trigger_s`` already made (the trigger search's last), so that it is not made twice."""
+    ev = known if known is not None else evaluate(topology, cluster, plan, engine=continuous(engine, trigger_s))
     if not engine.model.micro_batches:
         return float(ev.sustainable_scale)
     if ev.offered_throughput <= 0:
@@ -146,20 +148,24 @@ def _sustainable_scale(topology: Topology, cluster: Cluster, plan: Plan, engine:
     return s_h if s_h > 0 else s_t
 
 
-def _trigger(topology: Topology, cluster: Cluster, plan: Plan, engine: EngineSettings) -> float:
+def _trigger(topology: Topology, cluster: Cluster, plan: Plan, engine: EngineSettings
+             ) -> tuple[float, Evaluation | None]:
     """The shortest whole second whose batch at ``plan``'s rates takes at most (1 − HEADROOM) of it; where none up
     to LONGEST_TRIGGER_S does, the shortest that still keeps up with them (a batch at the offered rate fits its
     trigger: T ≥ F / (1 − s·W) for a load s·W < 1), and above capacity the shortest whose fixed cost F is at
-    most HEADROOM of it."""
+    most HEADROOM of it. With it, the plan's evaluation at that trigger (every trigger it returns was tried)."""
     if not engine.model.micro_batches:
-        return engine.spark.trigger_s
+        return engine.spark.trigger_s, None
     fixed, capacity = 0.0, math.inf
+    tried: dict[int, Evaluation] = {}
     for seconds in range(1, LONGEST_TRIGGER_S + 1):
-        ev = evaluate(topology, cluster, plan, engine=continuous(engine, float(seconds)))
+        ev = tried[seconds] = evaluate(topology, cluster, plan, engine=continuous(engine, float(seconds)))
         batch = ev.engine_detail.get("batch_s")
         fixed, capacity = float(ev.engine_detail.get("batch_fixed_s") or 0.0), float(ev.sustainable_scale)
         if batch is None or batch <= (1.0 - HEADROOM) * seconds:
-            return float(seconds)
+            return float(seconds), ev
     if capacity > 1.0:  # below capacity: the shortest trigger whose bound admits the whole offered rate
-        return float(min(LONGEST_TRIGGER_S, max(1, math.ceil(fixed / (1.0 - 1.0 / capacity) - 1e-9))))
-    return float(min(LONGEST_TRIGGER_S, max(1, math.ceil(fixed / HEADROOM - 1e-9))))
+        chosen = min(LONGEST_TRIGGER_S, max(1, math.ceil(fixed / (1.0 - 1.0 / capacity) - 1e-9)))
+    else:
+        chosen = min(LONGEST_TRIGGER_S, max(1, math.ceil(fixed / HEADROOM - 1e-9)))
+    return float(chosen), tried.get(chosen)
