@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import dataclasses
 import json
 import statistics
 import tempfile
@@ -286,7 +285,7 @@ def stage_report(spark: Any, window_s: float, series: list[dict]) -> str:
 #: (stage_cpu_s) and a task (task_cpu_s) take on each node, stretched by 1 / speed on a fractional node
 FIT_GRID = {"stage_s": (0.0, 0.01, 0.024, 0.034), "task_s": (0.0, 0.007, 0.02, 0.078),
             "stage_cpu_s": (0.0, 0.005, 0.01, 0.015, 0.02, 0.03, 0.04, 0.073),
-            "task_cpu_s": (0.0, 0.002, 0.005, 0.01)}
+            "task_cpu_s": (0.0, 0.002, 0.005, 0.007)}  # the model caps task_cpu_s at task_s (all of it CPU)
 
 
 def fit_fixed(topo: Topology, eng: EngineSettings, runs: list[dict]) -> str:
@@ -330,7 +329,7 @@ def fit_fixed(topo: Topology, eng: EngineSettings, runs: list[dict]) -> str:
 def save_runs(path: Path, runs: list[tuple[str, str, dict]]) -> None:
     """The --fixed runs as JSON (cluster, label, the cluster as the quotas enforced it, the plan, the measured median
     batch, the model's F then), so that runs of several invocations can be fitted together (``--fit-runs``)."""
-    rows = [{"cluster": name, "label": label, "scaled_cluster": dataclasses.asdict(got["model_inputs"][0]),
+    rows = [{"cluster": name, "label": label, "node_cpu": [n.cpu for n in got["model_inputs"][0].nodes],
              "plan": got["model_inputs"][1].to_dict(), "median_batch_s": got["median_batch_s"],
              "fixed_predicted_s": got["fixed_predicted_s"]} for name, label, got in runs]
     path.write_text(json.dumps(rows, indent=1, default=str))
@@ -343,11 +342,10 @@ def load_runs(paths: list[Path]) -> list[dict]:
     runs = []
     for path in paths:
         for row in json.loads(path.read_text()):
-            written = row["scaled_cluster"]["nodes"]
+            written = row["node_cpu"]
             base = resolve_cluster(row["cluster"])
-            scale = written[0]["cpu"] / base.nodes[0].cpu
-            scaled = scaled_cluster(base, scale)
-            if [round(n.cpu, 6) for n in scaled.nodes] != [round(n["cpu"], 6) for n in written]:
+            scaled = scaled_cluster(base, written[0] / base.nodes[0].cpu)
+            if [round(n.cpu, 6) for n in scaled.nodes] != [round(cpu, 6) for cpu in written]:
                 raise SystemExit(f"{path}: {row['label']} on {row['cluster']}: the cluster written is not the "
                                  "built-in one scaled; re-measure")
             runs.append({"label": row["label"], "median_batch_s": row["median_batch_s"],
