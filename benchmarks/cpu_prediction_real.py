@@ -16,9 +16,11 @@ cpu_u/100 · scale real cores, spark/cluster/cpu_quota.py) and with one applicat
   CPU per tuple timed once in this driver on a small batch, at the node's speed-up, for the first step; for the
   others the logic's CPU per tuple the first step measured on the node, × RUNTIME_MARGIN. The guide only chooses
   the rates; no prediction uses it.
-* Profile (the paper's way, on one node type: ``--profile-node``, default the cluster's first node): the steps on
-  that node; a least-squares line through the node's measured CPU against the measured IR gives e (real ms per
-  tuple: 10 × the slope in real points) and MET (the intercept / replicas, points per replica).
+* Profile (on one node type: ``--profile-node``, default the cluster's first node), from that node's steps that
+  kept up, two ways: the paper's (its § "Profiling": e read from Storm's execute latency, MET = TCU − e·IR at the
+  maximum point) — e = the operator's own CPU per tuple (its threads' clocks, as spark/measure/profiler.py reads
+  it), MET = (node CPU − e·IR) at the highest step / replicas; and a least-squares line through (IR, node CPU)
+  (slope e, intercept MET · replicas). The paper's is the headline; the line's accuracy is shown beside it.
 * Predict the other node types from that profile with the model's own rule for a node's speed (perf/cells.py:
   e = cost_ms / speed-up): e_type = e_profiled · speed-up_profiled / speed-up_type, MET the same on every type (the
   model never scales MET by speed-up) — written as a Profile with an entry per node type and read back through
@@ -117,26 +119,35 @@ def guide_ms(op: Operator, speedup: float, rows: int = 300) -> float:
 
 @dataclass(frozen=True)
 class Fit:
-    """The paper's profile line through (IR, node CPU) on the profiled node: e real ms/tuple, MET real points per
-    replica (clamped to the model's [0, 99]; the raw intercept kept), R², points used."""
+    """A profile of the operator on the profiled node: e real ms/tuple, MET real points per replica (clamped to the
+    model's [0, 99]; the raw fixed part kept), how it was taken, and the steps it used."""
 
     e_ms: float
     met: float
-    intercept: float
-    r2: float
+    fixed: float
+    how: str
     points: int
 
 
-def fit_line(steps: list[Step], replicas: int) -> Fit:
-    """Least squares over the steps that kept up (all measured steps when fewer than two did)."""
-    ok = [s for s in steps if not math.isnan(s.cores)]
-    kept = [s for s in ok if not s.note] if sum(not s.note for s in ok) >= 2 else ok
+def fit_profile(rows: list[Row], replicas: int, how: str) -> Fit:
+    """The profile from the profiled node's steps that kept up (every measured step when fewer than two did).
+
+    ``paper`` (Nasiri et al.'s profiling): e = the operator's own CPU per tuple (its threads' clocks over those steps:
+    the paper reads Storm's execute latency, get_execute_ms_avg) and MET = (the node's CPU − e·IR) at the highest of
+    them (the paper's maximum point) / replicas. ``line``: a least-squares line through (IR, node CPU) — slope e,
+    intercept MET · replicas."""
+    ok = [r for r in rows if not math.isnan(r.cores) and not math.isnan(r.ir)]
+    kept = [r for r in ok if not r.note] if sum(not r.note for r in ok) >= 2 else ok
     if len(kept) < 2:
         raise SystemExit(f"the profile needs two measured steps, got {len(kept)}: raise --duration or --steps")
-    x, y = np.array([s.ir for s in kept]), np.array([100.0 * s.cores for s in kept])
-    slope, icpt = np.polyfit(x, y, 1)
-    r2 = float(np.corrcoef(x, y)[0, 1] ** 2) if np.ptp(x) > 0 and np.ptp(y) > 0 else 1.0
-    return Fit(10.0 * float(slope), min(99.0, max(0.0, float(icpt) / replicas)), float(icpt), r2, len(kept))
+    if how == "paper":
+        e = 1000.0 * sum(r.logic for r in kept) / sum(r.ir for r in kept)
+        top = max(kept, key=lambda r: r.ir)
+        fixed = 100.0 * top.cores - e * top.ir / 10.0
+    else:
+        slope, fixed = (float(v) for v in np.polyfit([r.ir for r in kept], [100.0 * r.cores for r in kept], 1))
+        e = 10.0 * slope
+    return Fit(e, min(99.0, max(0.0, fixed / replicas)), fixed, how, len(kept))
 
 
 def predicted_profile(topo: Topology, cluster: Cluster, op: str, node: str, fit: Fit) -> Profile:
@@ -168,6 +179,7 @@ class Row:
     pred: float = math.nan
     note: str = ""
     batches_per_s: float = math.nan  # micro-batches per second in the window (fewer than 1 / trigger: they stretched)
+    pred_line: float = math.nan  # predicted from the least-squares profile
 
 
 @dataclass
@@ -183,11 +195,18 @@ class NodeRun:
     rows: list[Row] = field(default_factory=list)
     e_pred: float = math.nan
     met_pred: float = math.nan
+    e_line: float = math.nan
+    met_line: float = math.nan
 
-    def diffs(self, kept_only: bool = False) -> list[float]:
-        """|measured − predicted| in % of the node's quota, per measured step."""
-        return [abs(100.0 * r.cores - r.pred) / self.quota_cores for r in self.rows
-                if not math.isnan(r.pred) and not math.isnan(r.cores) and not (kept_only and r.note)]
+    def diffs(self, kept_only: bool = False, line: bool = False) -> list[float]:
+        """|measured − predicted| in % of the node's quota, per measured step (``line``: the least-squares
+        profile's prediction)."""
+        out = []
+        for r in self.rows:
+            pred = r.pred_line if line else r.pred
+            if not math.isnan(pred) and not math.isnan(r.cores) and not (kept_only and r.note):
+                out.append(abs(100.0 * r.cores - pred) / self.quota_cores)
+        return out
 
     def logic_ms(self) -> float:
         """The logic's own CPU per tuple over the steps (its threads' clocks), real ms."""
@@ -247,28 +266,31 @@ def measure_node(spark: Any, state: Any, topo: Topology, scaled: Cluster, cluste
 
 def measure_operator(spark: Any, state: Any, cluster: Cluster, scaled: Cluster, op: str, nodes: list[str],
                      args: argparse.Namespace, tmp: Path, sampler: Sampler,
-                     meters: dict[str, NodeMeter]) -> tuple[list[NodeRun], Fit]:
-    """Profile on ``--profile-node``, then measure every node and fill in the predictions."""
+                     meters: dict[str, NodeMeter]) -> list[NodeRun]:
+    """Profile on ``--profile-node``, then measure every node and fill in both profiles' predictions."""
     topo = topology(op, max(n.speedup for n in cluster.nodes))
     first = args.profile_node
     runs: list[NodeRun] = []
-    fit: Fit | None = None
+    fits: dict[str, Fit] = {}
     for node in [first] + [n for n in nodes if n != first]:
-        run, steps = measure_node(spark, state, topo, scaled, cluster, op, node, args, tmp, sampler, meters,
-                                  node == first)
-        if fit is None:
-            fit = fit_line(steps, args.replicas)
-            print(f"  profile ({cluster.node(first).type}): e = {fit.e_ms:.3f} real ms/tuple, MET = {fit.met:.2f} "
-                  f"real pts per replica (intercept {fit.intercept:.2f}, R² {fit.r2:.3f}, {fit.points} points); "
-                  f"the spec's placeholder cost_ms {PLACEHOLDER_COST_MS:g} is not used", flush=True)
+        run, _ = measure_node(spark, state, topo, scaled, cluster, op, node, args, tmp, sampler, meters,
+                              node == first)
+        if not fits:
+            fits = {how: fit_profile(run.rows, args.replicas, how) for how in ("paper", "line")}
+            for f in fits.values():
+                print(f"  profile ({cluster.node(first).type}, {f.how}): e = {f.e_ms:.3f} real ms/tuple, MET = "
+                      f"{f.met:.2f} real pts per replica (fixed part {f.fixed:.2f}, {f.points} steps); the spec's "
+                      f"placeholder cost_ms {PLACEHOLDER_COST_MS:g} is not used", flush=True)
         runs.append(run)
-    assert fit is not None
-    profile = predicted_profile(topo, scaled, op, first, fit)
+    profiles = {how: predicted_profile(topo, scaled, op, first, f) for how, f in fits.items()}
     for run in runs:
         for r in run.rows:
             if not math.isnan(r.ir):
-                r.pred, run.e_pred, run.met_pred = prediction(topo, scaled, profile, op, run.node, r.ir, run.replicas)
-    return runs, fit
+                r.pred, run.e_pred, run.met_pred = prediction(topo, scaled, profiles["paper"], op, run.node, r.ir,
+                                                              run.replicas)
+                r.pred_line, run.e_line, run.met_line = prediction(topo, scaled, profiles["line"], op, run.node,
+                                                                   r.ir, run.replicas)
+    return runs
 
 
 # ----------------------------------------------------------------------------------------------- report
@@ -287,27 +309,29 @@ def node_table(run: NodeRun, scale: float) -> list[str]:
                   f"{100 * r.cores_sd / scale:.1f} | {d:+.1f} | {100 * r.logic / scale:.1f}"
                   f"{' (' + r.note + ')' if r.note else ''} | {fmt(r.batches_per_s, '.2f', '–')} |")
     e_meas, icpt = run.measured_line()
-    md += ["", f"e predicted {run.e_pred:.3f} real ms/tuple, measured line {fmt(e_meas, '.3f')} (logic alone "
-           f"{fmt(run.logic_ms(), '.3f')}); MET predicted {run.replicas} × {run.met_pred:.2f} real pts, measured "
-           f"intercept {fmt(icpt, '.2f')}.", ""]
+    md += ["", f"e predicted {run.e_pred:.3f} real ms/tuple (least-squares profile {run.e_line:.3f}), this node's "
+           f"measured line {fmt(e_meas, '.3f')}, its logic alone {fmt(run.logic_ms(), '.3f')}; MET predicted "
+           f"{run.replicas} × {run.met_pred:.2f} real pts (least-squares {run.replicas} × {run.met_line:.2f}), this "
+           f"node's measured intercept {fmt(icpt, '.2f')}.", ""]
     return md
 
 
 def summary(runs: list[NodeRun]) -> list[str]:
     """The accuracy table: per operator and node type, per operator over the predicted types, over all."""
-    md = ["| operator | node type | steps | largest \\|diff\\| %node | accuracy | steps kept up | paper |",
-          "|---|---|---:|---:|---:|---:|---:|"]
-    print(f"\n{'operator':8s} {'node type':20s} {'steps':>5s} {'max|d|':>7s} {'accuracy':>9s} {'kept up':>8s}  "
-          f"paper {PAPER_ACCURACY:g} %")
+    md = ["| operator | node type | steps | largest \\|diff\\| %node | accuracy | steps kept up | least-squares "
+          "profile | paper |", "|---|---|---:|---:|---:|---:|---:|---:|"]
+    print(f"\n{'operator':8s} {'node type':20s} {'steps':>5s} {'max|d|':>7s} {'accuracy':>9s} {'kept up':>8s} "
+          f"{'lsq':>7s}  paper {PAPER_ACCURACY:g} %")
 
     def line(name: str, what: str, rs: list[NodeRun]) -> None:
         d, k = [x for r in rs for x in r.diffs()], [x for r in rs for x in r.diffs(True)]
-        acc, kept = accuracy(d), accuracy(k)
+        acc, kept, lsq = accuracy(d), accuracy(k), accuracy([x for r in rs for x in r.diffs(line=True)])
         verdict = "not measured" if math.isnan(acc) else "met" if acc >= PAPER_ACCURACY else "missed"
         print(f"{name:8s} {what:20s} {len(d):5d} {fmt(max(d) if d else math.nan, '7.1f', '–'):>7s} "
-              f"{fmt(acc, '8.1f', '–', '%'):>9s} {fmt(kept, '7.1f', '–', '%'):>8s}  {verdict}")
+              f"{fmt(acc, '8.1f', '–', '%'):>9s} {fmt(kept, '7.1f', '–', '%'):>8s} {fmt(lsq, '6.1f', '–', '%'):>7s}  "
+              f"{verdict}")
         md.append(f"| {name} | {what} | {len(d)} | {fmt(max(d) if d else math.nan)} | {fmt(acc, unit=' %')} | "
-                  f"{fmt(kept, unit=' %')} | {PAPER_ACCURACY:g} % |")
+                  f"{fmt(kept, unit=' %')} | {fmt(lsq, unit=' %')} | {PAPER_ACCURACY:g} % |")
 
     ops = list(dict.fromkeys(r.operator for r in runs))
     for op in ops:
@@ -334,7 +358,8 @@ def report(runs: list[NodeRun], scale: float, meta: dict[str, Any], markdown: Pa
     for run in runs:
         md += node_table(run, scale)
         e_meas, _ = run.measured_line()
-        print(f"{run.operator} on {run.node_type}: e predicted {run.e_pred:.3f}, measured {fmt(e_meas, '.3f')}, logic "
+        print(f"{run.operator} on {run.node_type}: e predicted {run.e_pred:.3f} (lsq {run.e_line:.3f}), measured "
+              f"{fmt(e_meas, '.3f')}, logic "
               f"{fmt(run.logic_ms(), '.3f')} real ms/tuple; accuracy {fmt(accuracy(run.diffs()))} %")
     md += summary(runs)
     if markdown:
@@ -435,9 +460,7 @@ def main() -> None:
             print("executors primed; quotas set; idle CPU per node (real cores): " + ", ".join(
                 f"{n} {float(sampler.cores(n, t_idle + 1.0, time.time())[0]):.3f}" for n in meters), flush=True)
             for op in ops:
-                op_runs, _ = measure_operator(spark, state, cluster, scaled, op, nodes, args, Path(tmp), sampler,
-                                              meters)
-                runs += op_runs
+                runs += measure_operator(spark, state, cluster, scaled, op, nodes, args, Path(tmp), sampler, meters)
     finally:
         if spark is not None:
             with contextlib.suppress(Exception):

@@ -91,7 +91,7 @@ CASES: dict[str, Case] = {
          "--no-jvm-archives", "--markdown", "{tmp}/cpu-real.md", "--json", "{tmp}/cpu-real.json"),
         (r"^cluster hetero-3 up; scale [\d.]+ real cores per spec core",
          r"^ +\d+\.\d t/s offered: IR +\d",
-         r"^  profile \(pentium\): e = -?[\d.]+ real ms/tuple, MET = [\d.]+",
+         r"^  profile \(pentium, paper\): e = -?[\d.]+ real ms/tuple, MET = [\d.]+",
          r"^hash +pentium \(profiled\) +2 ",
          r"^hash +core-i5 +2 ",
          r"^hash +predicted types +\d+ "),
