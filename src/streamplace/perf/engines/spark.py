@@ -106,14 +106,19 @@ class SparkConstants:
     # Python worker's round trip): it takes the node's cores, so a slow or fractional node stretches it; the rest
     # of task_s is waiting (the driver's scheduling, status round trips), which tasks running at once overlap.
     # Built-in: fitted with stage_cpu_s to the fixed cost of placed batches on the emulated hetero-3 and hetero-6
-    # (standalone_hetero.py --fixed, 10 plans, stage_s and task_s as above): 0 — a task's CPU is within the stage's
-    task_cpu_s: float = 0.0
+    # (standalone_hetero.py --fixed, 16 runs on 2026-11-29 in benchmarks/measured/: the library's 5 plans on each
+    # cluster and the 6 distinct plans `plan -s NAME` makes on hetero-3, up to 18 replicas per node): all of
+    # task_s — a task's fixed cost is CPU on its node, so 8-10 small tasks on a 0.6-core node take 8-10 of it,
+    # stretched. Model F / measured 0.72-1.30 over the 16 (median |error| 14 %), where the fit before (0 here,
+    # stage_cpu_s 0.02, on 10 plans of 1-6 replicas per operator) gave 0.55-1.47 (20 %) and under-predicted the
+    # many-task plans most (max-throughput's 34 replicas: 0.55)
+    task_cpu_s: float = 0.007
     # per stage on each node it runs on: the executor's CPU to set the stage up (fetch and deserialize its task
     # binary, compile its generated code, the Python command); part of stage_s and task_s on a node of full-speed
     # slots, stretched by 1 / speed on a slower one (fractional cores: an emulated node's CPU quota). Built-in: the
-    # fit above (0.02 s in both of two sessions' runs; model F / measured 0.76–1.65 over the 10 plans). The 0.073 s
-    # before it was regressed on the old runtime's per-node stages
-    stage_cpu_s: float = 0.02
+    # fit above gives 0 (the tasks' CPU carries the stretch); it was 0.02 s with task_cpu_s 0, and 0.073 s
+    # regressed on the old runtime's per-node stages
+    stage_cpu_s: float = 0.0
     origin: str = "built-in defaults"  # where these figures come from (a calibration file, or the defaults)
 
     def as_dict(self) -> dict[str, float | str]:
