@@ -71,9 +71,10 @@ def generate(command: str) -> str:
 
 
 def comparable(text: str) -> str:
-    """``text`` with the digits of timing rows and machine-dependent lines masked."""
-    return "\n".join(re.sub(r"\d", "#", line) if line.startswith(TIMING_ROWS) or MACHINE_DEPENDENT in line
-                     else line for line in text.splitlines())
+    """``text`` with the numbers of timing rows and machine-dependent lines masked, each whole number as one mark:
+    a loaded machine's 13.61 s stands where an idle one printed 1.30 s."""
+    return "\n".join(re.sub(r"\d[\d,.]*", "#", line) if line.startswith(TIMING_ROWS) or MACHINE_DEPENDENT in line
+                      else line for line in text.splitlines())
 
 
 def main(argv: list[str] | None = None) -> int:
