@@ -185,6 +185,22 @@ def attach_meters(state: ClusterState) -> dict[str, NodeMeter]:
     return meters
 
 
+def tear_down(spark: Any, sampler: Sampler | None, state: Any, meters: dict[str, NodeMeter]) -> None:
+    """What a run leaves, undone in order whatever failed: the Spark session, the sampler, the cluster, the meters'
+    cgroups and the flag file; a cgroup that could not be removed is said."""
+    if spark is not None:
+        with contextlib.suppress(Exception):
+            spark.stop()
+    if sampler is not None:
+        sampler.stop()
+    if state is not None:
+        stopped = standalone.down(Path(state.state_dir))
+        left = remove_meters(meters)
+        if left or any(s.startswith("(cgroup left") for s in stopped):
+            print("left behind:", left, [s for s in stopped if s.startswith("(")])
+    FLAG.unlink(missing_ok=True)
+
+
 def remove_meters(meters: dict[str, NodeMeter], timeout_s: float = 15.0) -> list[str]:
     """Remove the cpuacct groups made here (their processes must have ended), then their empty parents."""
     left = []
@@ -658,17 +674,7 @@ def main() -> None:
                     r.steps.append(step)
                 results.append(r)
     finally:
-        if spark is not None:
-            with contextlib.suppress(Exception):
-                spark.stop()
-        if sampler is not None:
-            sampler.stop()
-        if state is not None:
-            stopped = standalone.down(Path(state.state_dir))
-            left = remove_meters(meters)
-            if left or any(s.startswith("(cgroup left") for s in stopped):
-                print("left behind:", left, [s for s in stopped if s.startswith("(")])
-        FLAG.unlink(missing_ok=True)
+        tear_down(spark, sampler, state, meters)
     report(results, args, scale, time.monotonic() - started)
 
 

@@ -50,7 +50,6 @@ lock for at most two operators per run (--combine joins the runs' --json files i
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import math
 import statistics
@@ -61,7 +60,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from cpu_prediction import FLAG, PAPER_ACCURACY, NodeMeter, Sampler, Step, attach_meters, remove_meters, run_step
+from cpu_prediction import FLAG, PAPER_ACCURACY, NodeMeter, Sampler, Step, attach_meters, run_step, tear_down
 from markdown_out import write_markdown
 
 from streamplace.bench import resolve_cluster
@@ -462,17 +461,7 @@ def main() -> None:
             for op in ops:
                 runs += measure_operator(spark, state, cluster, scaled, op, nodes, args, Path(tmp), sampler, meters)
     finally:
-        if spark is not None:
-            with contextlib.suppress(Exception):
-                spark.stop()
-        if sampler is not None:
-            sampler.stop()
-        if state is not None:
-            standalone.down(Path(state.state_dir))
-            left = remove_meters(meters)
-            if left:
-                print("left behind:", left)
-        FLAG.unlink(missing_ok=True)
+        tear_down(spark, sampler, state, meters)
     meta = {"cluster": cluster.name, "profile_type": cluster.node(args.profile_node).type, "replicas": args.replicas,
             "steps": args.steps, "warmup": args.warmup, "duration": args.duration, "trigger": args.trigger,
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}

@@ -495,11 +495,10 @@ def main() -> None:
                 cell = (f"{median:10.2f}{'' if median <= FIXED_GOAL_S else '  (over)'}" if median is not None
                         else f"{'not measured':>10s} — no batch in the window; raise --duration")
                 print(f"{label:22s} {got['nodes_used']:5d} {got['fixed_predicted_s']:9.2f} {cell}")
-        runs = [got for _, rows_list in [(c, r) for c, _, r in tables] for _, _, _, got in rows_list]
+        labelled = [(cluster.name, label, got) for cluster, _, rows_list in tables for label, _, _, got in rows_list]
         if args.runs_out is not None:
-            save_runs(args.runs_out, [(cluster.name, label, got) for cluster, _, rows_list in tables
-                                      for label, _, _, got in rows_list])
-        print(fit_fixed(topo, eng, runs))
+            save_runs(args.runs_out, labelled)
+        print(fit_fixed(topo, eng, [got for _, _, got in labelled]))
         return
     for cluster, rows, rows_list in tables:
         print("\n".join(capacity_report(topo, cluster, rows, rows_list, args)))
