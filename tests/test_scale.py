@@ -389,3 +389,12 @@ def test_sorted_unique_and_union_are_numpy_s() -> None:
         assert np.array_equal(sorted_unique(a), np.unique(a)) and sorted_unique(a).dtype == a.dtype
         x, y = np.unique(rng.integers(0, 80, n)), np.unique(rng.integers(0, 80, n // 2 + 1))
         assert np.array_equal(_sorted_union(x, y), np.union1d(x, y))
+
+
+def test_scale_benchmarks_wide_topology_loads() -> None:
+    """benchmarks/scale.py's last figure, the load of a wide topology (run only without --only, so no smoke case
+    reaches it): its generated spec is one the loader accepts. 300 operators; no assertion on the time."""
+    from tests.scripts import load_script
+
+    script = load_script(Path(__file__).resolve().parents[1] / "benchmarks" / "scale.py", "scale_benchmark")
+    assert script.wide_topology_load(n=300, goal_s=1e9) is True
