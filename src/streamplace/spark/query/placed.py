@@ -105,11 +105,13 @@ class PlacedPipeline(Pipeline):
         self._finish_batch(frames, cached, batch_id)
 
     def build_placed(self, batch: DataFrame, batch_id: int) -> tuple[dict[str, DataFrame], list[DataFrame]]:
-        """The DataFrames of one placed micro-batch — per operator its output — and the ones persisted (to
-        unpersist after the batch). Nothing runs here except the dead-letter writes. Per chain the driver
-        instantiates the chain's template (ChainTemplate, planned at the first batch: _template) on the batch's
-        input rows: the routed exchange over the union of its inputs, cut at the stage (LocatedRDD) when placed by
-        the plan, and the chain's tasks — no analysis or planning per batch, a few Py4J calls per chain and input.
+        """The DataFrames of one placed micro-batch — per operator read as a DataFrame (an output, one with dead
+        letters or several consumers; every chain's at the first batch, whose templates take their schemas) its
+        output — and the ones persisted (to unpersist after the batch). Nothing runs here except the dead-letter
+        writes. Per chain the driver instantiates the chain's template (ChainTemplate, planned at the first batch:
+        _template) on the batch's input rows: the routed exchange over the union of its inputs, cut at the stage
+        (LocatedRDD) when placed by the plan, and the chain's tasks — no analysis, planning or code generation per
+        batch, a few Py4J calls per chain and input; a chain that feeds one other chain only passes on its rows.
         The tasks read the batch id from the local property Spark sets on a micro-batch's jobs (set here too, for a
         build outside a streaming query)."""
         frames: dict[str, DataFrame] = {}
@@ -120,21 +122,24 @@ class PlacedPipeline(Pipeline):
         source_rows = None
         for chain in self.chains:
             first, op = self.topology.op(chain[0]), self.topology.op(chain[-1])
+            template = self._templates.get(chain)
             if first.is_source:
-                ins: list[tuple[Stream | None, DataFrame]] = [(None, batch)]
                 if source_rows is None:
                     source_rows = templates.rowsOf(batch._jdf)
                 inputs = [source_rows]
+                template = template or self._template(chain, [(None, batch)])
             else:
-                streams = [s for s in self.topology.streams if s.target == first.id and s.source in frames]
-                ins = [(s, frames[s.source]) for s in streams]
+                streams = [s for s in self.topology.streams if s.target == first.id and s.source in rows]
                 inputs = [rows[s.source] for s in streams]
-            template = self._templates.get(chain) or self._template(chain, ins)
-            frame = DataFrame(template.build(inputs), batch.sparkSession)
-            frames[op.id] = self._kept(frame, op.id, batch_id, cached)
+                template = template or self._template(chain, [(s, frames[s.source]) for s in streams])
+            out = template.instantiate(inputs, f"streamplace chain {op.id}")
+            plain = not self.logic[op.id].dead_letter and self.consumers[op.id] == 1
+            if plain and op.id not in self.outputs and len(self._templates) == len(self.chains):
+                rows[op.id] = out  # feeds one chain only: no DataFrame (ChainTemplate.frame, an analysis each)
+                continue
+            frames[op.id] = self._kept(DataFrame(template.frame(), batch.sparkSession), op.id, batch_id, cached)
             if self.consumers[op.id]:  # persisted or filtered (_kept): read as its plan now reads it
-                plain = not self.logic[op.id].dead_letter and self.consumers[op.id] == 1
-                rows[op.id] = template.rows() if plain else templates.rowsOf(frames[op.id]._jdf)
+                rows[op.id] = out if plain else templates.rowsOf(frames[op.id]._jdf)
         return frames, cached
 
     def _jvm(self) -> Any:
