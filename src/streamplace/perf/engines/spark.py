@@ -95,10 +95,12 @@ class SparkConstants:
     jvm_cores: float = 0.005  # cores Spark's own threads (JIT, driver, Arrow I/O) take from tasks that fill a node
     # per routed input of a placed (standalone) plan: the driver's instantiation of each chain's exchange and stage,
     # planned once (spark/query/jvm/ChainTemplate.java), and the plan cut (LocatedRDD) before a batch's first
-    # stage. calibration.driver_probe on local[2], the median of three runs (benchmarks/placed_build.py --local
-    # --repeats 3, 2026-11-28, load 4.0–4.4: 9.2–13.4 ms). It was 0.023 s (0.017–0.023 s in the three calibrate
-    # runs above) while every batch re-analysed and re-planned each chain's projections, union and exchange
-    exchange_s: float = 0.011
+    # stage. calibration.driver_probe, median of three runs each on an idle machine (2026-11-29): on hetero-3
+    # (benchmarks/placed_build.py --cluster hetero-3) 0.5 ms (0.2–1.3), on local[2] (--local --repeats 3) 0.3 ms
+    # (0.0–0.5). It was 0.011 s (2026-11-28, load 4.0–4.4; 3.3 ms idle on hetero-3) while each batch generated
+    # every stage's whole-stage code and cleaned its closures, walked the stack for each RDD's call site and
+    # analysed each chain's output DataFrame; 0.023 s while every batch re-planned each chain
+    exchange_s: float = 0.0005
     # per input²: `calibrate` fits it beside exchange_s (each chain's plan is cut at its stage, so the build is
     # linear in the inputs); the built-in pair is a linear fit
     exchange_sq_s: float = 0.0
