@@ -60,7 +60,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from cpu_prediction import FLAG, PAPER_ACCURACY, NodeMeter, Sampler, Step, attach_meters, run_step, tear_down
+from cpu_meters import FLAG, NodeMeter, Sampler, attach_meters, tear_down
+from cpu_prediction import PAPER_ACCURACY, Step, run_step
 from markdown_out import write_markdown
 
 from streamplace.bench import resolve_cluster

@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 BENCHMARKS = ROOT / "benchmarks"
 #: modules the scripts import (``from markdown_out import write_markdown``, ``import verdicts as V``, ``from
 #: spark_lock import held``); never run on their own
-HELPERS = frozenset({"markdown_out.py", "verdicts.py", "spark_lock.py"})
+HELPERS = frozenset({"markdown_out.py", "verdicts.py", "spark_lock.py", "cpu_meters.py"})
 #: the smallest topology the profiler can measure: a source and a sink (every operator it profiles costs ~40 s)
 PAIR = """\
 name: pair
