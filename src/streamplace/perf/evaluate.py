@@ -137,6 +137,28 @@ def _clean(d: Mapping[str, Any]) -> dict[str, Any]:
     return {k: _r(v) if isinstance(v, float) else (_clean(v) if isinstance(v, Mapping) else v) for k, v in d.items()}
 
 
+def _plan_inputs(plan: Plan | Mapping[str, Mapping[str, int]], source_rates: Mapping[str, float] | None,
+                 split: str | None) -> tuple[Mapping[str, Mapping[str, int]], Mapping[str, float] | None, str]:
+    """The replicas, source rates and split that evaluate() works from: a Plan's own where the caller gave none
+    (a bare mapping has none), the even split by default."""
+    if isinstance(plan, Plan):
+        source_rates = source_rates if source_rates is not None else (plan.source_rates or None)
+        return plan.replicas, source_rates, split or plan.split or "even"
+    return plan, source_rates, split or "even"
+
+
+def _ecker_score(topology: Topology, cluster: Cluster, cells: Cells, streams: StreamMetrics, cpu_util: np.ndarray,
+                 memory: np.ndarray, n_used: int, utilization_limit: float) -> LatencyScore:
+    """Ecker et al.'s latency score of the placement (latency_score): s_lat over instance paths, the nodes used,
+    locality and the utilizations."""
+    idx = topology.index
+    edges = np.array([cells.parallelism[idx[s.source]] * cells.parallelism[idx[s.target]] for s in topology.streams],
+                     dtype=float)
+    s_lat = links_ms_of(topology, cluster, cells.nodes_by_op())  # Ecker et al.'s s_lat, over instance paths
+    return latency_score(s_lat, n_used, len(cluster), streams.local_fraction, streams.tuples, cpu_util, memory,
+                         cluster.memory, utilization_limit, edges=edges)
+
+
 def evaluate(
     topology: Topology,
     cluster: Cluster,
@@ -157,13 +179,7 @@ def evaluate(
     bare ``{operator: {node: count}}`` mapping. ``engine`` chooses whose throughput,
     latency and CPU figures these are (perf/engines); None is the ``ideal`` base model.
     """
-    if isinstance(plan, Plan):
-        replicas = plan.replicas
-        source_rates = source_rates if source_rates is not None else (plan.source_rates or None)
-        split = split or plan.split
-    else:
-        replicas = plan
-    split = split or "even"
+    replicas, source_rates, split = _plan_inputs(plan, source_rates, split)
     rates = rates if rates is not None else operator_rates(topology, profile, source_rates)
     cells = compile_cells(topology, cluster, replicas, rates, profile, split, tables)
     memory_per_op = np.array([op.memory_mb for op in topology.operators], dtype=float)
@@ -190,14 +206,7 @@ def evaluate(
     log_av += streams.link_log_availability
     unit_cost = np.array([op.unit_cost for op in topology.operators], dtype=float)
     deploy_cost = float((unit_cost * cells.parallelism).sum())
-    idx = topology.index
-    edges = np.array([cells.parallelism[idx[s.source]] * cells.parallelism[idx[s.target]] for s in topology.streams],
-                     dtype=float)
-    s_lat = links_ms_of(topology, cluster, cells.nodes_by_op())  # Ecker et al.'s s_lat, over instance paths
-    score = latency_score(
-        s_lat, len(used), len(cluster), streams.local_fraction, streams.tuples,
-        cpu_util, loads.memory, cluster.memory, score_utilization_limit, edges=edges,
-    )
+    score = _ecker_score(topology, cluster, cells, streams, cpu_util, loads.memory, len(used), score_utilization_limit)
     at_limit = limit.scale if np.isfinite(limit.scale) else 1.0
     util_at_limit = loads.cpu_at(at_limit) / cluster.cpu
     mem_viol = tuple(int(u) for u in np.flatnonzero(loads.memory > cluster.memory + 1e-9))
