@@ -693,7 +693,8 @@ def _manufacturing_load(machines: float) -> dict[str, tuple[float, float]]:
 
 
 def test_the_hochreiner_load_and_capacity_figures_are_the_models() -> None:
-    """The derivation of service_ratio (387 items/s, 271 busy instances, 70 / 271), O6's share and its busy instances
+    """The unloaded levels an item meets without waiting, the derivation of service_ratio (387 items/s, 271 busy
+    instances, 70 / 271), O6's share and its busy instances
     at the stepwise pattern's 2 / 5 / 8 machines, and the instances a 7 GB VM carries: from the topology, the
     simulator's defaults and the single runs' block."""
     from streamplace.bench import resolve_cluster, resolve_topology
@@ -705,6 +706,13 @@ def test_the_hochreiner_load_and_capacity_figures_are_the_models() -> None:
     assert f"{70 / busy:.2f}" == f"{ratio:.2f}"
     _says(f"operators receive {items:.0f} items/s, which keep Σ λ_i·E_i = {busy:.0f} instances busy",
           f"70 / {busy:.0f} = {ratio:.2f} of its expected duration")
+    from streamplace.sim.engine import unloaded_within
+
+    cfg = SimConfig()
+    met = [float(unloaded_within(level * 1000.0, 1000.0, cfg.service_ratio, cfg.service_cv)) for level in (1, 2, 5)]
+    _says(f"U = {1 - ratio:.2f}·E (messaging, constant) + S, with S the instance's service time, gamma-distributed "
+          f"with mean {ratio:.2f}·E", f"meets real time with probability 1 − e⁻¹ = {met[0]:.2f}, near real time "
+          f"{met[1]:.3f}, relaxed {met[2]:.1f}")
     o6 = [_manufacturing_load(m)["O6"][1] * ratio for m in (2, 5, 8)]
     _says(f"(O6, {at8['O6'][0] / items:.0%} of all items, keeps ".replace("%", " %")
           + ", ".join(f"{b:.1f}" for b in o6[:2]) + f" and {o6[2]:.1f} instances busy at 2, 5 and 8 machines)")
