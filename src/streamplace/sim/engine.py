@@ -13,7 +13,7 @@ duration is its wait in the queue plus U; it complies with the SLA at level L
 when that is at most L × E (real time 1×, near real time 2×, relaxed 5×). Even an
 item that never waits misses real time when its service is slower than average:
 with the defaults an unqueued item meets real time with probability 0.63, near
-real time 0.987 and relaxed 1.0 (the paper's levels differ by 30–45 points from
+real time 0.992 and relaxed 1.0 (the paper's levels differ by 30–45 points from
 real time to relaxed; the paper gives means only, so the spread is our
 assumption — see docs/reproduction.md). Compliance is exact for the fluid
 batches: a batch that waited w contributes its size × P(U ≤ L·E − w).
