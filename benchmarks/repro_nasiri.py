@@ -53,11 +53,13 @@ import statistics
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import numpy as np
 import verdicts as V
 from markdown_out import write_markdown
 
 from streamplace.bench import resolve_cluster, resolve_topology
 from streamplace.model.cluster import Cluster
+from streamplace.model.plan import Plan
 from streamplace.model.topology import Topology
 from streamplace.perf.engines import EngineSettings, IdealSettings, StormSettings
 from streamplace.perf.evaluate import Evaluation, evaluate
@@ -120,8 +122,70 @@ def plans(topology: str, cluster: Cluster, engine: EngineSettings | None, time_l
 def storm_default(counted: Topology, cluster: Cluster, engine: EngineSettings | None,
                   orders: int) -> list[Evaluation]:
     """Storm 0.9.5's default placing ``counted`` (hetero's counts) in each node order Storm may list."""
-    return [evaluate(counted, cluster, even_plan(counted, cluster, node_order=o), engine=engine)
-            for o in node_orders(cluster, limit=orders)]
+    return [evaluate(counted, cluster, plan, engine=engine) for plan in storm_default_plans(counted, cluster, orders)]
+
+
+def storm_default_plans(counted: Topology, cluster: Cluster, orders: int) -> list[Plan]:
+    """Storm 0.9.5's default's plan of ``counted`` in each node order Storm may list (at most ``orders``)."""
+    return [even_plan(counted, cluster, node_order=o) for o in node_orders(cluster, limit=orders)]
+
+
+def utilization_at_capacity(topology: Topology, cluster: Cluster, plan: Plan, engine: EngineSettings | None
+                            ) -> np.ndarray:
+    """Per node, the CPU utilization (0–1) with the sources at the plan's sustainable rate — what Fig. 17 shows:
+    each topology run at the most it sustains under each scheduler."""
+    scale = evaluate(topology, cluster, plan, engine=engine).sustainable_scale
+    rates = {op.id: float(plan.source_rates.get(op.id) or op.rate or 0.0) * scale for op in topology.sources}
+    return evaluate(topology, cluster, plan, source_rates=rates, engine=engine).cpu_utilization
+
+
+def _points(share: float) -> str:
+    """A difference of utilizations (0–1 of a node) as percentage points, signed the way the page writes it."""
+    return f"{share * 100:+.0f} points".replace("-", "−")
+
+
+def fig17_table(model: str, cluster: Cluster, engine: EngineSettings, args: argparse.Namespace, md: list[str],
+                verdicts: list[str]) -> None:
+    """Fig. 17 on hetero-3: each node's CPU utilization at capacity under Storm 0.9.5's default (the median over
+    node orders, node by node), hetero and the optimum, and the paper's four statements about it (its values
+    are lost: direction only) — the optimum's total is the highest; hetero's total is above the default's on
+    Linear and Diamond and below it on Star; hetero uses the Core i5 more than the default does."""
+    nodes = [n.id for n in cluster.nodes]
+    i5 = next(k for k, n in enumerate(cluster.nodes) if "i5" in n.type)
+    print(f"\nFig. 17, hetero-3 ({model}): CPU utilization at capacity, % of each node ({' / '.join(nodes)})")
+    md += ["", f"#### Fig. 17, hetero-3 ({model}): CPU utilization at capacity (% of each node: "
+           f"{' / '.join(nodes)})", "",
+           "| topology | Storm 0.9.5 default (median over node orders) | hetero | optimal | total: default / hetero / "
+           "optimal |", "| --- | --- | --- | --- | --- |"]
+    for topo in MICRO:
+        r, counted = plans(topo, cluster, engine, args.time_limit, args.tasks_per_node, args.max_nodes)
+        per_order = np.array([utilization_at_capacity(counted, cluster, p, engine)
+                              for p in storm_default_plans(counted, cluster, args.orders)])
+        util = {"default": np.median(per_order, axis=0),
+                **{k: utilization_at_capacity(resolve_topology(topo), cluster, r[k][0], engine)
+                   for k in ("hetero", "optimal")}}
+        total = {k: float(u.sum()) for k, u in util.items()}
+        default_totals = per_order.sum(axis=1)
+
+        def cells(u: np.ndarray) -> str:
+            return " / ".join(f"{x * 100:.0f}" for x in u)
+
+        print(f"  {topo:16s} default {cells(util['default'])}  hetero {cells(util['hetero'])}  optimal "
+              f"{cells(util['optimal'])}  totals {total['default'] * 100:.0f} / {total['hetero'] * 100:.0f} / "
+              f"{total['optimal'] * 100:.0f}")
+        md.append(f"| {topo} | {cells(util['default'])} | {cells(util['hetero'])} | {cells(util['optimal'])} | "
+                  f"{total['default'] * 100:.0f} / {total['hetero'] * 100:.0f} / {total['optimal'] * 100:.0f} |")
+        lead = total["optimal"] - max(total["hetero"], float(statistics.median(default_totals)))
+        verdicts.append(f"| Fig. 17 ({topo}): the optimum's total CPU the highest | highest (values lost) | "
+                        f"{_points(lead)} over the next | {V.side(lead, 0.0, paper_above=True)} |")
+        above = topo != "nasiri-star"
+        diff = total["hetero"] - float(statistics.median(default_totals))
+        verdicts.append(f"| Fig. 17 ({topo}): hetero's total CPU against the default's | "
+                        f"{'above' if above else 'below'} (values lost) | {_points(diff)} | "
+                        f"{V.side(diff, 0.0, paper_above=above)} |")
+        i5_diff = float(util["hetero"][i5] - util["default"][i5])
+        verdicts.append(f"| Fig. 17 ({topo}): hetero's Core i5 utilization against the default's | above (values "
+                        f"lost) | {_points(i5_diff)} | {V.side(i5_diff, 0.0, paper_above=True)} |")
 
 
 def spread(values: Sequence[float], fmt: str = "+.0%") -> str:
@@ -179,6 +243,7 @@ def micro_tables(model: str, cluster: Callable[[str], Cluster], engine: EngineSe
         for rules, g in (("the text's rules", gap), ("the authors' code rules", code_gap)):
             verdicts.append(f"| {fig} ({topo}): hetero ({rules}) below the optimum | {gap_cell(glo, ghi)} | "
                             f"{g:.1%} | {V.gain(-g, -glo, -ghi)} |")
+    fig17_table(model, cluster("hetero-3"), engine, args, md, verdicts)
     print(f"\nFig. 13, hetero-3 ({model}): bolt replica pairs")
     md += ["", f"#### Fig. 13, hetero-3 ({model}): bolt replica pairs", "",
            "| topology | hetero | optimal | max-throughput | hetero below optimum | hetero, the authors' code rules "
