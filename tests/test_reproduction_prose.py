@@ -892,3 +892,14 @@ def test_the_ecker_sustainable_throughput_prose_quotes_its_blocks() -> None:
           "system's are not")
     assert over_ras == {"hybrid": {"reproduced (within 10 %)"}, "hill-climbing": {"not reproduced"},
                         "ant-system": {"not reproduced"}}
+
+
+def test_the_odrp_fig5b_prose_quotes_its_block() -> None:
+    """Fig. 5b's paragraph: ours is twice the paper's 20 %, not reproduced, partialRank's one replica ~1.05 cores."""
+    block = _page().blocks["benchmarks/repro_odrp.py --runs 25 --seed 0"]
+    line = next(x for x in block.splitlines() if x.startswith("Fig. 5b:"))
+    util, cores = _nums(line.split("utilization")[1])[0], _nums(line.split("needs")[1])[0]
+    assert round(util / 20) == 2 and abs(cores - 1.05) < 0.05
+    (row,) = [x for x in block.splitlines() if x.startswith("| Fig. 5b")]
+    assert "not reproduced" in row
+    _says("is twice that, not reproduced", "partialRank alone needs the ~1.05 cores")
