@@ -60,6 +60,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import verdicts as V
 from cpu_meters import FLAG, NodeMeter, Sampler, attach_meters, tear_down
 from cpu_prediction import PAPER_ACCURACY, Step, run_step
 from markdown_out import write_markdown
@@ -319,7 +320,7 @@ def node_table(run: NodeRun, scale: float) -> list[str]:
 def summary(runs: list[NodeRun]) -> list[str]:
     """The accuracy table: per operator and node type, per operator over the predicted types, over all."""
     md = ["| operator | node type | steps | largest \\|diff\\| %node | accuracy | steps kept up | least-squares "
-          "profile | paper |", "|---|---|---:|---:|---:|---:|---:|---:|"]
+          "profile | paper | verdict |", "|---|---|---:|---:|---:|---:|---:|---:|---|"]
     print(f"\n{'operator':8s} {'node type':20s} {'steps':>5s} {'max|d|':>7s} {'accuracy':>9s} {'kept up':>8s} "
           f"{'lsq':>7s}  paper {PAPER_ACCURACY:g} %")
 
@@ -331,7 +332,8 @@ def summary(runs: list[NodeRun]) -> list[str]:
               f"{fmt(acc, '8.1f', '–', '%'):>9s} {fmt(kept, '7.1f', '–', '%'):>8s} {fmt(lsq, '6.1f', '–', '%'):>7s}  "
               f"{verdict}")
         md.append(f"| {name} | {what} | {len(d)} | {fmt(max(d) if d else math.nan)} | {fmt(acc, unit=' %')} | "
-                  f"{fmt(kept, unit=' %')} | {fmt(lsq, unit=' %')} | {PAPER_ACCURACY:g} % |")
+                  f"{fmt(kept, unit=' %')} | {fmt(lsq, unit=' %')} | {PAPER_ACCURACY:g} % | "
+                  f"{'not measured' if math.isnan(acc) else V.value(acc, PAPER_ACCURACY)} |")
 
     ops = list(dict.fromkeys(r.operator for r in runs))
     for op in ops:

@@ -903,3 +903,19 @@ def test_the_odrp_fig5b_prose_quotes_its_block() -> None:
     (row,) = [x for x in block.splitlines() if x.startswith("| Fig. 5b")]
     assert "not reproduced" in row
     _says("is twice that, not reproduced", "partialRank alone needs the ~1.05 cores")
+
+
+def test_the_cpu_accuracy_table_quotes_its_replayed_blocks() -> None:
+    """The compact table of the real-work CPU check's idle runs: each profiled type's accuracy over the predicted
+    types, per operator and over all three, from the blocks cpu_prediction_real.py --combine replays."""
+    for run, label in (("i5", "| Core i5 (predicting the Pentium and the i3) |"),
+                       ("pentium", "| Pentium (predicting the i3 and the i5), idle |")):
+        command = ("benchmarks/cpu_prediction_real.py --combine "
+                   f"benchmarks/measured/cpu_real_profiled_{run}_2026-11-29.json")
+        # the summary's rows: operator | node type | steps | largest |diff| | accuracy | kept up | lsq | paper | verdict
+        rows = [[c.strip() for c in line.strip("|").split("|")] for line in _page().blocks[command].splitlines()
+                if line.startswith("| ") and " | predicted types | " in line]
+        acc = {r[0]: r[4] for r in rows}
+        assert set(acc) == {"hash", "regex", "parse", "all"}
+        assert all(r[-1] == "reproduced (within 10 %)" for r in rows)
+        _says(f"{label} {acc['hash']} | {acc['regex']} | {acc['parse']} | **{acc['all']}** |")
