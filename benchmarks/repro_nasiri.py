@@ -144,12 +144,14 @@ def _points(share: float) -> str:
     return f"{share * 100:+.0f} points".replace("-", "−")
 
 
-def fig17_table(model: str, cluster: Cluster, engine: EngineSettings, args: argparse.Namespace, md: list[str],
+def fig17_table(model: str, cluster: Cluster, engine: EngineSettings, args: argparse.Namespace,
+                planned: dict[str, tuple[dict[str, tuple[Plan, Evaluation]], Topology]], md: list[str],
                 verdicts: list[str]) -> None:
     """Fig. 17 on hetero-3: each node's CPU utilization at capacity under Storm 0.9.5's default (the median over
     node orders, node by node), hetero and the optimum, and the paper's four statements about it (its values
     are lost: direction only) — the optimum's total is the highest; hetero's total is above the default's on
-    Linear and Diamond and below it on Star; hetero uses the Core i5 more than the default does."""
+    Linear and Diamond and below it on Star; hetero uses the Core i5 more than the default does. ``planned``:
+    per topology, what ``plans`` gave for Figs. 14–16 on the same cluster (not solved again)."""
     nodes = [n.id for n in cluster.nodes]
     i5 = next(k for k, n in enumerate(cluster.nodes) if "i5" in n.type)
     print(f"\nFig. 17, hetero-3 ({model}): CPU utilization at capacity, % of each node ({' / '.join(nodes)})")
@@ -158,7 +160,7 @@ def fig17_table(model: str, cluster: Cluster, engine: EngineSettings, args: argp
            "| topology | Storm 0.9.5 default (median over node orders) | hetero | optimal | total: default / hetero / "
            "optimal |", "| --- | --- | --- | --- | --- |"]
     for topo in MICRO:
-        r, counted = plans(topo, cluster, engine, args.time_limit, args.tasks_per_node, args.max_nodes)
+        r, counted = planned[topo]
         per_order = np.array([utilization_at_capacity(counted, cluster, p, engine)
                               for p in storm_default_plans(counted, cluster, args.orders)])
         util = {"default": np.median(per_order, axis=0),
@@ -221,8 +223,10 @@ def micro_tables(model: str, cluster: Callable[[str], Cluster], engine: EngineSe
            "robin | hetero over Storm 0.9.5 | hetero below optimum | hetero, the authors' code rules: t/s, below "
            "optimum | paper |",
            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    planned: dict[str, tuple[dict[str, tuple[Plan, Evaluation]], Topology]] = {}
     for topo in MICRO:
-        r, counted = plans(topo, cluster("hetero-3"), engine, args.time_limit, args.tasks_per_node, args.max_nodes)
+        r, counted = planned[topo] = plans(topo, cluster("hetero-3"), engine, args.time_limit, args.tasks_per_node,
+                                           args.max_nodes)
         th = {k: v[1].throughput for k, v in r.items()}
         storm = [e.throughput for e in storm_default(counted, cluster("hetero-3"), engine, args.orders)]
         gain, gap = th["hetero"] / th["default"] - 1, 1 - th["hetero"] / th["optimal"]
@@ -243,7 +247,7 @@ def micro_tables(model: str, cluster: Callable[[str], Cluster], engine: EngineSe
         for rules, g in (("the text's rules", gap), ("the authors' code rules", code_gap)):
             verdicts.append(f"| {fig} ({topo}): hetero ({rules}) below the optimum | {gap_cell(glo, ghi)} | "
                             f"{g:.1%} | {V.gain(-g, -glo, -ghi)} |")
-    fig17_table(model, cluster("hetero-3"), engine, args, md, verdicts)
+    fig17_table(model, cluster("hetero-3"), engine, args, planned, md, verdicts)
     print(f"\nFig. 13, hetero-3 ({model}): bolt replica pairs")
     md += ["", f"#### Fig. 13, hetero-3 ({model}): bolt replica pairs", "",
            "| topology | hetero | optimal | max-throughput | hetero below optimum | hetero, the authors' code rules "
