@@ -136,11 +136,6 @@ public final class ChainTemplate {
         return session.internalCreateDataFrame(last, schema, false);
     }
 
-    /** The rows of the last {@link #instantiate} (what a downstream template's input takes). */
-    public RDD<InternalRow> rows() {
-        return last;
-    }
-
     private static SparkPlan substitute(SparkPlan plan, List<RDD<InternalRow>> inputs) {
         if (plan instanceof RDDScanExec scan && scan.rdd() instanceof Slot slot) {
             return scan.copy(scan.output(), inputs.get(slot.index), scan.name(), scan.outputPartitioning(),
