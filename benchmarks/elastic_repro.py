@@ -196,16 +196,7 @@ def verdict_table(all_runs: dict[str, dict[str, list[dict]]]) -> list[str]:
             out.append(f"| {where} | BTU{btu}'s resource cost over the baseline's | {p_btu / p_thr:.2f} "
                        f"({p_btu:.0f} vs {p_thr:.0f}) | {ours_btu / ours_thr:.2f} ({ours_btu:.0f} vs {ours_thr:.0f}) | "
                        f"{V.value(ours_btu / ours_thr, p_btu / p_thr, pivot=1.0)} |")
-        ours_btu = 100 * mean_of(runs, "BTU60", lambda s: s["compliance"]["near_realtime"])
-        ours_thr = 100 * mean_of(runs, "threshold/BTU60", lambda s: s["compliance"]["near_realtime"])
-        p_btu, p_thr = paper[nrt][2][0], paper[nrt][3][0]
-        out.append(f"| {where} | BTU60's near-real-time compliance over the baseline's | {p_btu / p_thr:.2f} "
-                   f"({p_btu:.0f} vs {p_thr:.0f} %) | {ours_btu / ours_thr:.2f} ({ours_btu:.0f} vs {ours_thr:.0f} %) "
-                   f"| {V.value(ours_btu / ours_thr, p_btu / p_thr, pivot=1.0)} |")
-        out.append(f"| {where} | BTU60's near-real-time compliance | {p_btu:.0f} % | {ours_btu:.0f} % | "
-                   f"{V.value(ours_btu, p_btu)} |")
-        out.append(f"| {where} | the baseline's near-real-time compliance | {p_thr:.0f} % | {ours_thr:.0f} % | "
-                   f"{V.value(ours_thr, p_thr)} |")
+        out += compliance_rows(where, paper, runs, "near_realtime", nrt)
         out += other_levels(where, paper, runs)
     above = sum(all(mean_of(runs, f"BTU{b}", lambda s, key=key: s["compliance"][key])
                     > mean_of(runs, "threshold/BTU60", lambda s, key=key: s["compliance"][key])
@@ -223,25 +214,28 @@ def verdict_table(all_runs: dict[str, dict[str, list[dict]]]) -> list[str]:
 LEVEL_NAMES = {"realtime": "real-time", "near_realtime": "near-real-time", "relaxed": "relaxed"}
 
 
+def compliance_rows(where: str, paper: dict[str, list[tuple[float, float]]], runs: dict[str, list[dict]], key: str,
+                    label: str) -> list[str]:
+    """A Table 3–6's verdicts on one SLA level (``key``, the paper's row ``label``): BTU60's compliance over the
+    baseline's (1 is level: the pivot), and the two levels themselves."""
+    name = LEVEL_NAMES[key]
+    ours_btu = 100 * mean_of(runs, "BTU60", lambda s: s["compliance"][key])
+    ours_thr = 100 * mean_of(runs, "threshold/BTU60", lambda s: s["compliance"][key])
+    p_btu, p_thr = paper[label][2][0], paper[label][3][0]
+    return [f"| {where} | BTU60's {name} compliance over the baseline's | {p_btu / p_thr:.2f} ({p_btu:.0f} vs "
+            f"{p_thr:.0f} %) | {ours_btu / ours_thr:.2f} ({ours_btu:.0f} vs {ours_thr:.0f} %) | "
+            f"{V.value(ours_btu / ours_thr, p_btu / p_thr, pivot=1.0)} |",
+            f"| {where} | BTU60's {name} compliance | {p_btu:.0f} % | {ours_btu:.0f} % | {V.value(ours_btu, p_btu)} |",
+            f"| {where} | the baseline's {name} compliance | {p_thr:.0f} % | {ours_thr:.0f} % | "
+            f"{V.value(ours_thr, p_thr)} |"]
+
+
 def other_levels(where: str, paper: dict[str, list[tuple[float, float]]], runs: dict[str, list[dict]]) -> list[str]:
-    """The rest of a Table 3–6's rows as verdicts: BTU60's real-time and relaxed compliance over the baseline's
-    and both levels (as near real time above), and each level's total cost (resources plus SLA penalties) at each
+    """The rest of a Table 3–6's rows as verdicts: BTU60's real-time and relaxed compliance (compliance_rows, as
+    near real time above), and each level's total cost (resources plus SLA penalties) at each
     BTU length over the baseline's billed alike (below 1: cheaper, the pivot)."""
-    out = []
-    for key, label in LEVELS:
-        if key == "near_realtime":
-            continue
-        name = LEVEL_NAMES[key]
-        ours_btu = 100 * mean_of(runs, "BTU60", lambda s, key=key: s["compliance"][key])
-        ours_thr = 100 * mean_of(runs, "threshold/BTU60", lambda s, key=key: s["compliance"][key])
-        p_btu, p_thr = paper[label][2][0], paper[label][3][0]
-        out += [f"| {where} | BTU60's {name} compliance over the baseline's | {p_btu / p_thr:.2f} ({p_btu:.0f} vs "
-                f"{p_thr:.0f} %) | {ours_btu / ours_thr:.2f} ({ours_btu:.0f} vs {ours_thr:.0f} %) | "
-                f"{V.value(ours_btu / ours_thr, p_btu / p_thr, pivot=1.0)} |",
-                f"| {where} | BTU60's {name} compliance | {p_btu:.0f} % | {ours_btu:.0f} % | "
-                f"{V.value(ours_btu, p_btu)} |",
-                f"| {where} | the baseline's {name} compliance | {p_thr:.0f} % | {ours_thr:.0f} % | "
-                f"{V.value(ours_thr, p_thr)} |"]
+    out = [row for key, label in LEVELS if key != "near_realtime"
+           for row in compliance_rows(where, paper, runs, key, label)]
     for key, label in LEVELS:
         total = label.replace("compliance", "total cost")
         for k, btu in enumerate(BTUS):
