@@ -50,13 +50,18 @@ def _table(command: str, heading: str) -> list[dict[str, str]]:
     i = next(k for k, line in enumerate(lines) if line.startswith(heading))
     while not lines[i].startswith("|"):
         i += 1
-    header = [c.strip() for c in lines[i].strip("|").split("|")]
+    header = _cells(lines[i])
     rows = []
     for line in lines[i + 2:]:
         if not line.startswith("|"):
             break
-        rows.append(dict(zip(header, (c.strip() for c in line.strip("|").split("|")), strict=True)))
+        rows.append(dict(zip(header, _cells(line), strict=True)))
     return rows
+
+
+def _cells(line: str) -> list[str]:
+    """A Markdown table row's cells; a pipe escaped as \\| stays inside its cell."""
+    return [c.strip() for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
 
 
 def _row(rows: list[dict[str, str]], **match: str) -> dict[str, str]:
@@ -912,10 +917,8 @@ def test_the_cpu_accuracy_table_quotes_its_replayed_blocks() -> None:
                        ("pentium", "| Pentium (predicting the i3 and the i5), idle |")):
         command = ("benchmarks/cpu_prediction_real.py --combine "
                    f"benchmarks/measured/cpu_real_profiled_{run}_2026-11-29.json")
-        # the summary's rows: operator | node type | steps | largest |diff| | accuracy | kept up | lsq | paper | verdict
-        rows = [[c.strip() for c in line.strip("|").split("|")] for line in _page().blocks[command].splitlines()
-                if line.startswith("| ") and " | predicted types | " in line]
-        acc = {r[0]: r[4] for r in rows}
+        rows = [r for r in _table(command, "| operator | node type") if r["node type"] == "predicted types"]
+        acc = {r["operator"]: r["accuracy"] for r in rows}
         assert set(acc) == {"hash", "regex", "parse", "all"}
-        assert all(r[-1] == "reproduced (within 10 %)" for r in rows)
+        assert all(r["verdict"] == "reproduced (within 10 %)" for r in rows)
         _says(f"{label} {acc['hash']} | {acc['regex']} | {acc['parse']} | **{acc['all']}** |")
