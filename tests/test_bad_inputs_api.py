@@ -88,6 +88,10 @@ def _cases(tmp: Path) -> dict[str, tuple[dict[str, Any], dict[str, set[str]]]]:
                  "out_dir": {"none", "str", "path"}, "engine": {"none", "str"}, "max_rate": {"none", "int"}}),
         "autoscale": auto,
         "recommend": auto,
+        "storm_over_time": ({"topology": TOPO, "cluster": CLUSTER, "plan": plan, "duration_s": 2},
+                            {"topology": SPEC, "cluster": SPEC, "plan": SPEC, "duration_s": {"int"},
+                             "load": {"none", "int"}, "at_capacity": {"none", "int"}, "profile": SPEC | {"none"},
+                             "params": {"none"}, "series": {"none", "str", "path"}, "on_warning": set()}),
     }
 
 

@@ -2,9 +2,9 @@
 
 The Python API (api.py, which gathers the use cases of ``streamplace.workflows``) is importable from here:
 ``load_topology``, ``load_cluster``, ``load_profile``, ``load_instance``, ``plan``, ``predict``, ``evaluate``,
-``compare``, ``schedulers``, ``run``, ``engine_settings``, and ``autoscale`` / ``recommend`` for any running
-Structured Streaming query. They are loaded on first use, so ``import streamplace``
-stays cheap. The layers are in docs/architecture.md; tests/test_layers.py enforces them.
+``compare``, ``schedulers``, ``run``, ``engine_settings``, ``storm_over_time`` (a plan over time in Storm), and
+``autoscale`` / ``recommend`` for any running Structured Streaming query. They are loaded on first use, so
+``import streamplace`` stays cheap. The layers are in docs/architecture.md; tests/test_layers.py enforces them.
 
 ``schedulers`` names two things: the API's catalogue (``sp.schedulers()``, what ``streamplace schedulers`` lists)
 and the subpackage ``streamplace.schedulers`` (``create``, ``BaseScheduler``, one module per algorithm). Python
@@ -24,7 +24,7 @@ from streamplace._version import __version__ as __version__
 
 __all__ = ["AutoscaleHandle", "Engine", "Instance", "Prediction", "Spec", "autoscale", "compare", "engine_settings",
            "evaluate", "load_cluster", "load_instance", "load_profile", "load_topology", "plan", "predict", "recommend",
-           "run", "schedulers"]
+           "run", "schedulers", "storm_over_time"]
 
 if TYPE_CHECKING:  # a type checker sees the function too, not the subpackage of the same name
     from streamplace import api as _api

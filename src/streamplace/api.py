@@ -11,6 +11,8 @@ Everything the command line does, with typed parameters instead of ``key=value``
     best = max((r for r in rows if r.has_values), key=lambda r: r.value("throughput"))
     result = sp.run(topology, cluster, best.plan, duration_s=30)   # starts local Spark
     print(result.measured["throughput"], result.predicted["throughput"])
+    what_if = sp.storm_over_time(topology, cluster, best.plan, 300, at_capacity=1.5)  # Storm over time
+    print(what_if.summary.goodput, what_if.summary.starving)
 
 Specs are a built-in name, a YAML/JSON path, ``"-"`` (standard input) or a mapping; errors are
 :class:`streamplace.errors.StreamplaceError` subclasses that name the file, the field and the fix.
@@ -44,12 +46,13 @@ from streamplace.workflows.instance import (
     load_profile,
     load_topology,
 )
+from streamplace.workflows.over_time import storm_over_time
 from streamplace.workflows.planning import Prediction, compare, evaluate, plan, predict, schedulers
 from streamplace.workflows.run import run
 
 __all__ = ["AutoscaleHandle", "Engine", "Instance", "Prediction", "Spec", "autoscale", "compare", "engine_settings",
            "evaluate", "load_cluster", "load_instance", "load_profile", "load_topology", "plan", "predict", "recommend",
-           "run", "schedulers"]
+           "run", "schedulers", "storm_over_time"]
 
 
 def _check_autoscale(query: Any, log_path: Any, page: Any, page_port: Any, on_decision: Any, policy: Any) -> None:

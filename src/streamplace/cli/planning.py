@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from typer._click.core import ParameterSource
 
 from streamplace.cli._common import (
     CalibrationOpt,
@@ -21,6 +22,7 @@ from streamplace.cli._common import (
     TopoArg,
     app,
     bench_app,
+    command_flags,
     emit_json,
     friendly,
     info,
@@ -151,6 +153,7 @@ def plan(
 @app.command("evaluate")
 @friendly
 def evaluate_cmd(
+    ctx: typer.Context,
     topo: TopoArg,
     cluster: ClusterArg,
     plan_file: Annotated[Path, typer.Argument(help="plan JSON (as written by `plan --out`)")],
@@ -160,12 +163,34 @@ def evaluate_cmd(
     calibration: CalibrationOpt = None,
     param: ParamOpt = None,
     picture: PictureOpt = None,
+    over_time: Annotated[float | None, typer.Option("--over-time", help="also step the plan through this many "
+                                                    "seconds of Storm (the time model: queues, acking, time-outs, "
+                                                    "replays, max spout pending; implies --engine storm)")] = None,
+    load: Annotated[float | None, typer.Option("--load", help="with --over-time: the sources at this multiple of "
+                                               "the offered rate (default 1)")] = None,
+    at_capacity: Annotated[float | None, typer.Option("--at-capacity", help="with --over-time: the sources at this "
+                                                      "multiple of the rate the steady state sustains, e.g. 1.5")]
+    = None,
+    series: Annotated[Path | None, typer.Option("--series", help="with --over-time: write the per-second series "
+                                                "(.csv or .parquet)")] = None,
 ) -> None:
-    """Predict every metric of a given plan.
+    """Predict every metric of a given plan; with --over-time, what it does over time (at --load or --at-capacity).
 
     Example: streamplace evaluate linear-cpu rstorm-12 plan.json --picture plan.svg
+
+    What-if: streamplace evaluate linear-net rstorm-12 plan.json --over-time 300 --at-capacity 1.5
     """
     check_picture(picture)
+    if over_time is not None:
+        engine_given = ctx.get_parameter_source("engine") is not ParameterSource.DEFAULT
+        evaluate_over_time(topo, cluster, plan_file, profile, as_json, engine if engine_given else None, param,
+                           over_time, load, at_capacity, series, picture)
+        return
+    given = [flag for flag, value in (("--load", load), ("--at-capacity", at_capacity), ("--series", series))
+             if value is not None]
+    if given:
+        raise ModelError([Problem(given[0], "only with --over-time", f"add --over-time SECONDS, e.g. 300, or drop "
+                                  f"{given[0]}")])
     t, c, p = load_instance(topo, cluster, profile)
     eng = engine_settings(engine, calibration, cluster=c)
     done = planning.predict(t, c, plan_file, profile=p, profile_path=profile, engine=eng, params=parse_params(param),
@@ -181,6 +206,62 @@ def evaluate_cmd(
         print_prediction(pred, pl.scheduler)
     if picture is not None:
         draw_picture(t, c, pl, ev, picture, quiet=as_json)
+
+
+def evaluate_over_time(topo: str, cluster: str, plan_file: Path, profile: Path | None, as_json: bool,
+                       engine: str | None,
+                       param: list[str] | None, seconds: float, load: float | None, at_capacity: float | None,
+                       series: Path | None, picture: Path | None) -> None:
+    """`evaluate --over-time`: the steady-state storm prediction, then the time model's run beside it."""
+    from streamplace.workflows.over_time import storm_over_time  # lazy: command-line start (the time model)
+
+    if engine is not None and engine != "storm":  # None: --engine not given
+        raise ModelError([Problem("engine", f"--over-time steps Storm's executors, not the {engine} engine's",
+                                  "drop --engine or give --engine storm")])
+    command_flags(duration_s="--over-time", load="--load", at_capacity="--at-capacity", series="--series")
+    t, c, p = load_instance(topo, cluster, profile)
+    done = storm_over_time(t, c, plan_file, seconds, load=load, at_capacity=at_capacity, profile=p,
+                           params=parse_params(param), series=series, on_warning=warn)
+    pred = done.prediction.predicted()
+    if as_json:
+        emit_json({"topology": t.name, "cluster": c.name, "plan": str(plan_file), "predicted": jsonable(pred),
+                   "over_time": jsonable(done.as_dict()),
+                   **({"warnings": done.prediction.notes} if done.prediction.notes else {})})
+        return
+    out.print(f"[bold]{plan_file}[/] ({done.prediction.plan.scheduler}) on {t.name} × {c.name}")
+    for line in done.prediction.notes:
+        out.print(f"  [yellow]note:[/] {line}", highlight=False)
+    print_prediction(pred, done.prediction.plan.scheduler)
+    print_over_time(done.as_dict())
+    if series is not None:
+        info(f"series written to {series}")
+    if picture is not None:
+        draw_picture(t, c, done.prediction.plan, done.prediction.evaluation, picture, quiet=as_json)
+
+
+def print_over_time(d: dict[str, Any]) -> None:
+    """The time model's run as a table: what the sinks got against what the steady state says."""
+    st = d["settings"]
+    pending = "none" if st["max_spout_pending"] is None else f"{st['max_spout_pending']}"
+    table = _table(title=f"over time ({d['duration_s']:g} s of Storm, sources at {d['load']:.3g} × the offered "
+                         f"rate, {d['load'] / d['capacity']:.3g} × capacity; means over the second half)"
+                   if d["capacity"] > 0 else f"over time ({d['duration_s']:g} s of Storm, sources at "
+                   f"{d['load']:.3g} × the offered rate; means over the second half)", show_header=False)
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    latency = "—" if d["latency_ms"] is None else f"{d['latency_ms']:,.1f}"
+    for label, value in (("offered (sink tuples/s)", f"{d['offered']:,.1f}"),
+                         ("steady state (sink tuples/s)", f"{d['steady_state']:,.1f}"),
+                         ("throughput (sink tuples/s, timed-out included)", f"{d['throughput']:,.1f}"),
+                         ("goodput (completed within the time-out)", f"{d['goodput']:,.1f}"),
+                         ("complete latency (ms)", latency),
+                         ("failed / replayed (root tuples/s)", f"{d['failed']:,.1f} / {d['replayed']:,.1f}"),
+                         ("queued at the end (tuples)", f"{d['queued_end']:,.0f}"),
+                         ("starving (goodput < 1 %)", "yes" if d["starving"] else "no"),
+                         ("max spout pending / time-out", f"{pending} / {st['timeout_s']:g} s"),
+                         ("step", f"{st['dt_s']:g} s")):
+        table.add_row(label, value)
+    out.print(table)
 
 
 def check_picture(path: Path | None) -> None:

@@ -61,7 +61,8 @@ Cost: O(steps · (Σ_k cells_i·cells_j·bins + cells·resources + cells·rounds
 work, bins = timeout / ``bin_s`` + 2 (62 by default), rounds ≤ the most cells on a node (CPU water-filling)
 and ≤ cells + resources (network, only in a step where one is full); the topological order is walked in Python
 per step, and with flow control the storm engine's path latency is recomputed per step (O(operators +
-streams)). §6.5 (2 topologies, 335 replicas on 24 nodes) runs 120 s of Storm in 3–8 s of CPU at Δt = 50 ms.
+streams)). §6.5 (2 topologies, 335 replicas on 24 nodes) runs 120 s of Storm in 3–4 s of CPU at Δt = 50 ms
+(300 s in 8–10 s; R-Storm's plans and the default's, 2 runs each, 2026-11-29).
 """
 
 from __future__ import annotations
