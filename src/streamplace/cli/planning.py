@@ -213,11 +213,12 @@ def evaluate_over_time(topo: str, cluster: str, plan_file: Path, profile: Path |
                        param: list[str] | None, seconds: float, load: float | None, at_capacity: float | None,
                        series: Path | None, picture: Path | None) -> None:
     """`evaluate --over-time`: the steady-state storm prediction, then the time model's run beside it."""
-    from streamplace.workflows.over_time import storm_over_time  # lazy: command-line start (the time model)
+    # lazy: command-line start (the time model)
+    from streamplace.workflows.over_time import OVER_TIME_ENGINE, storm_over_time
 
-    if engine is not None and engine != "storm":  # None: --engine not given
+    if engine is not None and engine != OVER_TIME_ENGINE:  # None: --engine not given
         raise ModelError([Problem("engine", f"--over-time steps Storm's executors, not the {engine} engine's",
-                                  "drop --engine or give --engine storm")])
+                                  f"drop --engine or give --engine {OVER_TIME_ENGINE}")])
     command_flags(duration_s="--over-time", load="--load", at_capacity="--at-capacity", series="--series")
     t, c, p = load_instance(topo, cluster, profile)
     done = storm_over_time(t, c, plan_file, seconds, load=load, at_capacity=at_capacity, profile=p,

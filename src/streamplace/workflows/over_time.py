@@ -32,6 +32,8 @@ from streamplace.workflows import arguments
 from streamplace.workflows.instance import Say, Spec, silent
 from streamplace.workflows.planning import Prediction, predict
 
+#: the engine whose steady state the time model steps through time (its per-tuple costs, its flow control)
+OVER_TIME_ENGINE = "storm"
 #: the time model's own parameters (``time.KEY``); ``max_spout_pending`` is the storm engine's (``storm.KEY``),
 #: so that both models run under the same flow control, and ``storm`` its per-tuple costs
 TIME_KEYS = tuple(f.name for f in dataclasses.fields(StormTimeSettings) if f.name not in ("storm", "max_spout_pending"))
@@ -79,7 +81,7 @@ def time_settings(params: Mapping[str, Any] | None, engine: EngineSettings, wher
                   ) -> StormTimeSettings:
     """The time model's settings: ``time.KEY`` entries of ``params`` (text coerced, ranges checked), the storm
     engine's per-tuple costs and ``max_spout_pending`` from ``engine``."""
-    storm = engine.settings_for("storm")
+    storm = engine.settings_for(OVER_TIME_ENGINE)
     values: dict[str, Any] = {}
     for key, value in (params or {}).items():
         if key not in TIME_KEYS:
@@ -135,7 +137,8 @@ def storm_over_time(topology: Topology | Spec, cluster: Cluster | Spec, plan: Pl
     arguments.parameters(params)
     series = Path(series) if series is not None else None
     scoped, rest = by_scope(params or {}, ("time",))
-    pred = predict(topology, cluster, plan, profile=profile, engine="storm", params=rest, on_warning=on_warning)
+    pred = predict(topology, cluster, plan, profile=profile, engine=OVER_TIME_ENGINE, params=rest,
+                   on_warning=on_warning)
     settings = time_settings(scoped.get("time"), pred.engine)
     _check_run(duration_s, load, at_capacity, settings, series)
     scale = float(pred.evaluation.sustainable_scale)
