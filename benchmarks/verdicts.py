@@ -9,7 +9,9 @@ Every reproduction script judges by these functions, so one rule holds everywher
 range (Nasiri et al.'s "7 to 44 %"), ours is within 10 % of it when it is within 10 % of some value in it;
 where it gives no size that can be set against ours (its values lost, or a different measure: the minimum
 latency where ours is the worst path), only the rule's second half applies (``side``); a figure that
-summarizes several of ours (one per topology) takes the worst of their verdicts (``worst``).
+summarizes several of ours (one per topology) takes the worst of their verdicts (``worst``); a figure with
+nothing of ours to set against it (not attempted, or its values lost and ours assumed) is not reproduced, with
+the reason (``not_judged``).
 """
 
 from __future__ import annotations
@@ -51,6 +53,16 @@ def side(ours: float, pivot: float, paper_above: bool) -> str:
     measure other than ours): on the paper's side of ``pivot`` (above it or below), direction only; else not
     reproduced. Never ``reproduced``: nothing says how near."""
     return DIRECTION if (ours > pivot if paper_above else ours < pivot) else NOT
+
+
+def not_judged(reason: str) -> str:
+    """A figure nothing of ours can be set against, with why: not attempted (a behaviour no model here has, such
+    as Storm's start-up transient) or not comparable (the paper's values lost and ours assumed in their place, as
+    Nasiri et al.'s Table 4 machine counts). ``not reproduced (REASON)``, so ``worst`` ranks it last and a
+    reader sees what is missing; the reason must be given."""
+    if not reason.strip():
+        raise ValueError("not_judged needs the reason nothing of ours can be set against the paper's figure")
+    return f"{NOT} ({reason.strip()})"
 
 
 def worst(verdicts: Iterable[str]) -> str:

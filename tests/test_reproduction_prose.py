@@ -655,7 +655,7 @@ def test_the_odrp_prose_quotes_its_block() -> None:
     _says(f"R the lowest R ({r_span[1]:.1f}–{r_span[2]:.1f} ms) with {reps['R']:.0f} replicas on "
           f"{_nums(f6['R']['nodes'])[0]:.0f} nodes and T {ratio['T under R / T under T']:.2f} × its minimum",
           f"C gives {reps['C']:.0f} replicas", page="papers.md")
-    v = _table(ODRP, "#### Table 3, Figures 6–7")
+    v = _table(ODRP, "#### Table 3, Figures 4–7")
     variables = _row(v, figure="Figure 7", what="mean solve time, s (machine-dependent)")["ours"].split(", ")[1]
     slowest = _row(v, figure="Figure 7", what="the slowest single objective")["ours"]
     _says(f"the compact model here has {variables.rstrip(')')}", f"({slowest} the slowest)")
@@ -908,6 +908,28 @@ def test_the_odrp_fig5b_prose_quotes_its_block() -> None:
     (row,) = [x for x in block.splitlines() if x.startswith("| Fig. 5b")]
     assert "not reproduced" in row
     _says("is twice that, not reproduced", "partialRank alone needs the ~1.05 cores")
+
+
+def test_the_odrp_figs4_5_prose_quotes_its_block() -> None:
+    """The Figures 4–5 paragraph: R against the rate, S-ODP_R's overload and the inter-node traffic, from the verdict
+    rows repro_odrp.py prints for them (Fig. 4's transient not attempted, with its reason)."""
+    v = _table(ODRP, "#### Table 3, Figures 4–7")
+    transient = _row(v, figure="Fig. 4, 80 t/s", what="R in the transient after each placement (at 0 s; at 100 s, "
+                     "S-ODRP_R's rescheduling)")
+    assert transient["ours"] == "—" and transient["verdict"].startswith("not reproduced (not attempted")
+    assert _row(v, figure="Fig. 4, 80 t/s", what="R after the transient, S-ODRP_R and S-ODP_R")["verdict"] == \
+        "not reproduced"
+    assert _row(v, figure="Fig. 5a, 20–60 t/s")["ours"] == "1.00" and _row(v, figure="Fig. 5c, 20–60 t/s")["ours"] == "0"
+    flat = [_nums(_row(v, figure=f"Fig. 5a, {r} t/s", what="S-ODRP_R's R over its R at 80 t/s")["ours"])[0]
+            for r in (100, 120)]
+    _says(f"S-ODRP_R's R at 100 t/s is {flat[0]:.2f} × its R at 80 t/s", f"at 120 t/s it is {flat[1]:.2f} ×")
+    over = [_nums(_row(v, figure=f"Fig. 5a, {r} t/s", what="S-ODP_R's R")["ours"])[0] for r in (100, 120)]
+    at80 = _nums(_row(v, figure="Fig. 4, 80 t/s", what="R after the transient, S-ODRP_R and S-ODP_R")["ours"])[-1]
+    _says(f"(partialRank offered {at80:.2f} / {over[0]:.2f} / {over[1]:.2f} × one replica's service rate",
+          f"an overload that never drains ({at80:.2f} ×)")
+    t80, t120 = _row(v, figure="Fig. 5c, 80 t/s"), _row(v, figure="Fig. 5c, 120 t/s")
+    _says(f"(its two streams, {_nums(t80['paper'])[-1]:.0f} t/s in our model)", f"({t80['ours'].split(' ')[0]} t/s "
+          "in all)", f"At 120 t/s ours is {t120['ours'].split(',')[0]} t/s, {_nums(t120['ours'])[1]:.0f} % of the")
 
 
 def test_the_cpu_accuracy_table_quotes_its_replayed_blocks() -> None:

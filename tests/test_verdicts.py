@@ -59,3 +59,12 @@ def test_value_against_a_pivot_and_without_one() -> None:
     assert V.value(0.95, 2.11, pivot=1.0) == V.NOT
     assert V.value(2.0, 2.11, pivot=1.0) == V.REPRODUCED
     assert V.value(5.6, 1.0) == f"{V.NOT} (×5.6)"
+
+
+def test_not_judged_says_why_and_ranks_last() -> None:
+    fig4 = V.not_judged("not attempted: no model here has Storm's start-up")
+    assert fig4 == "not reproduced (not attempted: no model here has Storm's start-up)"
+    assert V.not_judged(" not comparable: values lost ") == "not reproduced (not comparable: values lost)"
+    assert V.worst([V.REPRODUCED, fig4, V.DIRECTION]) == fig4
+    with pytest.raises(ValueError, match="reason"):
+        V.not_judged("  ")
