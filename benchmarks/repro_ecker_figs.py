@@ -497,7 +497,7 @@ def table3_cell(ours: Sequence[float], paper: float | None) -> str:
         return "— (the paper has no equivalent placement)" if not ours else "— (the paper has none; ours " \
             f"{statistics.fmean(ours):.2f})"
     if not ours:
-        return f"{V.NOT} (no comparable placement)"
+        return V.not_judged("no comparable placement")
     return V.value(statistics.fmean(ours), paper, pivot=1.0)
 
 
@@ -516,7 +516,8 @@ def table3_verdicts(points: Mapping[str, Sequence[Point]]) -> list[str]:
         have = [n for n in random if n in per and per[n][s]]
         ours = [statistics.fmean(per[n][s]) for n in have]
         if not ours:
-            md.append(f"| {s}: mean over T-R1…T-R7 (§6.2.1) | {paper:.2f} | — | {V.NOT} (no comparable placement) |")
+            md.append(f"| {s}: mean over T-R1…T-R7 (§6.2.1) | {paper:.2f} | — "
+                      f"| {V.not_judged('no comparable placement')} |")
             continue
         mean = statistics.fmean(ours)
         md.append(f"| {s}: mean over T-R1…T-R7 (§6.2.1; ours over the {len(have)} with a comparable placement) "
