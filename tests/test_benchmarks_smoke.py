@@ -190,6 +190,8 @@ CASES: dict[str, Case] = {
         (r"^\| t-m3 \| storm-ras \| 1 \| 150–150 \|",
          r"^\| t-m3 \| default, 11 workers \| \d+ \| 660–660 \|",
          r"^#### Table 2 the paper's way",
+         r"^\| t-m3 \| [\d.]+ \(7\.24\) (reproduced \(within 10 %\)|direction only|not reproduced) \|",
+         r"^\| all four \(of 4\) \| \d+ \| \d+ \| \d+ \|",
          r"^#### Table 3 the paper's way: the paper's value, ours, verdict",
          r"^\| t-m3 \| (not reproduced|direction only|reproduced \(within 10 %\)|— \(the paper has)",
          r"^Of the \d+ cells where the paper has a value: "),
