@@ -39,7 +39,10 @@ Pentium, one Core i3, one Core i5):
   points / scale).
 * Difference: |measured − predicted| in % of the node's capacity (the percentage points of a CPU-usage axis such
   as the paper's Figs. 10–12); accuracy = 100 − the largest, per node type and overall, beside the paper's 92 %.
-  The relative difference (|m − p| / m) is printed too.
+  The relative difference (|m − p| / m) is printed too. Last, one verdict row per figure of the paper (Fig. 10
+  Linear, Fig. 11 Diamond, Fig. 12 Star): the paper's 92 %, ours over every node type and step of the topology,
+  ours without the steps where the pipeline fell behind, and benchmarks/verdicts.py's verdict on the first; a
+  topology measured on some node types only (``--nodes``) names the ones left out.
 * Where the CPU above the operator's own work goes (the analogue of the paper's MET, "the time taken by Storm to
   set up and tear down the task, perform network communication, ..."): per step the operator's logic (its
   threads' CPU clocks), the node's other Python CPU (Arrow batches to and from the executor, the task loop) and its
@@ -67,6 +70,9 @@ and the file are removed at the end, also on errors.
 Run: .venv/bin/python benchmarks/cpu_prediction.py [--topologies nasiri-linear,nasiri-diamond,nasiri-star]
      [--cluster hetero-3] [--nodes pentium-1,...] [--steps 6] [--top 1.2] [--warmup 5] [--duration 10]
      [--trigger 1] [--replicas 2] [--prime 20] [--idle 4] [--state-dir DIR] [--no-jvm-archives] [--markdown FILE]
+     [--json FILE]
+     .venv/bin/python benchmarks/cpu_prediction.py --combine a.json,b.json [--markdown FILE]  (no Spark: the runs'
+     --json files, e.g. one topology each, replayed as one report; docs/reproduction.md's block is generated so)
 About 9 minutes for the default (one topology × 3 node types × 6 steps) on a 2-core machine (552 s measured; the
 first run in a state directory adds ~50 s for the JVM class archives); each further topology about 8 minutes.
 """
@@ -75,15 +81,18 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import math
+import os
 import statistics
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import verdicts as V
 from cpu_meters import FLAG, NodeMeter, Sampler, attach_meters, tear_down
 from markdown_out import write_markdown
 
@@ -104,6 +113,8 @@ from streamplace.spark.runtime.run import RunResult, run_pipeline, window_span
 from streamplace.spark.runtime.session import local_session
 
 PAPER_ACCURACY = 92.0  # % (largest measured-vs-predicted difference below 8 %)
+#: the paper's figure of each topology's predicted vs measured CPU of the highCompute bolt
+FIGURES = {"nasiri-linear": "Fig. 10 (Linear)", "nasiri-diamond": "Fig. 11 (Diamond)", "nasiri-star": "Fig. 12 (Star)"}
 
 
 # ----------------------------------------------------------------------------------------------- the model side
@@ -425,8 +436,16 @@ def main() -> None:
                         help="cluster up without the JVM class archives (no minute or two of priming; JVMs start "
                              "slower)")
     parser.add_argument("--markdown", type=Path, help="also write the tables as Markdown")
+    parser.add_argument("--json", type=Path, help="also write the measurements (for --combine)")
+    parser.add_argument("--combine", default=None,
+                        help="comma-separated --json files: their tables and the verdict rows, no Spark")
     args = parser.parse_args()
+    if args.combine:
+        loaded = [load(Path(f)) for f in args.combine.split(",")]
+        combine(loaded, args.markdown)
+        return
     started = time.monotonic()
+    load_before = os.getloadavg()
 
     cluster = resolve_cluster(args.cluster)
     topos = [resolve_topology(t) for t in args.topologies.split(",")]
@@ -512,7 +531,16 @@ def main() -> None:
                 results.append(r)
     finally:
         tear_down(spark, sampler, state, meters)
-    report(results, args, scale, time.monotonic() - started)
+    elapsed = time.monotonic() - started
+    meta = {"cluster": cluster.name, "topologies": [t.name for t in topos], "operator": args.operator,
+            "replicas": args.replicas, "steps": args.steps, "top": args.top, "warmup": args.warmup,
+            "duration": args.duration, "trigger": args.trigger, "nodes": nodes,
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "elapsed_s": round(elapsed),
+            "load_before": [round(x, 2) for x in load_before],
+            "load_after": [round(x, 2) for x in os.getloadavg()]}
+    if args.json:
+        save(args.json, results, scale, meta)
+    report(results, args, scale, elapsed, [(meta, results)])
 
 
 def _source_rates(topo: Topology, step: Step) -> list[float]:
@@ -521,7 +549,90 @@ def _source_rates(topo: Topology, step: Step) -> list[float]:
     return [step.source_rate / n] * n
 
 
-def report(results: list[NodeResult], args: argparse.Namespace, scale: float, elapsed_s: float) -> None:
+def save(path: Path, results: list[NodeResult], scale: float, meta: dict[str, Any]) -> None:
+    """The measurements (every node's steps and their predictions) for ``--combine``."""
+    runs = [{**{f.name: getattr(r, f.name) for f in fields(r) if f.name not in ("plan", "steps")},
+             "plan": r.plan.to_dict(), "steps": [asdict(st) for st in r.steps]} for r in results]
+    path.write_text(json.dumps({"scale": scale, "meta": meta, "results": runs}, indent=1) + "\n")
+
+
+def load(path: Path) -> tuple[list[NodeResult], float, dict[str, Any]]:
+    """What ``save`` wrote: the node results, the run's scale and its settings."""
+    doc = json.loads(path.read_text())
+    results = []
+    for r in doc["results"]:
+        steps = [Step(**{**st, "pred": Prediction(**st["pred"]) if st.get("pred") else None})
+                 for st in r.pop("steps")]
+        results.append(NodeResult(**{**r, "plan": Plan.from_dict(r["plan"])}, steps=steps))
+    return results, float(doc["scale"]), dict(doc["meta"])
+
+
+def run_note(meta: dict[str, Any], results: list[NodeResult]) -> str:
+    """One run (a --json file) as the Markdown names it: what it measured (the nodes when not every node of the
+    cluster), when, how long, under what load."""
+    what = ", ".join(dict.fromkeys(r.topology for r in results))
+    nodes = list(dict.fromkeys(r.node for r in results))
+    if len(nodes) == len(resolve_cluster(meta["cluster"]).nodes):
+        nodes = []
+    load = ""
+    if meta.get("load_before") and meta.get("load_after"):
+        load = f", load {meta['load_before'][0]:g} → {meta['load_after'][0]:g}"
+    return (f"{what}{' on ' + ', '.join(nodes) if nodes else ''} at {meta.get('date', '?')} "
+            f"({meta.get('elapsed_s', math.nan):.0f} s{load})")
+
+
+def combine(loaded: list[tuple[list[NodeResult], float, dict[str, Any]]], markdown: Path | None) -> None:
+    """The tables and verdict rows of several runs' ``--json`` files, as one run would print them: no Spark."""
+    scales = {round(scale, 6) for _, scale, _ in loaded}
+    if len(scales) > 1:
+        raise SystemExit(f"the files were measured at different CPU scales ({', '.join(map(str, sorted(scales)))}): "
+                         "their points cannot share a table; combine the files of one scale")
+    results, scale, meta = [r for rs, _, _ in loaded for r in rs], loaded[0][1], loaded[0][2]
+    args = argparse.Namespace(**{**meta, "markdown": markdown})
+    report(results, args, scale, sum(m.get("elapsed_s", 0.0) for _, _, m in loaded), [(m, rs) for rs, _, m in loaded])
+
+
+def figure_accuracy(results: list[NodeResult], scale: float) -> tuple[float, float, int]:
+    """(accuracy over every measured step, accuracy over the steps that kept up, steps measured) of results: 100 −
+    the largest |measured − predicted| in % of the node over all of them; NaN where no step counts."""
+    sums = [table(r, scale)[2] for r in results]
+    every = [s["max_diff"] for s in sums if not math.isnan(s["max_diff"])]
+    kept = [s["max_diff_kept"] for s in sums if not math.isnan(s["max_diff_kept"])]
+    return (100 - max(every) if every else math.nan, 100 - max(kept) if kept else math.nan,
+            int(sum(s["n"] for s in sums)))
+
+
+def verdict_rows(results: list[NodeResult], scale: float, cluster: str) -> list[str]:
+    """One verdict row per figure (Fig. 10 Linear, 11 Diamond, 12 Star; a topology of no figure under its name):
+    the paper's accuracy, ours over every node type and step of that topology, ours without the steps where the
+    pipeline fell behind, and benchmarks/verdicts.py's verdict on the first. The node types not measured (a run
+    with ``--nodes``) are named in the row."""
+    types = list(dict.fromkeys(n.type for n in resolve_cluster(cluster).nodes))
+    md = ["#### Figs. 10–12: the paper's accuracy, ours, verdict", "",
+          "Accuracy = 100 − the largest |measured − predicted| CPU in % of the node, over every node type and step of "
+          f"the topology (the paper: the largest difference below 8 %, \"{PAPER_ACCURACY:g} % accuracy\"); the "
+          "verdict is benchmarks/verdicts.py's rule on it.", "",
+          "| figure | node types measured (steps) | paper | ours | ours, steps that kept up | verdict |",
+          "|---|---|---:|---:|---:|---|"]
+    print(f"\n{'figure':18s} {'node types measured (steps)':40s} {'paper':>6s} {'ours':>7s} {'kept up':>8s}  verdict")
+    topos = list(dict.fromkeys(r.topology for r in results))
+    for topo in sorted(topos, key=lambda t: (t not in FIGURES, FIGURES.get(t, t))):
+        mine = [r for r in results if r.topology == topo]
+        acc, kept, n = figure_accuracy(mine, scale)
+        measured = list(dict.fromkeys(r.node_type for r in mine))
+        missing = [t for t in types if t not in measured]
+        where = f"{', '.join(measured)} ({n})" + (f"; not {', '.join(missing)}" if missing else "")
+        verdict = "not measured" if math.isnan(acc) else V.value(acc, PAPER_ACCURACY)
+        name = FIGURES.get(topo, topo)
+        print(f"{name:18s} {where:40s} {PAPER_ACCURACY:5g}% {shown(acc, '6.1f')}% {shown(kept, '7.1f')}%  {verdict}")
+        md.append(f"| {name} | {where} | {PAPER_ACCURACY:g} % | {shown(acc, '.1f', 'not measured')}"
+                  f"{' %' if not math.isnan(acc) else ''} | {shown(kept, '.1f', 'not measured')}"
+                  f"{' %' if not math.isnan(kept) else ''} | {verdict} |")
+    return md
+
+
+def report(results: list[NodeResult], args: argparse.Namespace, scale: float, elapsed_s: float,
+           runs: list[tuple[dict[str, Any], list[NodeResult]]] | None = None) -> None:
     """Per node type the table and its lines; per type and overall the accuracy beside the paper's. A figure no step
     measured (no batch ended in a step's window, every step fell behind, a window with no CPU) is said to be not
     measured — it printed "nan%" — and a node type with none is neither met nor missed."""
@@ -534,6 +645,9 @@ def report(results: list[NodeResult], args: argparse.Namespace, scale: float, el
           f"{args.replicas} replicas of `{args.operator}` alone on the node; {args.steps} rate steps; "
           f"{args.warmup:g} s warm-up, {args.duration:g} s window, {args.trigger:g} s triggers. {legend}. "
           f"Accuracy = 100 − the largest |measured − predicted| in %node (the paper: {PAPER_ACCURACY:g} %).", ""]
+    if runs:
+        md += ["Runs (the machine's 1-minute load average before → after each): "
+               + "; ".join(run_note(m, rs) for m, rs in runs) + ".", ""]
     print(f"\n{legend}")
     summary = []
     for r in results:
@@ -590,6 +704,7 @@ def report(results: list[NodeResult], args: argparse.Namespace, scale: float, el
         md.append(f"| overall | | {len(diffs)} | | {worst:.1f} | {shown(worst_rel, '.0%')} | {100 - worst:.1f} % | "
                   f"{shown(kept, '.1f', 'not measured')}{' %' if not math.isnan(kept) else ''} | "
                   f"{PAPER_ACCURACY:g} % |")
+    md += ["", *verdict_rows(results, scale, args.cluster)]
     print(f"took {elapsed_s:.0f} s")
     if args.markdown:
         write_markdown(args.markdown, "\n".join(md) + "\n")

@@ -96,3 +96,61 @@ def test_the_committed_cpu_tables_are_what_their_saved_runs_replay(capsys) -> No
                 if "cpu_prediction_real.py" in b.command]
     assert len(commands) == 2 and all("--combine benchmarks/measured/" in c for c in commands)
     assert tool.main(["--check", "--only", "cpu_prediction_real.py"]) == 0, capsys.readouterr().out
+
+
+def _cpu_run(topology: str, nodes: list[tuple[str, str, float]], steps: list[tuple[float, float, float, str]],
+             scale: float = 0.15) -> dict:
+    """A --json file of cpu_prediction.py, written by hand: per (node, type, quota real cores) the same steps
+    (offered t/s, measured real cores, predicted real points, note)."""
+    plan = {"scheduler": "cpu-prediction", "topology": topology, "cluster": "hetero-3",
+            "replicas": {"high": {nodes[0][0]: 2}}, "source_rates": {"src": 10.0}}
+    results = [{"topology": topology, "node": node, "node_type": kind, "spec_points": 200.0, "quota_cores": quota,
+                "replicas": 2, "plan": plan, "fill_rate": 100.0, "spark_rate": 90.0, "idle_cores": 0.01,
+                "steps": [{"offered": off, "ir": off, "source_rate": off, "cores": cores, "cores_sd": 0.01,
+                           "jvm": 0.02, "python": 0.05, "logic": 0.04, "batches_per_s": 1.0, "median_batch_s": 0.5,
+                           "tasks_per_batch": 2.3, "window_s": 10.0, "wall_s": 17.0, "note": note,
+                           "pred": {"tcu": tcu, "ideal": tcu, "e_ms": 4.0, "met": 2.0}}
+                          for off, cores, tcu, note in steps]}
+               for node, kind, quota in nodes]
+    return {"scale": scale, "meta": {"cluster": "hetero-3", "topologies": [topology], "operator": "high",
+                                     "replicas": 2, "steps": len(steps), "warmup": 5.0, "duration": 10.0,
+                                     "trigger": 1.0, "date": "2026-11-29 10:00 UTC", "elapsed_s": 500,
+                                     "load_before": [0.9, 1.0, 1.1], "load_after": [1.9, 1.5, 1.2]},
+            "results": results}
+
+
+def test_cpu_prediction_combine_replays_saved_runs_into_one_verdict_row_per_figure(tmp_path: Path) -> None:
+    """cpu_prediction.py --combine, no Spark: two hand-written runs (Linear on all three node types, Star on the
+    Pentium only) give Fig. 10's and Fig. 12's rows — accuracy = 100 − the largest |measured − predicted| in % of
+    the node over every type and step, and over the steps that kept up — and no Fig. 11 row; runs at different CPU
+    scales are refused."""
+    import json
+    import subprocess
+    import sys
+
+    all3 = [("pentium-1", "pentium", 0.30), ("core-i3-1", "core-i3", 0.60), ("core-i5-1", "core-i5", 0.60)]
+    # Linear: 0.10 cores vs 8.2 points on the Pentium's 0.30: 6 %; on the i3 / i5 (0.60 cores) 3 %; the worst 6 %
+    linear = _cpu_run("nasiri-linear", all3, [(10.0, 0.05, 5.0, ""), (20.0, 0.10, 8.2, "")])
+    # Star, Pentium only: 3 % on the step that kept up, 30 % on the one that fell behind
+    star = _cpu_run("nasiri-star", all3[:1], [(10.0, 0.05, 5.9, ""), (20.0, 0.10, 19.0, "behind: IR < 90 %")])
+    files = []
+    for name, doc in (("linear", linear), ("star", star)):
+        files.append(tmp_path / f"{name}.json")
+        files[-1].write_text(json.dumps(doc))
+    out = tmp_path / "cpu.md"
+    script = str(ROOT / "benchmarks" / "cpu_prediction.py")
+    subprocess.run([sys.executable, script, "--combine", ",".join(map(str, files)), "--markdown", str(out)],
+                   check=True, capture_output=True, text=True, cwd=tmp_path)
+    md = out.read_text()
+    rows = [line for line in md.splitlines() if line.startswith("| Fig. ")]
+    assert rows == [
+        "| Fig. 10 (Linear) | pentium, core-i3, core-i5 (6) | 92 % | 94.0 % | 94.0 % | reproduced (within 10 %) |",
+        "| Fig. 12 (Star) | pentium (2); not core-i3, core-i5 | 92 % | 70.0 % | 97.0 % | not reproduced (×0.76) |"]
+    assert "nasiri-linear at 2026-11-29 10:00 UTC (500 s, load 0.9 → 1.9); nasiri-star on pentium-1" in md
+    # every node's table is there, one per (topology, node)
+    assert md.count("##### nasiri-linear, ") == 3 and md.count("##### nasiri-star, ") == 1
+    star["scale"] = 0.2
+    files[1].write_text(json.dumps(star))
+    bad = subprocess.run([sys.executable, script, "--combine", ",".join(map(str, files))], capture_output=True,
+                         text=True, cwd=tmp_path)
+    assert bad.returncode != 0 and "different CPU scales" in bad.stderr
