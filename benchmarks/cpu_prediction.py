@@ -577,7 +577,7 @@ def run_note(meta: dict[str, Any], results: list[NodeResult]) -> str:
     load = ""
     if meta.get("load_before") and meta.get("load_after"):
         load = f", load {meta['load_before'][0]:g} → {meta['load_after'][0]:g}"
-    return (f"{what}{' on ' + ', '.join(nodes) if nodes else ''} at {meta.get('date', '?')} "
+    return (f"{what}{' on ' + ', '.join(nodes) if nodes else ''}, ended {meta.get('date', '?')} "
             f"({meta.get('elapsed_s', math.nan):.0f} s{load})")
 
 

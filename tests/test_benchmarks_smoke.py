@@ -77,14 +77,15 @@ CASES: dict[str, Case] = {
     "cpu_prediction.py": Case(
         ("--nodes", "pentium-1", "--steps", "2", "--top", "0.5", "--prime", "3", "--idle", "1", "--warmup", "2",
          "--duration", "3", "--chunk", "1", "--state-dir", "{tmp}/state", "--no-jvm-archives",
-         "--markdown", "{tmp}/cpu.md"),
+         "--markdown", "{tmp}/cpu.md", "--json", "{tmp}/cpu.json"),
         (r"^cluster hetero-3 up in \d+ s; CPU quotas: scale",
          r"^idle CPU per node \(real cores, no query\): pentium-1 \d",
          r"^ +\d+\.\d t/s offered: IR +\d",
          r"^  node \(cgroup\) +e = +-?\d",
          r"^nasiri-linear +pentium +2 +",
-         r"^overall +\d+ "),
-        files=("cpu.md",), spark=True, cgroups=True, slow=True, timeout_s=600.0),
+         r"^overall +\d+ ",
+         r"^Fig\. 10 \(Linear\) +pentium \(\d\); not core-i3, core-i5 +92% "),
+        files=("cpu.md", "cpu.json"), spark=True, cgroups=True, slow=True, timeout_s=600.0),
     "cpu_prediction_real.py": Case(
         ("--operators", "hash", "--nodes", "pentium-1,core-i5-1", "--steps", "2", "--top", "0.5", "--prime", "3",
          "--idle", "1", "--warmup", "2", "--duration", "3", "--chunk", "1", "--state-dir", "{tmp}/state",

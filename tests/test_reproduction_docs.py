@@ -98,6 +98,18 @@ def test_the_committed_cpu_tables_are_what_their_saved_runs_replay(capsys) -> No
     assert tool.main(["--check", "--only", "cpu_prediction_real.py"]) == 0, capsys.readouterr().out
 
 
+def test_the_committed_cpu_paper_way_tables_are_what_their_saved_runs_replay(capsys) -> None:
+    """Nasiri et al.'s Figs. 10-12 the paper's way: cpu_prediction.py's runs of the three topologies (Spark, about
+    ten minutes each) and a repeat of Diamond's Pentium, replayed from benchmarks/measured/ by --combine without
+    Spark."""
+    tool = _tool()
+    commands = [b.command for b in tool.blocks(tool.DOC.read_text().splitlines())
+                if "cpu_prediction.py" in b.command]
+    assert len(commands) == 2
+    assert all(c.startswith("benchmarks/cpu_prediction.py --combine benchmarks/measured/") for c in commands)
+    assert tool.main(["--check", "--only", "cpu_prediction.py"]) == 0, capsys.readouterr().out
+
+
 def _cpu_run(topology: str, nodes: list[tuple[str, str, float]], steps: list[tuple[float, float, float, str]],
              scale: float = 0.15) -> dict:
     """A --json file of cpu_prediction.py, written by hand: per (node, type, quota real cores) the same steps
@@ -146,7 +158,7 @@ def test_cpu_prediction_combine_replays_saved_runs_into_one_verdict_row_per_figu
     assert rows == [
         "| Fig. 10 (Linear) | pentium, core-i3, core-i5 (6) | 92 % | 94.0 % | 94.0 % | reproduced (within 10 %) |",
         "| Fig. 12 (Star) | pentium (2); not core-i3, core-i5 | 92 % | 70.0 % | 97.0 % | not reproduced (×0.76) |"]
-    assert "nasiri-linear at 2026-11-29 10:00 UTC (500 s, load 0.9 → 1.9); nasiri-star on pentium-1" in md
+    assert "nasiri-linear, ended 2026-11-29 10:00 UTC (500 s, load 0.9 → 1.9); nasiri-star on pentium-1" in md
     # every node's table is there, one per (topology, node)
     assert md.count("##### nasiri-linear, ") == 3 and md.count("##### nasiri-star, ") == 1
     star["scale"] = 0.2
