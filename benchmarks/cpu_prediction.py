@@ -605,8 +605,8 @@ def figure_accuracy(results: list[NodeResult], scale: float) -> tuple[float, flo
 def verdict_rows(results: list[NodeResult], scale: float, cluster: str) -> list[str]:
     """One verdict row per figure (Fig. 10 Linear, 11 Diamond, 12 Star; a topology of no figure under its name):
     the paper's accuracy, ours over every node type and step of that topology, ours without the steps where the
-    pipeline fell behind, and benchmarks/verdicts.py's verdict on the first. The node types not measured (a run
-    with ``--nodes``) are named in the row."""
+    pipeline fell behind, and benchmarks/verdicts.py's verdict on the first (not judged, with why, where no step
+    was measured). The node types not measured (a run with ``--nodes``) are named in the row."""
     types = list(dict.fromkeys(n.type for n in resolve_cluster(cluster).nodes))
     md = ["#### Figs. 10–12: the paper's accuracy, ours, verdict", "",
           "Accuracy = 100 − the largest |measured − predicted| CPU in % of the node, over every node type and step of "
@@ -622,7 +622,8 @@ def verdict_rows(results: list[NodeResult], scale: float, cluster: str) -> list[
         measured = list(dict.fromkeys(r.node_type for r in mine))
         missing = [t for t in types if t not in measured]
         where = f"{', '.join(measured)} ({n})" + (f"; not {', '.join(missing)}" if missing else "")
-        verdict = "not measured" if math.isnan(acc) else V.value(acc, PAPER_ACCURACY)
+        verdict = (V.not_judged("no step's window measured the node") if math.isnan(acc)
+                   else V.value(acc, PAPER_ACCURACY))
         name = FIGURES.get(topo, topo)
         print(f"{name:18s} {where:40s} {PAPER_ACCURACY:5g}% {shown(acc, '6.1f')}% {shown(kept, '7.1f')}%  {verdict}")
         md.append(f"| {name} | {where} | {PAPER_ACCURACY:g} % | {shown(acc, '.1f', 'not measured')}"

@@ -132,11 +132,12 @@ def _cpu_run(topology: str, nodes: list[tuple[str, str, float]], steps: list[tup
 
 
 def test_cpu_prediction_combine_replays_saved_runs_into_one_verdict_row_per_figure(tmp_path: Path) -> None:
-    """cpu_prediction.py --combine, no Spark: two hand-written runs (Linear on all three node types, Star on the
-    Pentium only) give Fig. 10's and Fig. 12's rows — accuracy = 100 − the largest |measured − predicted| in % of
-    the node over every type and step, and over the steps that kept up — and no Fig. 11 row; runs at different CPU
-    scales are refused."""
+    """cpu_prediction.py --combine, no Spark: three hand-written runs (Linear on all three node types, Diamond and
+    Star on the Pentium only) give a row per figure — accuracy = 100 − the largest |measured − predicted| in % of
+    the node over every type and step, and over the steps that kept up; Diamond's, whose one step measured nothing,
+    not judged and why; runs at different CPU scales are refused."""
     import json
+    import math
     import subprocess
     import sys
 
@@ -145,8 +146,11 @@ def test_cpu_prediction_combine_replays_saved_runs_into_one_verdict_row_per_figu
     linear = _cpu_run("nasiri-linear", all3, [(10.0, 0.05, 5.0, ""), (20.0, 0.10, 8.2, "")])
     # Star, Pentium only: 3 % on the step that kept up, 30 % on the one that fell behind
     star = _cpu_run("nasiri-star", all3[:1], [(10.0, 0.05, 5.9, ""), (20.0, 0.10, 19.0, "behind: IR < 90 %")])
+    # Diamond, Pentium only, no step's window held a batch: not judged, and said why
+    diamond = _cpu_run("nasiri-diamond", all3[:1], [(10.0, math.nan, 5.0, "no batch ended in the window")])
+    diamond["results"][0]["steps"][0]["pred"] = None
     files = []
-    for name, doc in (("linear", linear), ("star", star)):
+    for name, doc in (("linear", linear), ("diamond", diamond), ("star", star)):
         files.append(tmp_path / f"{name}.json")
         files[-1].write_text(json.dumps(doc))
     out = tmp_path / "cpu.md"
@@ -157,12 +161,14 @@ def test_cpu_prediction_combine_replays_saved_runs_into_one_verdict_row_per_figu
     rows = [line for line in md.splitlines() if line.startswith("| Fig. ")]
     assert rows == [
         "| Fig. 10 (Linear) | pentium, core-i3, core-i5 (6) | 92 % | 94.0 % | 94.0 % | reproduced (within 10 %) |",
+        "| Fig. 11 (Diamond) | pentium (0); not core-i3, core-i5 | 92 % | not measured | not measured | not "
+        "reproduced (no step's window measured the node) |",
         "| Fig. 12 (Star) | pentium (2); not core-i3, core-i5 | 92 % | 70.0 % | 97.0 % | not reproduced (×0.76) |"]
-    assert "nasiri-linear, ended 2026-11-29 10:00 UTC (500 s, load 0.9 → 1.9); nasiri-star on pentium-1" in md
+    assert "nasiri-linear, ended 2026-11-29 10:00 UTC (500 s, load 0.9 → 1.9); nasiri-diamond on pentium-1" in md
     # every node's table is there, one per (topology, node)
-    assert md.count("##### nasiri-linear, ") == 3 and md.count("##### nasiri-star, ") == 1
+    assert [md.count(f"##### nasiri-{t}, ") for t in ("linear", "diamond", "star")] == [3, 1, 1]
     star["scale"] = 0.2
-    files[1].write_text(json.dumps(star))
+    files[2].write_text(json.dumps(star))
     bad = subprocess.run([sys.executable, script, "--combine", ",".join(map(str, files))], capture_output=True,
                          text=True, cwd=tmp_path)
     assert bad.returncode != 0 and "different CPU scales" in bad.stderr
