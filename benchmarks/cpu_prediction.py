@@ -74,7 +74,9 @@ Run: .venv/bin/python benchmarks/cpu_prediction.py [--topologies nasiri-linear,n
      .venv/bin/python benchmarks/cpu_prediction.py --combine a.json,b.json [--markdown FILE]  (no Spark: the runs'
      --json files, e.g. one topology each, replayed as one report; docs/reproduction.md's block is generated so)
 About 9 minutes for the default (one topology × 3 node types × 6 steps) on a 2-core machine (552 s measured; the
-first run in a state directory adds ~50 s for the JVM class archives); each further topology about 8 minutes.
+first run in a state directory adds ~50 s for the JVM class archives); each further topology about 8 minutes. One
+topology per run holds the machine's lock for less (2026-11-29, each its own run: Linear 565 s, Diamond 672 s,
+Star 658 s; Diamond on the Pentium alone 305 s); ``--combine`` joins their ``--json`` files.
 """
 
 from __future__ import annotations
