@@ -195,17 +195,28 @@ def evaluate_cmd(
     eng = engine_settings(engine, calibration, cluster=c)
     done = planning.predict(t, c, plan_file, profile=p, profile_path=profile, engine=eng, params=parse_params(param),
                             on_warning=warn)
-    pl, ev, notes, pred = done.plan, done.evaluation, done.notes, done.predicted()
     if as_json:
-        emit_json({"topology": t.name, "cluster": c.name, "plan": str(plan_file), "predicted": jsonable(pred),
-                   **({"warnings": notes} if notes else {})})
+        emit_json(prediction_doc(plan_file, done))
     else:
-        out.print(f"[bold]{plan_file}[/] ({pl.scheduler}) on {t.name} × {c.name}")
-        for line in notes:
-            out.print(f"  [yellow]note:[/] {line}", highlight=False)
-        print_prediction(pred, pl.scheduler)
+        print_evaluated(plan_file, done)
     if picture is not None:
-        draw_picture(t, c, pl, ev, picture, quiet=as_json)
+        draw_picture(t, c, done.plan, done.evaluation, picture, quiet=as_json)
+
+
+def prediction_doc(plan_file: Path, done: planning.Prediction) -> dict[str, Any]:
+    """What `evaluate --json` prints of a prediction: the instance, the plan file, the figures, the warnings."""
+    inst = done.instance
+    return {"topology": inst.topology.name, "cluster": inst.cluster.name, "plan": str(plan_file),
+            "predicted": jsonable(done.predicted()), **({"warnings": done.notes} if done.notes else {})}
+
+
+def print_evaluated(plan_file: Path, done: planning.Prediction) -> None:
+    """A prediction as `evaluate` prints it: the plan on its instance, the notes, the figures."""
+    inst = done.instance
+    out.print(f"[bold]{plan_file}[/] ({done.plan.scheduler}) on {inst.topology.name} × {inst.cluster.name}")
+    for line in done.notes:
+        out.print(f"  [yellow]note:[/] {line}", highlight=False)
+    print_prediction(done.predicted(), done.plan.scheduler)
 
 
 def evaluate_over_time(topo: str, cluster: str, plan_file: Path, profile: Path | None, as_json: bool,
@@ -220,34 +231,29 @@ def evaluate_over_time(topo: str, cluster: str, plan_file: Path, profile: Path |
         raise ModelError([Problem("engine", f"--over-time steps Storm's executors, not the {engine} engine's",
                                   f"drop --engine or give --engine {OVER_TIME_ENGINE}")])
     command_flags(duration_s="--over-time", load="--load", at_capacity="--at-capacity", series="--series")
-    t, c, p = load_instance(topo, cluster, profile)
-    done = storm_over_time(t, c, plan_file, seconds, load=load, at_capacity=at_capacity, profile=p,
+    # the specs as given: the prediction loads them (its warnings printed) and checks the profile against the plan's
+    done = storm_over_time(topo, cluster, plan_file, seconds, load=load, at_capacity=at_capacity, profile=profile,
                            params=parse_params(param), series=series, on_warning=warn)
-    pred = done.prediction.predicted()
+    pr = done.prediction
     if as_json:
-        emit_json({"topology": t.name, "cluster": c.name, "plan": str(plan_file), "predicted": jsonable(pred),
-                   "over_time": jsonable(done.as_dict()),
-                   **({"warnings": done.prediction.notes} if done.prediction.notes else {})})
-        return
-    out.print(f"[bold]{plan_file}[/] ({done.prediction.plan.scheduler}) on {t.name} × {c.name}")
-    for line in done.prediction.notes:
-        out.print(f"  [yellow]note:[/] {line}", highlight=False)
-    print_prediction(pred, done.prediction.plan.scheduler)
-    print_over_time(done.as_dict())
-    if series is not None:
-        info(f"series written to {series}")
+        emit_json(prediction_doc(plan_file, pr) | {"over_time": jsonable(done.as_dict())})
+    else:
+        print_evaluated(plan_file, pr)
+        print_over_time(done.as_dict())
+        if series is not None:
+            info(f"series written to {series}")
     if picture is not None:
-        draw_picture(t, c, done.prediction.plan, done.prediction.evaluation, picture, quiet=as_json)
+        inst = pr.instance
+        draw_picture(inst.topology, inst.cluster, pr.plan, pr.evaluation, picture, quiet=as_json)
 
 
 def print_over_time(d: dict[str, Any]) -> None:
     """The time model's run as a table: what the sinks got against what the steady state says."""
     st = d["settings"]
     pending = "none" if st["max_spout_pending"] is None else f"{st['max_spout_pending']}"
+    of_capacity = f", {d['load'] / d['capacity']:.3g} × capacity" if d["capacity"] > 0 else ""
     table = _table(title=f"over time ({d['duration_s']:g} s of Storm, sources at {d['load']:.3g} × the offered "
-                         f"rate, {d['load'] / d['capacity']:.3g} × capacity; means over the second half)"
-                   if d["capacity"] > 0 else f"over time ({d['duration_s']:g} s of Storm, sources at "
-                   f"{d['load']:.3g} × the offered rate; means over the second half)", show_header=False)
+                         f"rate{of_capacity}; means over the second half)", show_header=False)
     table.add_column("metric")
     table.add_column("value", justify="right")
     latency = "—" if d["latency_ms"] is None else f"{d['latency_ms']:,.1f}"
