@@ -18,7 +18,9 @@ about time rest on those counts — and our own planning ms on lines marked mach
 
 ``--markdown FILE`` also writes the deterministic tables (the per-topology scores and Tables 2–3, not the
 planning times) as Markdown: docs/reproduction.md's block, checked by the test suite; with ``--tables-1-4``,
-Tables 1 and 4, their wall-clock lines marked machine-dependent (the check masks their digits). ``--topologies`` keeps
+Tables 1 and 4, their wall-clock lines marked machine-dependent (the check masks their digits); the block runs with
+``--budget 10``, a wall-clock safety stop no CI machine should reach, so that the counts stay the work budget's
+(a run the stop cut would add a row and change its count on a slow machine). ``--topologies`` keeps
 only the named topologies in every table (and the exact optimum's cases on them); the default is all twelve.
 The block ends with the hybrid's plans with latencies estimated by network coordinates (``-p
 latencies=estimated``) scored under the true latencies, and with the verdicts (benchmarks/verdicts.py: a factor

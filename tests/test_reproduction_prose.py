@@ -251,7 +251,7 @@ def test_the_hochreiner_prose_quotes_its_blocks() -> None:
 
 
 LATENCY = "benchmarks/repro_latency.py"
-T14 = LATENCY + " --tables-1-4"
+T14 = LATENCY + " --tables-1-4 --budget 10"
 FIGS = "benchmarks/repro_ecker_figs.py"
 
 
